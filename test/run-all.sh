@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# `npm test`: unit tests, then the lab (brought up here, idempotently), lab integration and browser
+# tests, then the lab tear-down test. Prints `N passed, N failed` from vitest's JSON reports.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+reports=.lab/reports
+rm -rf "$reports" && mkdir -p "$reports"
+
+status=0
+run() { # run NAME VITEST_ARGS...: one vitest run with its own JSON report
+  local name=$1; shift
+  npx vitest run "$@" --reporter=default --reporter=json --outputFile.json="$reports/$name.json" || status=1
+}
+
+run unit --project unit
+if bash test/lab/up.sh; then
+  run lab --project lab --project e2e
+  run teardown --project teardown
+else
+  echo "the lab did not come up: lab, browser and tear-down tests cannot run" >&2
+  status=1
+fi
+
+node test/count-results.mjs "$reports" || status=1
+exit $status

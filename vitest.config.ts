@@ -1,0 +1,50 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const root = fileURLToPath(new URL('.', import.meta.url));
+
+// Three projects: unit (fast, no lab), lab (real libvirtd over real sshd, run one file at a time
+// because they share one hypervisor), e2e (real Chromium against the app on the lab).
+export default defineConfig({
+  resolve: { alias: { '@': root } },
+  test: {
+    projects: [
+      {
+        extends: true,
+        test: { name: 'unit', include: ['test/unit/**/*.test.ts'], environment: 'node' },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'lab',
+          include: ['test/lab/**/*.test.ts'],
+          exclude: ['test/lab/**/teardown*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: 120_000,
+          hookTimeout: 300_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'e2e',
+          include: ['test/e2e/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: 180_000,
+          hookTimeout: 300_000,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'teardown',
+          include: ['test/lab/**/teardown*.test.ts'],
+          environment: 'node',
+          testTimeout: 300_000,
+        },
+      },
+    ],
+  },
+});

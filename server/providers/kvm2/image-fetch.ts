@@ -1,0 +1,142 @@
+// The HTTP side of the image cache: open a cloud image URL as a stream of known length, hash it
+// while it flows, and classify what the mirror answered. Nothing is buffered.
+//
+// The body never throws at its consumer. A source that fails part way (mirror reset, our own
+// deadline) ends the stream early and keeps the error for `sourceError()`: the upload that reads
+// the stream then finishes short, and the caller's length and digest checks report the failure.
+// Handing a failing reader to the upload would tear the RPC stream down mid-flight instead.
+import { createHash } from 'node:crypto';
+import { request } from 'undici';
+import { ErrPermanent, ErrTransient } from '@/server/providers/errors';
+
+export interface ImageStream {
+  url: string;
+  contentLength: number;
+  /** Ends cleanly on any source error; see `sourceError`. */
+  body: AsyncIterable<Uint8Array>;
+  sourceError(): unknown;
+  bytesRead(): number;
+  /** Hex sha256 of the bytes read so far. */
+  sha256(): string;
+  /** Stops the download (closes the connection to the mirror). */
+  abort(reason?: unknown): void;
+}
+
+export interface OpenImageOptions {
+  signal?: AbortSignal;
+  /** The download's own deadline: a stalled mirror ends through its body, not a killed socket. */
+  deadlineMs: number;
+  onBytes?: (bytes: number) => void;
+}
+
+// identity: a transparently gzipped body would hide the length the volume is declared with.
+const requestHeaders = { 'accept-encoding': 'identity', 'user-agent': 'kvm2-proxies' };
+
+export async function openImageStream(url: string, options: OpenImageOptions): Promise<ImageStream> {
+  const controller = new AbortController();
+  const deadline = setTimeout(
+    () => controller.abort(new ErrTransient(`image download from ${url} ran out of its ${options.deadlineMs} ms deadline`)),
+    options.deadlineMs,
+  );
+  const onCallerAbort = () => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', onCallerAbort, { once: true });
+  const cleanup = () => {
+    clearTimeout(deadline);
+    options.signal?.removeEventListener('abort', onCallerAbort);
+  };
+  if (options.signal?.aborted) onCallerAbort();
+
+  let response: Awaited<ReturnType<typeof request>>;
+  try {
+    response = await request(url, { method: 'GET', headers: requestHeaders, signal: controller.signal });
+  } catch (err) {
+    cleanup();
+    throw new ErrTransient(`fetching image ${url}: ${describe(err)}`, { cause: controller.signal.reason ?? err });
+  }
+
+  let contentLength: number;
+  try {
+    contentLength = lengthOf(url, response.statusCode, response.headers);
+  } catch (err) {
+    cleanup();
+    discard(response.body);
+    throw err;
+  }
+
+  const hash = createHash('sha256');
+  let read = 0;
+  let failure: unknown;
+  const source = response.body;
+  async function* body(): AsyncGenerator<Uint8Array> {
+    try {
+      for await (const chunk of source as AsyncIterable<Buffer>) {
+        hash.update(chunk);
+        read += chunk.length;
+        options.onBytes?.(chunk.length);
+        yield chunk;
+      }
+    } catch (err) {
+      failure = controller.signal.reason ?? err;
+    } finally {
+      cleanup();
+      discard(source);
+    }
+  }
+
+  return {
+    url,
+    contentLength,
+    body: body(),
+    sourceError: () => failure,
+    bytesRead: () => read,
+    sha256: () => hash.copy().digest('hex'),
+    abort: (reason) => controller.abort(reason),
+  };
+}
+
+/**
+ * The image's size for the pool-space precheck: HEAD first; mirrors refuse HEAD with 405, 403 or
+ * 501 alike, so any non-2xx HEAD falls back to a GET whose body is closed at once, and the GET's
+ * status is then what counts.
+ */
+export async function imageContentLength(url: string, options: { signal?: AbortSignal; timeoutMs: number }): Promise<number> {
+  const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
+  try {
+    const head = await request(url, { method: 'HEAD', headers: requestHeaders, signal });
+    await head.body.dump();
+    if (head.statusCode >= 200 && head.statusCode < 300) return lengthOf(url, head.statusCode, head.headers);
+    const get = await request(url, { method: 'GET', headers: requestHeaders, signal });
+    discard(get.body);
+    return lengthOf(url, get.statusCode, get.headers);
+  } catch (err) {
+    if (err instanceof ErrPermanent || err instanceof ErrTransient) throw err;
+    throw new ErrTransient(`asking ${url} for the image size: ${describe(err)}`, { cause: err });
+  }
+}
+
+type Headers = Record<string, string | string[] | undefined>;
+
+/** 4xx is permanent, 429 and 5xx transient; a 2xx must carry a non-zero Content-Length. */
+function lengthOf(url: string, status: number, headers: Headers): number {
+  if (status === 429 || status >= 500) throw new ErrTransient(`image URL ${url} answered HTTP ${status}; will retry`);
+  if (status >= 400) throw new ErrPermanent(`image URL ${url} answered HTTP ${status}`);
+  if (status < 200 || status >= 300) throw new ErrTransient(`image URL ${url} answered HTTP ${status}`);
+  const header = headers['content-length'];
+  const length = typeof header === 'string' ? Number(header) : NaN;
+  if (!Number.isSafeInteger(length) || length <= 0) {
+    throw new ErrPermanent(
+      `image URL ${url} sent no usable Content-Length (${header === undefined ? 'none' : `"${String(header)}"`}); the volume size must be known before the upload, so point the catalogue at a mirror that sends it`,
+    );
+  }
+  return length;
+}
+
+/** Closes a response body we will not read; undici reports that as an error nobody needs. */
+function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
+  body.on('error', () => {});
+  body.destroy();
+}
+
+function describe(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}

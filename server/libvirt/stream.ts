@@ -1,0 +1,238 @@
+// libvirt streams (virnetprotocol.x, VIR_NET_STREAM). Upload: CALL, REPLY, STREAM CONTINUE data
+// packets, an empty STREAM OK to finish, the daemon's confirming STREAM OK. Download: CALL, REPLY,
+// STREAM CONTINUE packets from the daemon, its empty STREAM OK at the end, our STREAM OK finish
+// and its confirmation. An error from the daemon is a REPLY or STREAM with status ERROR.
+import type { CallOptions, RpcConnection } from './client';
+import { EncodeError, ProtocolError, UploadSourceError } from './errors';
+import { encodeFrame, encodeHeader, type Packet } from './framing';
+import { Inbox } from './inbox';
+import { LEGACY_PAYLOAD_MAX, MessageStatus, MessageType, PAYLOAD_MAX, type MessageStatusValue } from './net-protocol';
+import { procedures, remoteHeader, type ArgsOf, type DownloadName, type UploadName } from './protocol';
+import { decodeReply, libvirtErrorOf } from './reply';
+import { encodeXdr, xdrVoid } from './xdr';
+
+export interface UploadOptions extends CallOptions {
+  /** Payload bytes per STREAM packet. Default 256 KiB, as libvirtd sends; at most 16 MiB - 24. */
+  chunkSize?: number;
+  /**
+   * What a failing source does to the stream. 'finish' (default, the spec's out-of-band rule):
+   * end it cleanly, keep what arrived, throw UploadSourceError afterwards. 'abort': send STREAM
+   * ERROR so libvirtd abandons the transfer, then throw UploadSourceError.
+   */
+  onSourceError?: 'finish' | 'abort';
+}
+
+export interface UploadResult {
+  bytesSent: number;
+}
+
+export interface DownloadOptions extends CallOptions {
+  /** Queued bytes past which the connection stops reading until the consumer catches up. Default 8 MiB. */
+  highWaterMark?: number;
+}
+
+type StreamHost = Pick<
+  RpcConnection,
+  | 'alive'
+  | 'assertUsable'
+  | 'allocateSerial'
+  | 'register'
+  | 'unregister'
+  | 'startBudget'
+  | 'write'
+  | 'pauseReading'
+  | 'resumeReading'
+  | 'terminate'
+>;
+
+const DEFAULT_DOWNLOAD_HIGH_WATER = 8 * 1024 * 1024;
+const PACKETS_PER_YIELD = 64;
+
+interface OpenedStream {
+  serial: number;
+  inbox: Inbox;
+  /** Awaits `work` unless the stream fails first; the stream's own failure wins over a side effect of it. */
+  settle<T>(work: Promise<T>): Promise<T>;
+  packet(status: MessageStatusValue, payload?: Uint8Array): Buffer;
+  close(): void;
+}
+
+/** Sends the CALL and waits for its REPLY; the stream's serial then carries the data. */
+async function openStream(
+  host: StreamHost,
+  call: { name: UploadName | DownloadName; args: ArgsOf<UploadName>; options: CallOptions; inbox: Inbox },
+): Promise<OpenedStream> {
+  const { name, inbox, options } = call;
+  const procedure = procedures[name].proc;
+  host.assertUsable(name, options);
+  const callPayload = encodeXdr(procedures[name].args, call.args);
+  const serial = host.allocateSerial();
+  host.register(serial, { onPacket: (packet) => inbox.push(packet), fail: (err) => inbox.fail(err) });
+  const budget = host.startBudget({ procedure: name, serial, options, reject: (err) => inbox.fail(err) });
+  const settle = async <T>(work: Promise<T>): Promise<T> => {
+    try {
+      return await Promise.race([work, inbox.failure]);
+    } catch (err) {
+      throw inbox.failed ?? err;
+    }
+  };
+  const stream: OpenedStream = {
+    serial,
+    inbox,
+    settle,
+    packet: (status, payload) => encodeFrame(remoteHeader({ procedure, type: MessageType.Stream, serial, status }), payload),
+    close: () => {
+      budget.clear();
+      host.unregister(serial);
+    },
+  };
+  try {
+    await settle(host.write([encodeFrame(remoteHeader({ procedure, type: MessageType.Call, serial }), callPayload)]));
+    decodeReply(name, xdrVoid, await inbox.next());
+  } catch (err) {
+    stream.close();
+    if (err instanceof ProtocolError) host.terminate(err);
+    throw err;
+  }
+  return stream;
+}
+
+/** The daemon's answer to our STREAM OK (finish) or STREAM ERROR (abort): an empty STREAM OK, or an error. */
+function expectConfirmation(name: string, packet: Packet): void {
+  const { type, status } = packet.header;
+  if (status === MessageStatus.Error) throw libvirtErrorOf(name, packet);
+  if (type !== MessageType.Stream || status !== MessageStatus.Ok) {
+    throw new ProtocolError(`${name}: expected the stream's confirmation, got type ${type} status ${status}`);
+  }
+}
+
+function toBuffer(chunk: unknown): Buffer {
+  if (!(chunk instanceof Uint8Array)) throw new TypeError('upload source yielded something other than bytes');
+  return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+}
+
+type SourceStep = { done: true } | { done: false; chunk: Buffer } | { done: true; error: unknown };
+
+/** Reads one chunk; a source that throws (or yields non-bytes) becomes a step, never a rejection. */
+async function readSource(iterator: AsyncIterator<Uint8Array>): Promise<SourceStep> {
+  try {
+    const result = await iterator.next();
+    return result.done ? { done: true } : { done: false, chunk: toBuffer(result.value) };
+  } catch (error) {
+    return { done: true, error };
+  }
+}
+
+/**
+ * Upload with backpressure: the next chunk is read from the source only after the previous
+ * packet was taken by the transport, so memory stays flat whatever the size. A source error
+ * never breaks the stream; it is reported after the stream has ended (UploadSourceError).
+ */
+export async function uploadStream<N extends UploadName>(
+  host: StreamHost,
+  upload: { name: N; args: ArgsOf<N>; source: AsyncIterable<Uint8Array>; options: UploadOptions },
+): Promise<UploadResult> {
+  const { name, options } = upload;
+  const chunkSize = options.chunkSize ?? LEGACY_PAYLOAD_MAX;
+  if (!Number.isInteger(chunkSize) || chunkSize < 1 || chunkSize > PAYLOAD_MAX) {
+    throw new EncodeError(`chunkSize must be an integer in 1..${PAYLOAD_MAX}, got ${chunkSize}`);
+  }
+  const inbox = new Inbox();
+  const stream = await openStream(host, { name, args: upload.args, options, inbox });
+  const iterator = upload.source[Symbol.asyncIterator]();
+  let bytesSent = 0;
+  let sourceError: { error: unknown } | null = null;
+  let exhausted = false;
+  let packetsSinceYield = 0;
+  // Past the REPLY, the daemon speaks on this serial only to report an error.
+  host.register(stream.serial, {
+    onPacket: (packet) =>
+      inbox.fail(
+        packet.header.status === MessageStatus.Error
+          ? libvirtErrorOf(name, packet)
+          : new ProtocolError(`${name}: unexpected packet while uploading`),
+      ),
+    fail: (err) => inbox.fail(err),
+  });
+  try {
+    for (;;) {
+      const step = await stream.settle(readSource(iterator));
+      if (step.done) {
+        exhausted = true;
+        if ('error' in step) sourceError = { error: step.error };
+        break;
+      }
+      for (let offset = 0; offset < step.chunk.length; offset += chunkSize) {
+        const piece = step.chunk.subarray(offset, offset + chunkSize);
+        const header = remoteHeader({ procedure: procedures[name].proc, type: MessageType.Stream, serial: stream.serial, status: MessageStatus.Continue });
+        await stream.settle(host.write([encodeHeader(header, piece.length), piece]));
+        bytesSent += piece.length;
+        // A transport that never pushes back (in-memory) would let a synchronous source spin in
+        // microtasks forever; give timers and I/O (budgets, aborts, errors) a turn now and then.
+        if (++packetsSinceYield >= PACKETS_PER_YIELD) {
+          packetsSinceYield = 0;
+          await stream.settle(new Promise((resolve) => setImmediate(resolve)));
+        }
+      }
+    }
+    host.register(stream.serial, { onPacket: (packet) => inbox.push(packet), fail: (err) => inbox.fail(err) });
+    const abort = sourceError !== null && options.onSourceError === 'abort';
+    await stream.settle(host.write([stream.packet(abort ? MessageStatus.Error : MessageStatus.Ok)]));
+    expectConfirmation(name, await inbox.next());
+  } catch (err) {
+    if (err instanceof ProtocolError) host.terminate(err);
+    throw err;
+  } finally {
+    stream.close();
+    if (!exhausted) iterator.return?.().catch(() => undefined);
+  }
+  if (sourceError) throw new UploadSourceError(bytesSent, { cause: sourceError.error });
+  return { bytesSent };
+}
+
+/**
+ * Download as an async iterable of payload buffers. While more than `highWaterMark` bytes wait
+ * for the consumer, the connection stops reading (TCP backpressure to libvirtd, which sends the
+ * next packet only once the previous one left). Leaving the loop early aborts the stream.
+ */
+export async function* downloadStream<N extends DownloadName>(
+  host: StreamHost,
+  download: { name: N; args: ArgsOf<N>; options: DownloadOptions },
+): AsyncGenerator<Buffer, void, undefined> {
+  const { name, options } = download;
+  const owner = {};
+  const inbox = new Inbox({
+    highWaterMark: options.highWaterMark ?? DEFAULT_DOWNLOAD_HIGH_WATER,
+    onFull: () => host.pauseReading(owner),
+    onDrained: () => host.resumeReading(owner),
+  });
+  const stream = await openStream(host, { name, args: download.args, options, inbox });
+  let settled = false;
+  try {
+    for (;;) {
+      const packet = await inbox.next();
+      const { type, status } = packet.header;
+      if (type === MessageType.Stream && status === MessageStatus.Continue) {
+        if (packet.payload.length > 0) yield packet.payload;
+        continue;
+      }
+      settled = true;
+      if (status === MessageStatus.Error) throw libvirtErrorOf(name, packet);
+      if (type !== MessageType.Stream || status !== MessageStatus.Ok) {
+        throw new ProtocolError(`${name}: unexpected packet type ${type} status ${status} in a download`);
+      }
+      await stream.settle(host.write([stream.packet(MessageStatus.Ok)]));
+      expectConfirmation(name, await inbox.next());
+      return;
+    }
+  } catch (err) {
+    if (err instanceof ProtocolError) host.terminate(err);
+    throw err;
+  } finally {
+    stream.close();
+    host.resumeReading(owner);
+    // The consumer stopped early: tell libvirtd to drop the stream. Its remaining packets and
+    // the confirmation arrive for a serial nobody owns any more, and are ignored.
+    if (!settled && !inbox.failed && host.alive) host.write([stream.packet(MessageStatus.Error)]).catch(() => undefined);
+  }
+}

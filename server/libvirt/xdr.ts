@@ -1,0 +1,300 @@
+// XDR (RFC 4506) as libvirt's rpcgen uses it: big-endian, 4-byte aligned. A `Shape` pairs an
+// encoder with a decoder and carries a description of itself, so the procedure table can be
+// declared once and both the client and the table-driven tests read it.
+import { EncodeError, ProtocolError } from './errors';
+
+/** VIR_NET_MESSAGE_STRING_MAX / REMOTE_STRING_MAX: 4 MiB. */
+export const XDR_STRING_MAX = 4 * 1024 * 1024;
+
+export type ShapeInfo =
+  | { kind: 'void' | 'int' | 'uint' | 'bool' | 'hyper' | 'uhyper' | 'uhyperNumber' }
+  | { kind: 'string'; max: number }
+  | { kind: 'opaque'; fixed: number }
+  | { kind: 'bytes'; max: number }
+  | { kind: 'optional'; of: Shape<unknown> }
+  | { kind: 'array'; of: Shape<unknown>; max: number }
+  | { kind: 'struct'; fields: ReadonlyArray<readonly [string, Shape<unknown>]> };
+
+export interface Shape<T> {
+  readonly info: ShapeInfo;
+  encode(writer: XdrWriter, value: T): void;
+  decode(reader: XdrReader): T;
+}
+
+const pad = (length: number): number => (4 - (length % 4)) % 4;
+
+export class XdrWriter {
+  private buffer: Buffer;
+  private offset: number;
+
+  constructor(initialSize = 256) {
+    this.buffer = Buffer.allocUnsafe(initialSize);
+    this.offset = 0;
+  }
+
+  private reserve(bytes: number): void {
+    if (this.offset + bytes <= this.buffer.length) return;
+    const grown = Buffer.allocUnsafe(Math.max(this.buffer.length * 2, this.offset + bytes));
+    this.buffer.copy(grown, 0, 0, this.offset);
+    this.buffer = grown;
+  }
+
+  int(value: number): void {
+    if (!Number.isInteger(value) || value < -0x80000000 || value > 0x7fffffff) {
+      throw new EncodeError(`int out of range: ${value}`);
+    }
+    this.reserve(4);
+    this.offset = this.buffer.writeInt32BE(value, this.offset);
+  }
+
+  uint(value: number): void {
+    if (!Number.isInteger(value) || value < 0 || value > 0xffffffff) {
+      throw new EncodeError(`unsigned int out of range: ${value}`);
+    }
+    this.reserve(4);
+    this.offset = this.buffer.writeUInt32BE(value, this.offset);
+  }
+
+  hyper(value: bigint): void {
+    if (value < -(2n ** 63n) || value >= 2n ** 63n) throw new EncodeError(`hyper out of range: ${value}`);
+    this.reserve(8);
+    this.offset = this.buffer.writeBigInt64BE(value, this.offset);
+  }
+
+  uhyper(value: bigint): void {
+    if (value < 0n || value >= 2n ** 64n) throw new EncodeError(`unsigned hyper out of range: ${value}`);
+    this.reserve(8);
+    this.offset = this.buffer.writeBigUInt64BE(value, this.offset);
+  }
+
+  /** Raw bytes followed by zero padding to the next 4-byte boundary. */
+  padded(bytes: Uint8Array): void {
+    const padding = pad(bytes.length);
+    this.reserve(bytes.length + padding);
+    this.buffer.set(bytes, this.offset);
+    this.offset += bytes.length;
+    this.buffer.fill(0, this.offset, this.offset + padding);
+    this.offset += padding;
+  }
+
+  result(): Buffer {
+    return this.buffer.subarray(0, this.offset);
+  }
+}
+
+export class XdrReader {
+  private offset = 0;
+
+  constructor(private readonly buffer: Buffer) {}
+
+  private take(bytes: number, what: string): number {
+    if (bytes > this.buffer.length - this.offset) {
+      throw new ProtocolError(`truncated XDR: ${what} needs ${bytes} bytes, ${this.remaining} left`);
+    }
+    const at = this.offset;
+    this.offset += bytes;
+    return at;
+  }
+
+  get remaining(): number {
+    return this.buffer.length - this.offset;
+  }
+
+  int(): number {
+    return this.buffer.readInt32BE(this.take(4, 'int'));
+  }
+
+  uint(): number {
+    return this.buffer.readUInt32BE(this.take(4, 'unsigned int'));
+  }
+
+  hyper(): bigint {
+    return this.buffer.readBigInt64BE(this.take(8, 'hyper'));
+  }
+
+  uhyper(): bigint {
+    return this.buffer.readBigUInt64BE(this.take(8, 'unsigned hyper'));
+  }
+
+  /** `length` raw bytes (a view, not a copy) and their padding. */
+  padded(length: number, what: string): Buffer {
+    const at = this.take(length + pad(length), what);
+    return this.buffer.subarray(at, at + length);
+  }
+
+  /** A decoded payload must use every byte: trailing bytes mean the shape does not match. */
+  end(): void {
+    if (this.remaining !== 0) throw new ProtocolError(`${this.remaining} unexpected trailing bytes in XDR payload`);
+  }
+}
+
+export function encodeXdr<T>(shape: Shape<T>, value: T): Buffer {
+  const writer = new XdrWriter();
+  shape.encode(writer, value);
+  return writer.result();
+}
+
+export function decodeXdr<T>(shape: Shape<T>, bytes: Buffer): T {
+  const reader = new XdrReader(bytes);
+  const value = shape.decode(reader);
+  reader.end();
+  return value;
+}
+
+// ---- primitive shapes -------------------------------------------------------------------------
+
+export const xdrVoid: Shape<void> = {
+  info: { kind: 'void' },
+  encode: () => undefined,
+  decode: () => undefined,
+};
+
+export const xdrInt: Shape<number> = {
+  info: { kind: 'int' },
+  encode: (w, v) => w.int(v),
+  decode: (r) => r.int(),
+};
+
+export const xdrUint: Shape<number> = {
+  info: { kind: 'uint' },
+  encode: (w, v) => w.uint(v),
+  decode: (r) => r.uint(),
+};
+
+export const xdrBool: Shape<boolean> = {
+  info: { kind: 'bool' },
+  encode: (w, v) => w.int(v ? 1 : 0),
+  decode: (r) => {
+    const v = r.int();
+    if (v !== 0 && v !== 1) throw new ProtocolError(`bool must be 0 or 1, got ${v}`);
+    return v === 1;
+  },
+};
+
+export const xdrHyper: Shape<bigint> = {
+  info: { kind: 'hyper' },
+  encode: (w, v) => w.hyper(v),
+  decode: (r) => r.hyper(),
+};
+
+export const xdrUhyper: Shape<bigint> = {
+  info: { kind: 'uhyper' },
+  encode: (w, v) => w.uhyper(v),
+  decode: (r) => r.uhyper(),
+};
+
+/** An unsigned hyper that is a byte count or a version: a plain number, refused past 2^53. */
+export const xdrUhyperNumber: Shape<number> = {
+  info: { kind: 'uhyperNumber' },
+  encode: (w, v) => {
+    if (!Number.isSafeInteger(v) || v < 0) throw new EncodeError(`unsigned hyper must be a safe integer: ${v}`);
+    w.uhyper(BigInt(v));
+  },
+  decode: (r) => {
+    const v = r.uhyper();
+    if (v > BigInt(Number.MAX_SAFE_INTEGER)) throw new ProtocolError(`unsigned hyper ${v} exceeds 2^53`);
+    return Number(v);
+  },
+};
+
+export function xdrString(max = XDR_STRING_MAX): Shape<string> {
+  return {
+    info: { kind: 'string', max },
+    encode: (w, v) => {
+      const bytes = Buffer.from(v, 'utf8');
+      if (bytes.length > max) throw new EncodeError(`string of ${bytes.length} bytes exceeds ${max}`);
+      w.uint(bytes.length);
+      w.padded(bytes);
+    },
+    decode: (r) => {
+      const length = r.uint();
+      if (length > max) throw new ProtocolError(`string of ${length} bytes exceeds ${max}`);
+      return r.padded(length, 'string').toString('utf8');
+    },
+  };
+}
+
+/** Fixed-length opaque, e.g. remote_uuid (opaque[16]). */
+export function xdrOpaque(fixed: number): Shape<Buffer> {
+  return {
+    info: { kind: 'opaque', fixed },
+    encode: (w, v) => {
+      if (v.length !== fixed) throw new EncodeError(`opaque[${fixed}] given ${v.length} bytes`);
+      w.padded(v);
+    },
+    decode: (r) => Buffer.from(r.padded(fixed, `opaque[${fixed}]`)),
+  };
+}
+
+/** Variable-length opaque<max>. */
+export function xdrBytes(max: number): Shape<Buffer> {
+  return {
+    info: { kind: 'bytes', max },
+    encode: (w, v) => {
+      if (v.length > max) throw new EncodeError(`opaque of ${v.length} bytes exceeds ${max}`);
+      w.uint(v.length);
+      w.padded(v);
+    },
+    decode: (r) => {
+      const length = r.uint();
+      if (length > max) throw new ProtocolError(`opaque of ${length} bytes exceeds ${max}`);
+      return Buffer.from(r.padded(length, 'opaque'));
+    },
+  };
+}
+
+/** XDR optional-data (`T *`): a bool discriminant, then the value when present. */
+export function xdrOptional<T>(of: Shape<T>): Shape<T | null> {
+  return {
+    info: { kind: 'optional', of: of as Shape<unknown> },
+    encode: (w, v) => {
+      w.int(v === null ? 0 : 1);
+      if (v !== null) of.encode(w, v);
+    },
+    decode: (r) => (xdrBool.decode(r) ? of.decode(r) : null),
+  };
+}
+
+/** Variable-length array T<max>. */
+export function xdrArray<T>(of: Shape<T>, max: number): Shape<T[]> {
+  return {
+    info: { kind: 'array', of: of as Shape<unknown>, max },
+    encode: (w, v) => {
+      if (v.length > max) throw new EncodeError(`array of ${v.length} elements exceeds ${max}`);
+      w.uint(v.length);
+      for (const item of v) of.encode(w, item);
+    },
+    decode: (r) => {
+      const count = r.uint();
+      if (count > max) throw new ProtocolError(`array of ${count} elements exceeds ${max}`);
+      // Every element takes at least 4 bytes, so a count the payload cannot hold is refused
+      // before anything is allocated for it.
+      if (count > r.remaining / 4 && of.info.kind !== 'void') {
+        throw new ProtocolError(`array claims ${count} elements but ${r.remaining} bytes are left`);
+      }
+      const items: T[] = [];
+      for (let i = 0; i < count; i++) items.push(of.decode(r));
+      return items;
+    },
+  };
+}
+
+type StructValue<F extends Record<string, Shape<unknown>>> = { [K in keyof F]: F[K] extends Shape<infer T> ? T : never };
+
+/** A struct: its fields encoded in declaration order, exactly as the .x file lists them. */
+export function xdrStruct<F extends Record<string, Shape<unknown>>>(fields: F): Shape<StructValue<F>> {
+  const entries = Object.entries(fields) as Array<[keyof F & string, Shape<unknown>]>;
+  return {
+    info: { kind: 'struct', fields: entries },
+    encode: (w, v) => {
+      for (const [name, shape] of entries) shape.encode(w, v[name]);
+    },
+    decode: (r) => {
+      const value = {} as Record<string, unknown>;
+      for (const [name, shape] of entries) value[name] = shape.decode(r);
+      return value as StructValue<F>;
+    },
+  };
+}
+
+export type ShapeValue<S> = S extends Shape<infer T> ? T : never;

@@ -1,0 +1,88 @@
+// The contract every provider type implements, and the only thing the control plane knows about
+// providers. Errors thrown by these methods carry one of the classes in ./errors.ts.
+
+/** Where and on what a Proxy's instance runs (the Proxy's `spec.placement`). */
+export interface Placement {
+  /** kvm2: a `hosts[].name`; may be omitted when exactly one host is configured */
+  zone?: string;
+  /** ignored by kvm2, but part of the spec hash */
+  region?: string;
+  /** kvm2: a key of `machineTypes` */
+  machineType: string;
+  /** kvm2: a key of `images`, or an http(s) URL */
+  image: string;
+}
+
+export interface CreateRequest {
+  /** the deterministic instance name (the domain name for kvm2) */
+  name: string;
+  /** the owning Proxy's UID, stored on the instance so a repeat Create recognises its own */
+  uid: string;
+  placement: Placement;
+  /** cloud-init user-data, delivered byte for byte; never logged */
+  cloudInit: Uint8Array | string;
+  /** the Proxy's `spec.port`; kvm2 does not use it */
+  port: number;
+}
+
+/**
+ * Provisioning: exists but not usable yet (booting, no address yet, state unknown).
+ * Running: active and addressed. Stopped: exists but not running; the reconciler replaces it.
+ */
+export type InstanceState = 'Provisioning' | 'Running' | 'Stopped';
+
+export interface Instance {
+  /** kvm2: `hosts/<host>/domains/<domain>` */
+  providerID: string;
+  name: string;
+  state: InstanceState;
+  /** first usable IPv4 address, once known */
+  ip?: string;
+  /** owning Proxy's UID as recorded on the instance; empty when the mark carries none */
+  uid?: string;
+  /** RFC 3339 time the instance was created, as recorded on it */
+  created?: string;
+}
+
+/** One health target of a provider (kvm2: one per configured host, in config order). */
+export interface Target {
+  name: string;
+  ready: boolean;
+  /** a provider-specific reason word, e.g. kvm2's `Reachable`, `Unauthorized`, `PoolNotActive` */
+  reason: string;
+  /** human-readable detail of a failure; empty when ready */
+  message: string;
+  /** facts gathered before the check finished or broke (kvm2: user, pool, hostname, ...) */
+  details: Record<string, string>;
+  latencyMs: number;
+  /** RFC 3339 */
+  checkedAt: string;
+}
+
+export interface CallOptions {
+  /** ends waiting (and in-flight work where possible) with an ErrTransient */
+  signal?: AbortSignal;
+}
+
+/**
+ * The tag the control plane lists its instances by. kvm2 marks its domains with its own metadata
+ * element (managed=true), so this is the only tag value it answers to.
+ */
+export const managedTag = 'managed';
+
+export interface Provider {
+  /** the configured entry name, e.g. `kvm2-home` */
+  readonly name: string;
+  /** the entry's type, e.g. `kvm2` */
+  readonly type: string;
+  /** Idempotent: converges on a running instance; never throws a NotFound error. */
+  create(request: CreateRequest, options?: CallOptions): Promise<Instance>;
+  /** NotFound when the instance is gone. */
+  get(providerID: string, options?: CallOptions): Promise<Instance>;
+  /** Idempotent: an instance already gone is success. */
+  delete(providerID: string, options?: CallOptions): Promise<void>;
+  /** Every instance carrying `tag` on every configured target; GC compares them with the Proxies. */
+  listByTag(tag: string, options?: CallOptions): Promise<Instance[]>;
+  /** One health result per target; never throws for an unhealthy target. */
+  check(options?: CallOptions): Promise<Target[]>;
+}

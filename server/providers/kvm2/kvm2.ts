@@ -1,0 +1,156 @@
+// The kvm2 provider's settings: the validated `kvm2:` block with every default applied
+// (withDefaults), host selection by placement.zone (host), and the checks New makes at startup.
+import { existsSync } from 'node:fs';
+import type { Kvm2Entry } from '@/server/providers/config';
+import type { Firmware, ImageFormat, MachineType, VirtType } from '@/server/providers/config-kvm2';
+import { ErrPermanent } from '@/server/providers/errors';
+import { parseSshAddress, type SshEndpoint } from '@/server/ssh/address';
+import type { Logger } from '@/server/telemetry/logger';
+
+/** `detect`: virtType was not configured; read it from the host's capabilities, else `kvm`. */
+export type VirtTypeSetting = VirtType | 'detect';
+
+export const kvm2Defaults = {
+  insecureIgnoreHostKey: false,
+  diskSizeGb: 10,
+  installGuestAgent: true,
+  socket: '/var/run/libvirt/libvirt-sock',
+  pool: 'default',
+  format: 'qcow2' as ImageFormat,
+  firmware: 'uefi' as Firmware,
+  virtType: 'detect' as VirtTypeSetting,
+} as const;
+
+/** What `detect` falls back to when the host's capabilities cannot settle it. */
+export const fallbackVirtType: VirtType = 'kvm';
+
+export interface Kvm2Image {
+  url: string;
+  /** lower-case hex, when configured */
+  sha256: string | undefined;
+  format: ImageFormat;
+  firmware: Firmware;
+}
+
+export interface Kvm2Host {
+  name: string;
+  /** as configured, `host:port` */
+  address: string;
+  endpoint: SshEndpoint;
+  user: string;
+  socket: string;
+  pool: string;
+  bridge: string;
+  virtType: VirtTypeSetting;
+}
+
+export interface Kvm2Settings {
+  /** the provider entry's name (part of base image volume names) */
+  name: string;
+  sshKeyFile: string;
+  knownHostsFile: string | undefined;
+  insecureIgnoreHostKey: boolean;
+  diskSizeGb: number;
+  vendorData: string | undefined;
+  installGuestAgent: boolean;
+  images: ReadonlyMap<string, Kvm2Image>;
+  machineTypes: ReadonlyMap<string, MachineType>;
+  hosts: readonly Kvm2Host[];
+}
+
+/** A new settings object with every default applied; the loaded entry is never modified. */
+export function withDefaults(entry: Kvm2Entry): Kvm2Settings {
+  const block = entry.kvm2;
+  const images = Object.entries(block.images ?? {}).map(([key, image]): [string, Kvm2Image] => [
+    key,
+    {
+      url: image.url,
+      sha256: image.sha256?.toLowerCase(),
+      format: image.format ?? kvm2Defaults.format,
+      firmware: image.firmware ?? kvm2Defaults.firmware,
+    },
+  ]);
+  const machineTypes = Object.entries(block.machineTypes).map(([key, type]): [string, MachineType] => [
+    key,
+    { vcpus: type.vcpus, memoryMiB: type.memoryMiB },
+  ]);
+  return {
+    name: entry.name,
+    sshKeyFile: block.sshKeyFile,
+    knownHostsFile: block.knownHostsFile,
+    insecureIgnoreHostKey: block.insecureIgnoreHostKey ?? kvm2Defaults.insecureIgnoreHostKey,
+    diskSizeGb: block.diskSizeGb ?? kvm2Defaults.diskSizeGb,
+    vendorData: block.vendorData,
+    installGuestAgent: block.installGuestAgent ?? kvm2Defaults.installGuestAgent,
+    images: new Map(images),
+    machineTypes: new Map(machineTypes),
+    hosts: block.hosts.map((host) => ({
+      name: host.name,
+      address: host.address,
+      endpoint: parseSshAddress(host.address),
+      user: host.user,
+      socket: host.socket ?? kvm2Defaults.socket,
+      pool: host.pool ?? kvm2Defaults.pool,
+      bridge: host.bridge,
+      virtType: host.virtType ?? kvm2Defaults.virtType,
+    })),
+  };
+}
+
+/**
+ * The host placement.zone selects. The zone may be omitted only when exactly one host is
+ * configured. Unknown or missing zones are permanent: retrying cannot fix the spec.
+ */
+export function host(settings: Kvm2Settings, zone: string | undefined): Kvm2Host {
+  if (zone === undefined || zone === '') {
+    const [only] = settings.hosts;
+    if (settings.hosts.length === 1 && only) return only;
+    throw new ErrPermanent('placement.zone is required when kvm2.hosts lists more than one host');
+  }
+  const found = settings.hosts.find((candidate) => candidate.name === zone);
+  if (!found) throw new ErrPermanent(`placement.zone ${JSON.stringify(zone)} is not in kvm2.hosts`);
+  return found;
+}
+
+/** The configured host of that name, or undefined (a providerID naming a host since removed). */
+export function configuredHost(settings: Kvm2Settings, name: string): Kvm2Host | undefined {
+  return settings.hosts.find((candidate) => candidate.name === name);
+}
+
+export function machineType(settings: Kvm2Settings, key: string): MachineType {
+  const found = settings.machineTypes.get(key);
+  if (!found) throw new ErrPermanent(`placement.machineType ${JSON.stringify(key)} is not in kvm2.machineTypes`);
+  return found;
+}
+
+/**
+ * What New checks: the key and known_hosts files exist. A missing one is not fatal (the Secret
+ * may land later; calls fail transiently until then), only a `WARNING:` line, as is switching
+ * host-key verification off. Returns the warnings it logged.
+ */
+export function startupWarnings(
+  settings: Kvm2Settings,
+  options: { log: Logger; fileExists?: (path: string) => boolean },
+): string[] {
+  const fileExists = options.fileExists ?? existsSync;
+  const warnings: { message: string; fields: Record<string, string> }[] = [];
+  if (!fileExists(settings.sshKeyFile)) {
+    warnings.push({
+      message: 'WARNING: kvm2 sshKeyFile does not exist; calls to this provider fail transiently until it does',
+      fields: { path: settings.sshKeyFile },
+    });
+  }
+  if (settings.insecureIgnoreHostKey) {
+    warnings.push({
+      message: 'WARNING: kvm2 insecureIgnoreHostKey is on; host keys are not verified, so a man in the middle could pose as a hypervisor',
+      fields: {},
+    });
+  } else if (settings.knownHostsFile !== undefined && !fileExists(settings.knownHostsFile)) {
+    warnings.push({
+      message: 'WARNING: kvm2 knownHostsFile does not exist; calls to this provider fail transiently until it does',
+      fields: { path: settings.knownHostsFile },
+    });
+  }
+  for (const warning of warnings) options.log.warn({ provider: settings.name, ...warning.fields }, warning.message);
+  return warnings.map((warning) => warning.message);
+}

@@ -1,0 +1,214 @@
+// Test-side view of the lab that `bash test/lab/up.sh` brings up: reads .lab/lab.json and offers
+// the few commands tests need (root virsh, a command inside a lab namespace, image-server stats).
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { z } from 'zod';
+
+export interface LabHost {
+  name: string;
+  address: string; // "host:port", as in hosts[].address of the providers config
+  host: string;
+  port: number;
+  netns: string;
+}
+
+export interface Lab {
+  dir: string;
+  sshKeyFile: string;
+  knownHostsFile: string;
+  user: string;
+  nonLibvirtUser: string;
+  socket: string;
+  hosts: LabHost[];
+  hypervisorNetns: string;
+  pool: { name: string; path: string };
+  inactivePool: { name: string; path: string };
+  bridge: string;
+  libvirtdPidFile: string;
+  imageServer: { url: string; image: { path: string; sha256: string; size: number } };
+  providersConfig: string;
+}
+
+const poolSchema = z.object({ name: z.string(), path: z.string() });
+const labSchema = z.object({
+  dir: z.string(),
+  sshKeyFile: z.string(),
+  knownHostsFile: z.string(),
+  user: z.string(),
+  nonLibvirtUser: z.string(),
+  socket: z.string(),
+  hosts: z.array(
+    z.object({ name: z.string(), address: z.string(), host: z.string(), port: z.number(), netns: z.string() }),
+  ),
+  hypervisorNetns: z.string(),
+  pool: poolSchema,
+  inactivePool: poolSchema,
+  bridge: z.string(),
+  libvirtdPidFile: z.string(),
+  imageServer: z.object({
+    url: z.string(),
+    image: z.object({ path: z.string(), sha256: z.string(), size: z.number() }),
+  }),
+  providersConfig: z.string(),
+});
+
+export const labJsonPath = fileURLToPath(new URL('../../../.lab/lab.json', import.meta.url));
+
+export class LabNotUpError extends Error {
+  readonly code = 'LAB_NOT_UP';
+  constructor(reason: string, options?: { cause?: unknown }) {
+    super(`the lab is not up (${reason}); run \`bash test/lab/up.sh\` as root`, options);
+    this.name = 'LabNotUpError';
+  }
+}
+
+function processRuns(pidFile: string): boolean {
+  try {
+    const pid = readFileSync(pidFile, 'utf8').trim();
+    return /^\d+$/.test(pid) && existsSync(`/proc/${pid}`);
+  } catch {
+    return false;
+  }
+}
+
+/** The lab as up.sh described it. Throws LabNotUpError when lab.json is missing or libvirtd is not running. */
+export function loadLab(): Lab {
+  if (!existsSync(labJsonPath)) throw new LabNotUpError(`${labJsonPath} does not exist`);
+  let lab: Lab;
+  try {
+    lab = labSchema.parse(JSON.parse(readFileSync(labJsonPath, 'utf8')));
+  } catch (cause) {
+    throw new LabNotUpError(`${labJsonPath} does not parse`, { cause });
+  }
+  if (!processRuns(lab.libvirtdPidFile)) throw new LabNotUpError(`libvirtd (${lab.libvirtdPidFile}) is not running`);
+  return lab;
+}
+
+/** Waits for another session's up.sh to write lab.json, then loads it. */
+export async function waitForLab(timeoutMs = 600_000): Promise<Lab> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return loadLab();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+  }
+}
+
+export class LabCommandError extends Error {
+  readonly code = 'LAB_COMMAND_FAILED';
+  constructor(
+    readonly argv: string[],
+    readonly stderr: string,
+    readonly exitCode: number | null,
+    options?: { cause?: unknown },
+  ) {
+    super(`${argv.join(' ')} failed (exit ${exitCode ?? 'signal'}): ${stderr.trim()}`, options);
+    this.name = 'LabCommandError';
+  }
+}
+
+export interface RunResult {
+  stdout: string;
+  stderr: string;
+  exitCode: number;
+}
+
+/** Runs argv and resolves with its output and exit code, whatever the code. */
+export function runCommand(argv: string[], options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {}): Promise<RunResult> {
+  const [file, ...args] = argv;
+  if (file === undefined) return Promise.reject(new TypeError('runCommand needs a command'));
+  return new Promise((resolve, reject) => {
+    // stdin is closed at once: a command that prompts (libssh for an unknown host key) reads EOF
+    // and fails instead of waiting for an answer nobody gives.
+    const child = execFile(
+      file,
+      args,
+      {
+        encoding: 'utf8',
+        timeout: options.timeoutMs ?? 120_000,
+        maxBuffer: 64 * 1024 * 1024,
+        env: options.env ?? process.env,
+      },
+      (err, stdout, stderr) => {
+        const exitCode = err ? (typeof err.code === 'number' ? err.code : null) : 0;
+        if (exitCode === null) reject(new LabCommandError(argv, stderr, null, { cause: err }));
+        else resolve({ stdout, stderr, exitCode });
+      },
+    );
+    child.stdin?.end();
+  });
+}
+
+async function runChecked(argv: string[]): Promise<string> {
+  const result = await runCommand(argv);
+  if (result.exitCode !== 0) throw new LabCommandError(argv, result.stderr, result.exitCode);
+  return result.stdout;
+}
+
+/** root's `virsh -c qemu:///system ARGS`; resolves with stdout, rejects with LabCommandError. */
+export function virsh(args: string[]): Promise<string> {
+  return runChecked(['virsh', '-q', '-c', 'qemu:///system', ...args]);
+}
+
+/** ARGV inside network namespace NETNS; resolves with stdout, rejects with LabCommandError. */
+export function nsExec(netns: string, argv: string[]): Promise<string> {
+  return runChecked(['ip', 'netns', 'exec', netns, ...argv]);
+}
+
+/**
+ * A libvirt URI reaching the lab's libvirtd over SSH as USER through HOST, with the lab's key and
+ * its hashed known_hosts. `qemu+libssh` because the `qemu+ssh` transport runs OpenSSH without
+ * passing known_hosts on, while libssh verifies against the file given.
+ */
+export function labLibvirtUri(lab: Lab, host: LabHost, user = lab.user): string {
+  const query = new URLSearchParams({
+    keyfile: lab.sshKeyFile,
+    known_hosts: lab.knownHostsFile,
+    known_hosts_verify: 'normal',
+    sshauth: 'privkey',
+  });
+  return `qemu+libssh://${user}@${host.host}:${host.port}/system?${query.toString()}`;
+}
+
+/** OpenSSH client options that dial HOST exactly as the provider does (key, known_hosts, strict). */
+export function sshArgs(lab: Lab, host: LabHost, user = lab.user): string[] {
+  return [
+    '-i', lab.sshKeyFile,
+    '-p', String(host.port),
+    '-o', `UserKnownHostsFile=${lab.knownHostsFile}`,
+    '-o', 'StrictHostKeyChecking=yes',
+    '-o', 'BatchMode=yes',
+    '-o', 'IdentitiesOnly=yes',
+    `${user}@${host.host}`,
+  ];
+}
+
+/** Image-server hit counts: {"<path>": n}, or {"<METHOD> <path>": n} with byMethod. */
+export async function imageServerStats(lab: Lab, byMethod = false): Promise<Record<string, number>> {
+  const res = await fetch(`${lab.imageServer.url}/stats${byMethod ? '?by=method' : ''}`);
+  if (!res.ok) throw new Error(`image server /stats answered ${res.status}`);
+  return (await res.json()) as Record<string, number>;
+}
+
+export async function resetImageServerStats(lab: Lab): Promise<void> {
+  const res = await fetch(`${lab.imageServer.url}/stats/reset`, { method: 'POST' });
+  if (res.status !== 204) throw new Error(`image server /stats/reset answered ${res.status}`);
+}
+
+/** Removes a domain a test made: destroy (if running) and undefine with its NVRAM. */
+export async function removeDomain(name: string): Promise<void> {
+  const state = await runCommand(['virsh', '-q', '-c', 'qemu:///system', 'domstate', name]);
+  if (state.exitCode !== 0) return; // no such domain
+  if (state.stdout.trim() !== 'shut off') await virsh(['destroy', name]).catch(() => undefined);
+  await virsh(['undefine', '--nvram', name]);
+}
+
+/** Removes a volume a test made, if it exists. */
+export async function removeVolume(pool: string, name: string): Promise<void> {
+  const info = await runCommand(['virsh', '-q', '-c', 'qemu:///system', 'vol-info', '--pool', pool, name]);
+  if (info.exitCode === 0) await virsh(['vol-delete', '--pool', pool, name]);
+}

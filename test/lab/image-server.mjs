@@ -1,0 +1,150 @@
+// The lab's image server: serves the lab image and the awkward variants the kvm2 image fetch must
+// handle, on loopback only. Plain Node (no build step): `node image-server.mjs --port P --image F`.
+//
+//   GET|HEAD /images/<file>               a file of the image directory, with Content-Length
+//   /variants/chunked.qcow2               the image without Content-Length (chunked encoding)
+//   /variants/empty.qcow2                 Content-Length: 0
+//   /variants/404 | /variants/429 | /variants/503   that status (429/503 with Retry-After: 1)
+//   /variants/head-405.qcow2              HEAD answers 405, GET serves the image
+//   /variants/truncated.qcow2             announces the full length, closes the connection half way
+//   /variants/slow.qcow2[?chunk=N&intervalMs=M]  full length, N bytes (4096) every M ms (500)
+//   GET /stats                            {"<path>": hits}; `?by=method` keys "<METHOD> <path>"
+//   POST /stats/reset                     zeroes the counts (204)
+//   GET /healthz                          200, not counted
+import { createServer } from 'node:http';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { parseArgs } from 'node:util';
+
+const { values: args } = parseArgs({
+  options: {
+    port: { type: 'string', default: '18080' },
+    host: { type: 'string', default: '127.0.0.1' },
+    image: { type: 'string' },
+  },
+});
+if (!args.image) throw new Error('--image <qcow2 file> is required');
+const imageDir = dirname(args.image);
+const image = await readFile(args.image);
+
+/** @type {Map<string, number>} "<METHOD> <path>" -> hits */
+const hits = new Map();
+
+function count(method, path) {
+  const key = `${method} ${path}`;
+  hits.set(key, (hits.get(key) ?? 0) + 1);
+}
+
+function statsBody(byMethod) {
+  const out = {};
+  for (const [key, n] of hits) {
+    const name = byMethod ? key : key.slice(key.indexOf(' ') + 1);
+    out[name] = (out[name] ?? 0) + n;
+  }
+  return JSON.stringify(out);
+}
+
+function sendStatus(res, status, headers = {}) {
+  const body = `${status}\n`;
+  res.writeHead(status, { 'Content-Type': 'text/plain', 'Content-Length': body.length, ...headers });
+  res.end(body);
+}
+
+function sendBytes(req, res, bytes) {
+  res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': bytes.length });
+  res.end(req.method === 'HEAD' ? undefined : bytes);
+}
+
+function sendChunked(req, res) {
+  res.writeHead(200, { 'Content-Type': 'application/octet-stream' });
+  if (req.method === 'HEAD') return res.end();
+  const piece = 64 * 1024;
+  for (let at = 0; at < image.length; at += piece) res.write(image.subarray(at, at + piece));
+  res.end();
+}
+
+function sendTruncated(req, res) {
+  res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': image.length });
+  if (req.method === 'HEAD') return res.end();
+  // Flush half the body, then drop the connection: the client sees a premature close.
+  res.write(image.subarray(0, Math.floor(image.length / 2)), () => setTimeout(() => res.destroy(), 50));
+}
+
+function sendSlow(req, res, query) {
+  const chunk = Math.max(1, Number(query.get('chunk') ?? 4096));
+  const intervalMs = Math.max(1, Number(query.get('intervalMs') ?? 500));
+  res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': image.length });
+  if (req.method === 'HEAD') return res.end();
+  let at = 0;
+  const drip = () => {
+    res.write(image.subarray(at, at + chunk));
+    at += chunk;
+    if (at >= image.length) {
+      clearInterval(timer);
+      res.end();
+    }
+  };
+  const timer = setInterval(drip, intervalMs);
+  res.on('close', () => clearInterval(timer));
+  drip();
+}
+
+async function sendImageFile(req, res, name) {
+  // Only plain names inside the image directory: no path can climb out of it.
+  if (name !== basename(name) || !/^[\w.-]+$/.test(name)) return sendStatus(res, 404);
+  try {
+    sendBytes(req, res, await readFile(join(imageDir, name)));
+  } catch {
+    sendStatus(res, 404);
+  }
+}
+
+const variants = {
+  '/variants/chunked.qcow2': (req, res) => sendChunked(req, res),
+  '/variants/empty.qcow2': (req, res) => sendBytes(req, res, Buffer.alloc(0)),
+  '/variants/404': (req, res) => sendStatus(res, 404),
+  '/variants/429': (req, res) => sendStatus(res, 429, { 'Retry-After': '1' }),
+  '/variants/503': (req, res) => sendStatus(res, 503, { 'Retry-After': '1' }),
+  '/variants/head-405.qcow2': (req, res) =>
+    req.method === 'HEAD' ? sendStatus(res, 405, { Allow: 'GET' }) : sendBytes(req, res, image),
+  '/variants/truncated.qcow2': (req, res) => sendTruncated(req, res),
+  '/variants/slow.qcow2': (req, res, query) => sendSlow(req, res, query),
+};
+
+async function handle(req, res) {
+  const url = new URL(req.url ?? '/', 'http://lab');
+  const path = url.pathname;
+  if (path === '/healthz') return sendStatus(res, 200);
+  if (path === '/stats' && req.method === 'GET') {
+    const body = statsBody(url.searchParams.get('by') === 'method');
+    res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
+    return res.end(body);
+  }
+  if (path === '/stats/reset' && req.method === 'POST') {
+    hits.clear();
+    res.writeHead(204);
+    return res.end();
+  }
+  count(req.method ?? 'GET', path);
+  if (req.method !== 'GET' && req.method !== 'HEAD') return sendStatus(res, 405, { Allow: 'GET, HEAD' });
+  const variant = variants[path];
+  if (variant) return variant(req, res, url.searchParams);
+  if (path.startsWith('/images/')) return sendImageFile(req, res, path.slice('/images/'.length));
+  return sendStatus(res, 404);
+}
+
+const server = createServer((req, res) => {
+  res.on('finish', () => console.log(`${new Date().toISOString()} ${req.method} ${req.url} ${res.statusCode}`));
+  handle(req, res).catch((err) => {
+    console.error(err);
+    if (!res.headersSent) sendStatus(res, 500);
+    else res.destroy();
+  });
+});
+server.listen(Number(args.port), args.host, () => console.log(`image server on http://${args.host}:${args.port}`));
+for (const signal of ['SIGTERM', 'SIGINT']) {
+  process.on(signal, () => {
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
+  });
+}

@@ -1,0 +1,125 @@
+// The lab's two "remote hosts" behave like real libvirt hosts: reachable over SSH from the root
+// namespace with the lab key and hashed known_hosts, serving one libvirtd that refuses users
+// outside the libvirt group itself.
+import { mkdtempSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { type Lab, labLibvirtUri, loadLab, nsExec, runCommand, sshArgs, virsh } from './harness/lab';
+
+let lab: Lab;
+beforeAll(() => {
+  lab = loadLab();
+});
+
+const virshOver = (uri: string, args: string[]) => runCommand(['virsh', '-q', '-c', uri, ...args]);
+
+// Python's libvirt binding reports the numeric error code that virsh only prints as text.
+const errorCodeScript = `
+import sys, libvirt
+libvirt.registerErrorHandler(lambda *_: None, None)
+try:
+    libvirt.open(sys.argv[1])
+    print("opened")
+except libvirt.libvirtError as e:
+    print(e.get_error_code(), e.get_error_message())
+`;
+
+describe.each([0, 1])('lab host %i', (index) => {
+  const host = () => {
+    const found = lab.hosts[index];
+    if (!found) throw new Error(`lab.json lists no host #${index}`);
+    return found;
+  };
+
+  it('lists the running default pool and the inactive pool over qemu+libssh as the libvirt user', async () => {
+    const listed = await virshOver(labLibvirtUri(lab, host()), ['pool-list', '--all']);
+    expect(listed.stderr).toBe('');
+    const rows = listed.stdout
+      .trim()
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/));
+    expect(rows).toContainEqual([lab.pool.name, 'active', 'yes']);
+    expect(rows).toContainEqual([lab.inactivePool.name, 'inactive', 'no']);
+  });
+
+  it('reaches the same libvirtd as the root socket', async () => {
+    const overSsh = await virshOver(labLibvirtUri(lab, host()), ['pool-uuid', lab.pool.name]);
+    expect(overSsh.stdout.trim()).toBe((await virsh(['pool-uuid', lab.pool.name])).trim());
+  });
+
+  it('lets the non-libvirt user in over SSH', async () => {
+    const result = await runCommand(['ssh', ...sshArgs(lab, host(), lab.nonLibvirtUser), 'id -nG']);
+    expect(result.exitCode).toBe(0);
+    expect(result.stdout.split(/\s+/)).not.toContain('libvirt');
+  });
+
+  it('has libvirt itself refuse the non-libvirt user with ErrAuthFailed (45)', async () => {
+    const uri = labLibvirtUri(lab, host(), lab.nonLibvirtUser);
+    const listed = await virshOver(uri, ['pool-list', '--all']);
+    expect(listed.exitCode).not.toBe(0);
+    expect(listed.stderr).toContain('authentication failed: access denied by policy');
+    const viaPython = await runCommand(['/usr/bin/python3', '-c', errorCodeScript, uri]);
+    expect(viaPython.stdout.trim()).toBe('45 authentication failed: access denied by policy');
+  });
+
+  it('is verified against known_hosts: a different key for the host makes the same dial fail', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kvm2lab-'));
+    await runCommand(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'other')]);
+    const { host: address, port } = host();
+    const name = port === 22 ? address : `[${address}]:${port}`;
+    const otherKey = readFileSync(join(dir, 'other.pub'), 'utf8').split(' ').slice(0, 2).join(' ');
+    writeFileSync(join(dir, 'known_hosts'), `${name} ${otherKey}\n`);
+    const uri = labLibvirtUri({ ...lab, knownHostsFile: join(dir, 'known_hosts') }, host());
+    const listed = await virshOver(uri, ['pool-list']);
+    expect(listed.exitCode).not.toBe(0);
+    expect(listed.stderr).toMatch(/host key/i);
+  });
+
+  it('is known to OpenSSH under the exact host:port dialled, with strict checking', async () => {
+    const result = await runCommand(['ssh', ...sshArgs(lab, host()), 'true']);
+    expect(result.stderr).not.toMatch(/warning/i);
+    expect(result.exitCode).toBe(0);
+  });
+});
+
+describe('known_hosts', () => {
+  const lines = () => readFileSync(lab.knownHostsFile, 'utf8').trim().split('\n');
+
+  it('holds one hashed entry per host and no host name in clear', () => {
+    expect(lines()).toHaveLength(lab.hosts.length);
+    for (const line of lines()) expect(line).toMatch(/^\|1\|[A-Za-z0-9+/=]+\|[A-Za-z0-9+/=]+ ssh-ed25519 /);
+    expect(readFileSync(lab.knownHostsFile, 'utf8')).not.toContain('198.18.');
+  });
+
+  it('names the port-22 host bare and the other as [host]:port', async () => {
+    const find = (name: string) => runCommand(['ssh-keygen', '-F', name, '-f', lab.knownHostsFile]);
+    const [lab1, lab2] = lab.hosts;
+    expect(lab1?.port).toBe(22);
+    expect((await find(lab1?.host ?? '')).exitCode).toBe(0);
+    expect((await find(`[${lab2?.host}]:${lab2?.port}`)).exitCode).toBe(0);
+    expect((await find(lab2?.host ?? '')).exitCode).not.toBe(0);
+  });
+});
+
+describe('namespaces', () => {
+  const netnsOf = (pid: string) => readlinkSync(`/proc/${pid}/ns/net`);
+  const netnsInode = (name: string) => `net:[${statSync(`/run/netns/${name}`).ino}]`;
+
+  it('runs libvirtd inside the hypervisor namespace, where the VM bridge has its address', async () => {
+    const pid = readFileSync(lab.libvirtdPidFile, 'utf8').trim();
+    expect(netnsOf(pid)).toBe(netnsInode(lab.hypervisorNetns));
+    const bridge = await nsExec(lab.hypervisorNetns, ['ip', '-br', 'addr', 'show', 'dev', lab.bridge]);
+    expect(bridge).toContain('198.18.100.1/24');
+  });
+
+  it('keeps the VM network out of the root namespace', async () => {
+    const rootAddresses = (await runCommand(['ip', '-br', 'addr'])).stdout;
+    expect(rootAddresses).not.toContain('198.18.100.');
+    expect((await runCommand(['ip', 'link', 'show', lab.bridge])).exitCode).not.toBe(0);
+  });
+
+  it('leaves the libvirt socket open to all, so refusals come from libvirt, not the socket', () => {
+    expect(statSync(lab.socket).mode & 0o777).toBe(0o777);
+  });
+});

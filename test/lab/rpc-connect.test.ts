@@ -1,0 +1,73 @@
+// Our libvirt client against the lab's real libvirtd, through the lab's real sshd (the socket
+// forward the provider uses): handshake, connect-level procedures, polkit refusal.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ConnectListAllStoragePoolsFlags,
+  isLibvirtError,
+  LibvirtError,
+  type LibvirtClient,
+} from '@/server/libvirt';
+import { type Lab, loadLab, virsh } from './harness/lab';
+import { openOverSsh, virshLibVersion } from './rpc-lab-support';
+
+let lab: Lab;
+let libvirt: LibvirtClient;
+
+beforeAll(async () => {
+  lab = loadLab();
+  libvirt = await openOverSsh(lab);
+});
+
+afterAll(async () => {
+  await libvirt?.close();
+});
+
+const names = (items: Array<{ name: string }>) => items.map((item) => item.name).sort();
+
+describe('connect procedures over the SSH-forwarded socket', () => {
+  it('lib version and hostname equal what virsh reports', async () => {
+    expect(await libvirt.connectGetLibVersion()).toBe(await virshLibVersion());
+    expect(await libvirt.connectGetHostname()).toBe((await virsh(['hostname'])).trim());
+  });
+
+  it('both lab hosts reach the same libvirtd', async () => {
+    const second = await openOverSsh(lab, { host: lab.hosts[1] });
+    try {
+      expect(await second.connectGetHostname()).toBe(await libvirt.connectGetHostname());
+    } finally {
+      await second.close();
+    }
+  });
+
+  it('capabilities and domain capabilities are the host documents virsh sees', async () => {
+    const capabilities = await libvirt.connectGetCapabilities();
+    const hostUuid = /<host>\s*<uuid>([^<]+)<\/uuid>/.exec(capabilities)?.[1];
+    expect(hostUuid).toBeDefined();
+    expect(await virsh(['capabilities'])).toContain(`<uuid>${hostUuid}</uuid>`);
+    const domainCaps = await libvirt.connectGetDomainCapabilities({ virttype: 'qemu' });
+    expect(domainCaps).toMatch(/<domainCapabilities>[\s\S]*<domain>qemu<\/domain>/);
+  });
+
+  it('lists the storage pools virsh lists, with the pool flags (INACTIVE=1, ACTIVE=2)', async () => {
+    const virshPools = (await virsh(['pool-list', '--all', '--name'])).split('\n').map((s) => s.trim()).filter(Boolean);
+    expect(names(await libvirt.connectListAllStoragePools())).toEqual(virshPools.sort());
+    const active = names(await libvirt.connectListAllStoragePools({ flags: ConnectListAllStoragePoolsFlags.Active }));
+    const inactive = names(await libvirt.connectListAllStoragePools({ flags: ConnectListAllStoragePoolsFlags.Inactive }));
+    expect(active).toContain(lab.pool.name);
+    expect(active).not.toContain(lab.inactivePool.name);
+    expect(inactive).toContain(lab.inactivePool.name);
+    expect(inactive).not.toContain(lab.pool.name);
+  });
+});
+
+describe('a user polkit refuses', () => {
+  it('gets a LibvirtError (ErrAuthFailed or ErrAccessDenied) from the handshake', async () => {
+    const err = await openOverSsh(lab, { user: lab.nonLibvirtUser }).then(
+      (client) => client.close().then(() => 'connected'),
+      (e: unknown) => e,
+    );
+    expect(err).toBeInstanceOf(LibvirtError);
+    expect(isLibvirtError(err, 'ErrAuthFailed') || isLibvirtError(err, 'ErrAccessDenied')).toBe(true);
+    expect((err as LibvirtError).procedure).toBe('authPolkit');
+  });
+});

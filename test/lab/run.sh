@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# `npm run lab`: brings the lab up, builds the app when the build is missing or older than the
+# sources, then serves it on :3000 (foreground) with the lab's providers config.
+set -euo pipefail
+here=$(dirname "${BASH_SOURCE[0]}")
+# shellcheck source=/dev/null
+source "$here/scripts/lib.sh"
+
+# The build is stale when any source the app is built from is newer than it.
+build_is_stale() {
+  [[ -f $REPO_DIR/.next/BUILD_ID ]] || return 0
+  local newer
+  newer=$(find "$REPO_DIR/app" "$REPO_DIR/components" "$REPO_DIR/server" "$REPO_DIR/public" \
+    "$REPO_DIR"/*.ts "$REPO_DIR"/*.mjs "$REPO_DIR"/*.json -newer "$REPO_DIR/.next/BUILD_ID" \
+    -type f ! -name next-env.d.ts ! -name '*.tsbuildinfo' -print -quit 2>/dev/null)
+  [[ -n $newer ]]
+}
+
+main() {
+  bash "$here/up.sh"
+  cd "$REPO_DIR"
+  if build_is_stale; then
+    log "building the app (npx next build)"
+    npx next build
+  fi
+  mkdir -p "$LAB_DIR/data"
+  log "serving on http://localhost:3000 with PROVIDERS_CONFIG=$LAB_DIR/providers.yaml"
+  PROVIDERS_CONFIG="$LAB_DIR/providers.yaml" DATA_DIR="$LAB_DIR/data" exec npx next start -p 3000
+}
+
+main "$@"

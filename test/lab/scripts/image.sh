@@ -1,0 +1,24 @@
+# The lab's base image (an empty qcow2 from qemu-img: no OS, it only has to be a valid image)
+# and the HTTP server that serves it, with the awkward variants, on loopback.
+
+ensure_image() {
+  install -d -m 755 "$IMAGE_DIR"
+  [[ -f $IMAGE_DIR/lab.qcow2 ]] && return 0
+  qemu-img create -q -f qcow2 "$IMAGE_DIR/lab.qcow2.tmp" 64M
+  mv "$IMAGE_DIR/lab.qcow2.tmp" "$IMAGE_DIR/lab.qcow2"
+}
+
+image_server_answers() { curl -fsS --max-time 2 "$IMAGE_SERVER_URL/healthz"; }
+
+ensure_image_server() {
+  if pid_alive "$IMAGE_SERVER_PID" node && image_server_answers >/dev/null 2>&1; then
+    return 0
+  fi
+  stop_pidfile "$IMAGE_SERVER_PID" node
+  setsid node "$LAB_SRC/image-server.mjs" --port "$IMAGE_SERVER_PORT" --image "$IMAGE_DIR/lab.qcow2" \
+    >>"$LOG_DIR/image-server.log" 2>&1 </dev/null &
+  echo $! >"$IMAGE_SERVER_PID"
+  wait_for 10 "the image server" image_server_answers
+}
+
+remove_image_server() { stop_pidfile "$IMAGE_SERVER_PID" node; }

@@ -1,0 +1,109 @@
+# Shared names, addresses and helpers of the lab; sourced by up.sh and down.sh.
+# Every name the lab creates is defined here once, so up and down cannot drift apart.
+
+REPO_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)
+LAB_SRC="$REPO_DIR/test/lab"
+LAB_DIR="$REPO_DIR/.lab"
+RUN_DIR="$LAB_DIR/run"
+LOG_DIR="$LAB_DIR/logs"
+SSH_DIR="$LAB_DIR/ssh"
+IMAGE_DIR="$LAB_DIR/images"
+POOL_DIR="$LAB_DIR/pools"
+
+# Network namespaces: one for the hypervisor (libvirtd, bridge, dnsmasq, VMs), one per "remote host".
+NS_HV=kvm2lab-hv
+NS_LAB1=kvm2lab-lab1
+NS_LAB2=kvm2lab-lab2
+
+# 198.18.0.0/15 is reserved for network tests (RFC 2544): it can never be someone else's address.
+LAB1_ROOT_ADDR=198.18.1.1/30
+LAB1_ADDR=198.18.1.2
+LAB1_PORT=22
+LAB2_ROOT_ADDR=198.18.2.1/30
+LAB2_ADDR=198.18.2.2
+LAB2_PORT=2222
+LAB1_VETH=kvm2lab-lab1 # root end; the namespace end is eth0
+LAB2_VETH=kvm2lab-lab2
+
+BRIDGE=kvm2lab-br0
+BRIDGE_ADDR=198.18.100.1/24
+DHCP_RANGE=198.18.100.10,198.18.100.250,1h
+
+LAB_USER=kvm2lab
+NOLV_USER=kvm2nolv
+
+POOL_NAME=default
+INACTIVE_POOL_NAME=kvm2lab-stopped
+
+LIBVIRT_SOCKET=/var/run/libvirt/libvirt-sock
+POLKIT_RULE=/etc/polkit-1/rules.d/50-kvm2lab.rules
+DBUS_SOCKET=/run/dbus/system_bus_socket
+
+IMAGE_SERVER_PORT=18080
+IMAGE_SERVER_URL="http://127.0.0.1:$IMAGE_SERVER_PORT"
+
+LIBVIRTD_PID="$RUN_DIR/libvirtd.pid"
+VIRTLOGD_PID="$RUN_DIR/virtlogd.pid"
+DBUS_PID="$RUN_DIR/dbus.pid"
+POLKITD_PID="$RUN_DIR/polkitd.pid"
+DNSMASQ_PID="$RUN_DIR/dnsmasq.pid"
+IMAGE_SERVER_PID="$RUN_DIR/image-server.pid"
+sshd_pid_file() { echo "$RUN_DIR/sshd-$1.pid"; }
+
+PACKAGES=(libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils ovmf openssh-server
+  dnsmasq-base genisoimage iproute2 dbus polkitd curl python3-libvirt)
+
+log() { printf '[lab] %s\n' "$*" >&2; }
+die() { printf '[lab] error: %s\n' "$*" >&2; exit 1; }
+
+require_root() { [[ $(id -u) -eq 0 ]] || die "run as root (namespaces, users and libvirtd need it)"; }
+
+virsh_root() { virsh -q -c qemu:///system "$@"; }
+
+# pid_alive PIDFILE COMM: the process named in PIDFILE runs and its command name is COMM,
+# so a stale pid file whose pid was reused by something else is never trusted.
+pid_alive() {
+  local pid
+  [[ -s $1 ]] || return 1
+  pid=$(<"$1")
+  [[ $pid =~ ^[0-9]+$ ]] && running "$pid" && [[ $(cat "/proc/$pid/comm" 2>/dev/null) == "$2" ]]
+}
+
+# running PID: the process exists and is not a zombie (this machine's init reaps orphans slowly).
+running() {
+  local stat
+  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  stat=${stat##*) }
+  [[ ${stat:0:1} != Z ]]
+}
+
+# stop_pidfile PIDFILE COMM: TERM the process, wait up to 10 s, then KILL; remove the pid file.
+stop_pidfile() {
+  local pid i
+  if pid_alive "$1" "$2"; then
+    pid=$(<"$1")
+    kill "$pid" 2>/dev/null || true
+    for ((i = 0; i < 100; i++)); do
+      running "$pid" || break
+      sleep 0.1
+    done
+    ! running "$pid" || kill -9 "$pid" 2>/dev/null || true
+  fi
+  rm -f "$1"
+}
+
+# wait_for SECONDS DESCRIPTION COMMAND...: poll COMMAND every 0.1 s until it succeeds.
+wait_for() {
+  local seconds=$1 what=$2 i
+  shift 2
+  for ((i = 0; i < seconds * 10; i++)); do
+    "$@" >/dev/null 2>&1 && return 0
+    sleep 0.1
+  done
+  die "timed out after ${seconds}s waiting for $what"
+}
+
+netns_exists() { [[ -e /run/netns/$1 ]]; }
+
+# kill_pids PID...: KILL the given pids (no-op without any).
+kill_pids() { (($# == 0)) || kill -9 "$@" 2>/dev/null || true; }

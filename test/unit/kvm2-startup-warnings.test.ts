@@ -1,0 +1,95 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { afterEach, describe, expect, it } from 'vitest';
+import { validateProvidersConfig, type Kvm2Entry } from '@/server/providers/config';
+import { startupWarnings, withDefaults } from '@/server/providers/kvm2/kvm2';
+import { createLogger } from '@/server/telemetry/logger';
+
+function capture() {
+  const lines: Record<string, unknown>[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
+      done();
+    },
+  });
+  return { lines, log: createLogger({ level: 'info', destination }) };
+}
+
+const dirs: string[] = [];
+afterEach(() => {
+  for (const dir of dirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+});
+
+function settingsWith(block: Record<string, unknown>) {
+  const [entry] = validateProvidersConfig([
+    {
+      name: 'kvm2-home',
+      type: 'kvm2',
+      kvm2: {
+        machineTypes: { small: { vcpus: 1, memoryMiB: 512 } },
+        hosts: [{ name: 'h', address: 'h:22', user: 'u', bridge: 'br0' }],
+        ...block,
+      },
+    },
+  ]);
+  return withDefaults(entry as Kvm2Entry);
+}
+
+function credentialsDir() {
+  const dir = mkdtempSync(join(tmpdir(), 'kvm2-creds-'));
+  dirs.push(dir);
+  writeFileSync(join(dir, 'id_ed25519'), 'not inspected at startup');
+  writeFileSync(join(dir, 'known_hosts'), 'not inspected at startup');
+  return dir;
+}
+
+describe('kvm2 startup checks', () => {
+  it('stays quiet when both files exist', async () => {
+    const dir = credentialsDir();
+    const { lines, log } = capture();
+    const warnings = startupWarnings(settingsWith({ sshKeyFile: join(dir, 'id_ed25519'), knownHostsFile: join(dir, 'known_hosts') }), { log });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings).toEqual([]);
+    expect(lines).toEqual([]);
+  });
+
+  it('logs a WARNING line per missing file instead of failing', async () => {
+    const dir = credentialsDir();
+    const { lines, log } = capture();
+    const settings = settingsWith({ sshKeyFile: join(dir, 'gone'), knownHostsFile: join(dir, 'also-gone') });
+    const warnings = startupWarnings(settings, { log });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(warnings).toHaveLength(2);
+    expect(lines.map((line) => line.msg)).toEqual([
+      'WARNING: kvm2 sshKeyFile does not exist; calls to this provider fail transiently until it does',
+      'WARNING: kvm2 knownHostsFile does not exist; calls to this provider fail transiently until it does',
+    ]);
+    expect(lines[0]).toMatchObject({ level: 40, provider: 'kvm2-home', path: join(dir, 'gone') });
+    expect(lines[1]).toMatchObject({ level: 40, provider: 'kvm2-home', path: join(dir, 'also-gone') });
+  });
+
+  it('logs a WARNING line when host keys are not verified', async () => {
+    const dir = credentialsDir();
+    const { lines, log } = capture();
+    startupWarnings(settingsWith({ sshKeyFile: join(dir, 'id_ed25519'), insecureIgnoreHostKey: true }), { log });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]?.msg).toMatch(/^WARNING: kvm2 insecureIgnoreHostKey is on; host keys are not verified/);
+  });
+
+  it('never reads the files, only checks that they exist', () => {
+    const checked: string[] = [];
+    const { log } = capture();
+    startupWarnings(settingsWith({ sshKeyFile: '/k/id', knownHostsFile: '/k/kh' }), {
+      log,
+      fileExists: (path) => {
+        checked.push(path);
+        return true;
+      },
+    });
+    expect(checked).toEqual(['/k/id', '/k/kh']);
+  });
+});

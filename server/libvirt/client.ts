@@ -46,6 +46,12 @@ export interface ConnectionOptions {
   keepalive?: KeepaliveOptions;
   /** Unsolicited MESSAGE packets of the remote program (events); ignored when absent. */
   onMessage?: (packet: Packet) => void;
+  /**
+   * Acknowledge replies at once while more calls are in flight (default on): OpenSSH's sshd leaves
+   * Nagle on for forwarded sockets, so with our delayed ACK every pipelined burst would stall for
+   * 40 ms. The nudge is a keepalive PONG, which libvirtd takes without answering.
+   */
+  ackNudge?: boolean;
 }
 
 /** Whoever owns a serial (a call or a stream) gets its packets, or the connection's end. */
@@ -69,6 +75,10 @@ export class RpcConnection {
   private readonly pausedBy = new Set<object>();
   private drainWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
   private lastSerial = 0;
+  private callsInFlight = 0;
+  private nudgeScheduled = false;
+  private wroteSinceData = false;
+  private readonly ackNudge: boolean;
   private endReason: Error | null = null;
   private closing = false;
   private lastReceivedAt = Date.now();
@@ -87,6 +97,7 @@ export class RpcConnection {
   ) {
     this.defaultTimeoutMs = options.defaultTimeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
     this.onMessage = options.onMessage;
+    this.ackNudge = options.ackNudge ?? true;
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
     transport.on('data', (chunk: Buffer) => this.onData(chunk));
     transport.on('drain', () => this.settleDrainWaiters());
@@ -121,10 +132,20 @@ export class RpcConnection {
         reject(err);
         return;
       }
-      const budget = this.startBudget({ procedure: name, serial, options, reject });
+      const budget = this.startBudget({
+        procedure: name,
+        serial,
+        options,
+        reject: (err) => {
+          this.callsInFlight--;
+          reject(err);
+        },
+      });
+      this.callsInFlight++;
       this.handlers.set(serial, {
         onPacket: (packet) => {
           this.handlers.delete(serial);
+          this.callsInFlight--;
           budget.clear();
           try {
             resolve(decodeReply(name, declaration.ret, packet));
@@ -134,6 +155,7 @@ export class RpcConnection {
           }
         },
         fail: (err) => {
+          this.callsInFlight--;
           budget.clear();
           reject(err);
         },
@@ -224,6 +246,7 @@ export class RpcConnection {
   /** Writes whole frames; resolves when the transport can take more (backpressure for streams). */
   write(buffers: Buffer[]): Promise<void> {
     if (this.endReason) return Promise.reject(this.endReason);
+    this.wroteSinceData = true;
     let writable = true;
     for (const buffer of buffers) writable = this.transport.write(buffer);
     if (writable) return Promise.resolve();
@@ -271,6 +294,18 @@ export class RpcConnection {
       if (this.endReason) return;
       this.dispatch(packet);
     }
+    this.scheduleAckNudge();
+  }
+
+  /** One PONG per burst of arrivals, and none when a write of our own carries the ACK anyway. */
+  private scheduleAckNudge(): void {
+    if (!this.ackNudge || this.nudgeScheduled) return;
+    this.nudgeScheduled = true;
+    this.wroteSinceData = false;
+    setImmediate(() => {
+      this.nudgeScheduled = false;
+      if (this.callsInFlight > 0 && !this.wroteSinceData && !this.endReason) this.write([pongFrame]).catch(() => undefined);
+    });
   }
 
   private dispatch(packet: Packet): void {

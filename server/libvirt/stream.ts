@@ -1,6 +1,6 @@
 // libvirt streams (virnetprotocol.x, VIR_NET_STREAM). Upload: CALL, REPLY, STREAM CONTINUE data
 // packets, an empty STREAM OK to finish, the daemon's confirming STREAM OK. Download: CALL, REPLY,
-// STREAM CONTINUE packets from the daemon, its empty STREAM OK at the end, our STREAM OK finish
+// STREAM CONTINUE packets from the daemon ending with an empty one (EOF), our STREAM OK finish
 // and its confirmation. An error from the daemon is a REPLY or STREAM with status ERROR.
 import type { CallOptions, RpcConnection } from './client';
 import { EncodeError, ProtocolError, UploadSourceError } from './errors';
@@ -212,13 +212,15 @@ export async function* downloadStream<N extends DownloadName>(
     for (;;) {
       const packet = await inbox.next();
       const { type, status } = packet.header;
-      if (type === MessageType.Stream && status === MessageStatus.Continue) {
-        if (packet.payload.length > 0) yield packet.payload;
+      if (type === MessageType.Stream && status === MessageStatus.Continue && packet.payload.length > 0) {
+        yield packet.payload;
         continue;
       }
       settled = true;
       if (status === MessageStatus.Error) throw libvirtErrorOf(name, packet);
-      if (type !== MessageType.Stream || status !== MessageStatus.Ok) {
+      // End of data: libvirtd sends an empty STREAM CONTINUE ("no payload means end of the
+      // stream", virnetclientstream.c); an empty STREAM OK is accepted too.
+      if (type !== MessageType.Stream || packet.payload.length > 0) {
         throw new ProtocolError(`${name}: unexpected packet type ${type} status ${status} in a download`);
       }
       await stream.settle(host.write([stream.packet(MessageStatus.Ok)]));

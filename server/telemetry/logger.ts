@@ -1,6 +1,8 @@
 // The process's structured logger: pino, JSON lines on stdout, level from LOG_LEVEL (default
 // 'info'). Components take a child named after themselves so every line says where it came from.
-import pino, { type DestinationStream, type Logger } from 'pino';
+// A line written inside a traced operation carries that span's traceID and spanID.
+import pino, { type DestinationStream, type Logger, type LoggerOptions as PinoOptions } from 'pino';
+import { activeSpanIds } from './tracing';
 
 export type { Logger } from 'pino';
 
@@ -12,8 +14,8 @@ export interface LoggerOptions {
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const level = options.level ?? process.env.LOG_LEVEL ?? 'info';
-  return options.destination ? pino({ level }, options.destination) : pino({ level });
+  const pinoOptions: PinoOptions = { level: options.level ?? process.env.LOG_LEVEL ?? 'info', mixin: () => activeSpanIds() ?? {} };
+  return options.destination ? pino(pinoOptions, options.destination) : pino(pinoOptions);
 }
 
 let root: Logger | undefined;

@@ -1,7 +1,7 @@
 // The lab's two "remote hosts" behave like real libvirt hosts: reachable over SSH from the root
 // namespace with the lab key and hashed known_hosts, serving one libvirtd that refuses users
 // outside the libvirt group itself.
-import { mkdtempSync, readFileSync, readlinkSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -65,15 +65,19 @@ describe.each([0, 1])('lab host %i', (index) => {
 
   it('is verified against known_hosts: a different key for the host makes the same dial fail', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'kvm2lab-'));
-    await runCommand(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'other')]);
-    const { host: address, port } = host();
-    const name = port === 22 ? address : `[${address}]:${port}`;
-    const otherKey = readFileSync(join(dir, 'other.pub'), 'utf8').split(' ').slice(0, 2).join(' ');
-    writeFileSync(join(dir, 'known_hosts'), `${name} ${otherKey}\n`);
-    const uri = labLibvirtUri({ ...lab, knownHostsFile: join(dir, 'known_hosts') }, host());
-    const listed = await virshOver(uri, ['pool-list']);
-    expect(listed.exitCode).not.toBe(0);
-    expect(listed.stderr).toMatch(/host key/i);
+    try {
+      await runCommand(['ssh-keygen', '-q', '-t', 'ed25519', '-N', '', '-f', join(dir, 'other')]);
+      const { host: address, port } = host();
+      const name = port === 22 ? address : `[${address}]:${port}`;
+      const otherKey = readFileSync(join(dir, 'other.pub'), 'utf8').split(' ').slice(0, 2).join(' ');
+      writeFileSync(join(dir, 'known_hosts'), `${name} ${otherKey}\n`);
+      const uri = labLibvirtUri({ ...lab, knownHostsFile: join(dir, 'known_hosts') }, host());
+      const listed = await virshOver(uri, ['pool-list']);
+      expect(listed.exitCode).not.toBe(0);
+      expect(listed.stderr).toMatch(/host key/i);
+    } finally {
+      rmSync(dir, { recursive: true });
+    }
   });
 
   it('is known to OpenSSH under the exact host:port dialled, with strict checking', async () => {

@@ -1,11 +1,12 @@
 // The SSH transport against the lab's real OpenSSH servers: the lab key and hashed known_hosts,
 // the libvirt socket forwarded with streamlocal, and the failures a real sshd produces.
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { generateKeyPairSync } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { dialSsh, dialUnixSocket, HostKeyError, libvirtSocketDialer, SshDialError, type SshDialOptions } from '@/server/ssh';
 import { type Lab, type LabHost, loadLab } from './harness/lab';
 
@@ -15,6 +16,7 @@ beforeAll(() => {
   lab = loadLab();
   scratch = mkdtempSync(join(tmpdir(), 'kvm2-ssh-lab-'));
 });
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
 const dialOptions = (host: LabHost, overrides: Partial<SshDialOptions> = {}): SshDialOptions => ({
   address: host.address,
@@ -98,7 +100,8 @@ describe.each([0, 1])('lab host %i over ssh2', (index) => {
   });
 
   it('refuses a key the host does not authorise, permanently', async () => {
-    const keyFile = scratchFile(`wrong-key-${index}`, ssh2.utils.generateKeyPairSync('ed25519').private);
+    const wrongKey = generateKeyPairSync('ed25519').privateKey.export({ type: 'pkcs8', format: 'pem' }).toString();
+    const keyFile = scratchFile(`wrong-key-${index}`, wrongKey);
     const err = await dialSsh(dialOptions(host(), { keyFile })).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(SshDialError);
     expect(err).toMatchObject({ code: 'SSH_AUTH_FAILED', stage: 'ssh', permanent: true });

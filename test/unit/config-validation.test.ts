@@ -255,6 +255,12 @@ describe('providers config YAML', () => {
     expect(parseProvidersConfig('')).toEqual([]);
   });
 
+  it('accepts the commented sample shipped in config/', async () => {
+    const [entry] = await loadProvidersConfig(join(process.cwd(), 'config', 'providers.sample.yaml'));
+    expect(entry?.name).toBe('kvm2-home');
+    expect(entry?.kvm2.hosts.map((host) => host.name)).toEqual(['beelink', 'nuc']);
+  });
+
   it('loads a file, and names a missing one', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'providers-config-'));
     try {

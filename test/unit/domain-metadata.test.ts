@@ -30,6 +30,10 @@ describe('kvm2 metadata', () => {
 
   it.each([
     {
+      form: 'namespace-less (what DomainGetMetadata returns)',
+      xml: '<instance>\n  <managed>true</managed>\n  <uid>0f3a-uid</uid>\n  <created>2026-09-16T17:42:11Z</created>\n</instance>\n',
+    },
+    {
       form: 'default namespace',
       xml: `<instance xmlns="${metadataURI}"><managed>true</managed><uid>0f3a-uid</uid><created>2026-09-16T17:42:11Z</created></instance>`,
     },

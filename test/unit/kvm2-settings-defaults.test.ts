@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { validateProvidersConfig, type Kvm2Entry } from '@/server/providers/config';
-import { fallbackVirtType, withDefaults } from '@/server/providers/kvm2/kvm2';
+import { fallbackVirtType, resolveVirtType, withDefaults } from '@/server/providers/kvm2/kvm2';
+import { offeredDomainTypes } from '@/server/providers/kvm2/xml-parse';
 
 function loaded(extra: { block?: Record<string, unknown>; host?: Record<string, unknown>; image?: Record<string, unknown> } = {}): Kvm2Entry {
   const [entry] = validateProvidersConfig([
@@ -80,5 +81,36 @@ describe('withDefaults', () => {
     const settings = withDefaults(loaded());
     expect(settings.images.get('constructor')).toBeUndefined();
     expect(settings.machineTypes.get('toString')).toBeUndefined();
+  });
+});
+
+describe('virtType detection', () => {
+  // Trimmed ConnectGetCapabilities output of a host without usable KVM, plus an i686 guest.
+  const capabilities = (domains: string[]) => `<capabilities>
+  <host><cpu><arch>x86_64</arch></cpu></host>
+  <guest>
+    <os_type>hvm</os_type>
+    <arch name='i686'><wordsize>32</wordsize><domain type='qemu'/><domain type='kvm'/></arch>
+  </guest>
+  <guest>
+    <os_type>hvm</os_type>
+    <arch name='x86_64'><wordsize>64</wordsize><emulator>/usr/bin/qemu-system-x86_64</emulator>${domains.map((type) => `<domain type='${type}'/>`).join('')}</arch>
+  </guest>
+</capabilities>`;
+
+  it('reads the domain types offered for x86_64 hvm guests', () => {
+    expect(offeredDomainTypes(capabilities(['qemu']))).toEqual(['qemu']);
+    expect(offeredDomainTypes(capabilities(['qemu', 'kvm']))).toEqual(['qemu', 'kvm']);
+  });
+
+  it.each([
+    { setting: 'detect' as const, offered: ['qemu', 'kvm'], chosen: 'kvm' },
+    { setting: 'detect' as const, offered: ['qemu'], chosen: 'qemu' },
+    { setting: 'detect' as const, offered: undefined, chosen: 'kvm' },
+    { setting: 'detect' as const, offered: [], chosen: 'kvm' },
+    { setting: 'qemu' as const, offered: ['qemu', 'kvm'], chosen: 'qemu' },
+    { setting: 'kvm' as const, offered: ['qemu'], chosen: 'kvm' },
+  ])('$setting with $offered offered gives $chosen', ({ setting, offered, chosen }) => {
+    expect(resolveVirtType(setting, offered)).toBe(chosen);
   });
 });

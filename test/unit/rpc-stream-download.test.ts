@@ -24,7 +24,10 @@ async function openedDownload(peer: FakePeer, iterable: AsyncIterable<Buffer>) {
 }
 
 describe('storageVolDownload stream', () => {
-  it('yields the data packets, then finishes with STREAM OK and waits for the confirmation', async () => {
+  it.each([
+    ['an empty STREAM CONTINUE, as libvirtd sends it', MessageStatus.Continue],
+    ['an empty STREAM OK', MessageStatus.Ok],
+  ] as const)('yields the data packets until %s, then finishes with STREAM OK and waits for the confirmation', async (_eof, eofStatus) => {
     const peer = new FakePeer();
     const conn = new RpcConnection(peer.transport);
     const parts = [randomBytes(262144), randomBytes(262144), randomBytes(1000)];
@@ -33,7 +36,7 @@ describe('storageVolDownload stream', () => {
     expect(call.header).toMatchObject({ procedure: 209, type: MessageType.Call });
     peer.reply(call, procedures.storageVolDownload.ret, undefined);
     for (const part of parts) peer.stream(call, MessageStatus.Continue, part);
-    peer.stream(call, MessageStatus.Ok); // end of data
+    peer.stream(call, eofStatus); // end of data
     const finish = await peer.nextPacket();
     expect(finish.header).toMatchObject({ type: MessageType.Stream, status: MessageStatus.Ok, serial: call.header.serial });
     peer.stream(call, MessageStatus.Ok); // confirmation
@@ -77,7 +80,7 @@ describe('storageVolDownload stream', () => {
     const iterable = conn.download('storageVolDownload', args, { highWaterMark: 4096 });
     const { iterator, first, call } = await openedDownload(peer, iterable);
     for (let i = 0; i < 8; i++) peer.stream(call, MessageStatus.Continue, Buffer.alloc(1024, i));
-    peer.stream(call, MessageStatus.Ok);
+    peer.stream(call, MessageStatus.Continue);
     await first;
     await new Promise((resolve) => setImmediate(resolve));
     expect(peer.transport.isPaused()).toBe(true);

@@ -105,7 +105,7 @@ function runScript(stubs: string[], agentPreinstalled = false) {
     const script = guestAgentScript
       .replaceAll('/var/log/cloud-init-output.log', log)
       .replace(/\/usr\/(s?bin|libexec)\/qemu-ga/g, join(sandbox, 'absent', 'qemu-ga'));
-    const run = () => execFileSync('/bin/sh', ['-c', script], { env: { PATH: bin } });
+    const run = () => execFileSync('/bin/sh', ['-c', script], { env: { ...process.env, PATH: bin } });
     run();
     const first = existsSync(calls) ? readFileSync(calls, 'utf8').trim().split('\n') : [];
     run();

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import ssh2, { type ParsedKey } from 'ssh2';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dialSsh, loadCredentials, SshDialError } from '@/server/ssh';
-import { generateKey, Resources, startDialScenario, writeFiles, type TestKey } from './ssh-harness';
+import { generateKey, generateOpenSshKeyPair, Resources, startDialScenario, writeFiles, type TestKey } from './ssh-harness';
 
 const resources = new Resources();
 afterEach(() => resources.cleanup());
@@ -24,9 +24,9 @@ function asTestKey(privateText: string, publicBlob: Buffer, type: string): TestK
 }
 
 const formats = [
-  { name: 'OpenSSH ed25519', text: () => ssh2.utils.generateKeyPairSync('ed25519').private, type: 'ssh-ed25519' },
-  { name: 'OpenSSH RSA', text: () => ssh2.utils.generateKeyPairSync('rsa', { bits: 2048 }).private, type: 'ssh-rsa' },
-  { name: 'OpenSSH ECDSA', text: () => ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 }).private, type: 'ecdsa-sha2-nistp256' },
+  { name: 'OpenSSH ed25519', text: () => generateOpenSshKeyPair('ed25519').private, type: 'ssh-ed25519' },
+  { name: 'OpenSSH RSA', text: () => generateOpenSshKeyPair('rsa').private, type: 'ssh-rsa' },
+  { name: 'OpenSSH ECDSA', text: () => generateOpenSshKeyPair('ecdsa').private, type: 'ecdsa-sha2-nistp256' },
   { name: 'PEM RSA (PKCS#1)', text: () => pem('rsa', 'pkcs1'), type: 'ssh-rsa' },
   { name: 'PEM ECDSA (SEC1)', text: () => pem('ec', 'sec1'), type: 'ecdsa-sha2-nistp256' },
   { name: 'PEM RSA (PKCS#8)', text: () => pem('rsa', 'pkcs8'), type: 'ssh-rsa' },

@@ -18,9 +18,23 @@ export interface TestKey {
 }
 
 export function generateKey(type: 'ed25519' | 'ecdsa' = 'ed25519'): TestKey {
-  const pair = type === 'ecdsa' ? ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 }) : ssh2.utils.generateKeyPairSync('ed25519');
+  const pair = generateOpenSshKeyPair(type);
   const publicFields = pair.public.trim().split(/\s+/).slice(0, 2).join(' ');
   return { private: pair.private, public: pair.public, publicFields };
+}
+
+/**
+ * ssh2's generateKeyPairSync writes a malformed ed25519 key about once in 250 (ssh-keygen -y
+ * rejects those too), so keep only keys that parse back.
+ */
+export function generateOpenSshKeyPair(type: 'ed25519' | 'ecdsa' | 'rsa'): { private: string; public: string } {
+  for (;;) {
+    const pair =
+      type === 'ecdsa' ? ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 })
+      : type === 'rsa' ? ssh2.utils.generateKeyPairSync('rsa', { bits: 2048 })
+      : ssh2.utils.generateKeyPairSync('ed25519');
+    if (!(ssh2.utils.parseKey(pair.private) instanceof Error)) return pair;
+  }
 }
 
 export function hashedHostName(name: string): string {

@@ -92,11 +92,12 @@ describe('volume XML', () => {
     });
   });
 
-  it('declares the base in the image format with the download length', () => {
-    expect(parseVolumeXML(baseVolumeXML({ name: 'base-p-k.qcow2', sizeBytes: 123456, format: 'qcow2' }))).toMatchObject({
+  it('declares the base raw and sparse with exactly the download length', () => {
+    expect(parseVolumeXML(baseVolumeXML({ name: 'base-p-k.qcow2', sizeBytes: 123456 }))).toMatchObject({
       name: 'base-p-k.qcow2',
-      format: 'qcow2',
+      format: 'raw',
       capacityBytes: 123456,
+      allocationBytes: 0,
       backingPath: undefined,
     });
   });

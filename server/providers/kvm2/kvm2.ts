@@ -24,6 +24,18 @@ export const kvm2Defaults = {
 /** What `detect` falls back to when the host's capabilities cannot settle it. */
 export const fallbackVirtType: VirtType = 'kvm';
 
+/**
+ * The virtualisation type to define domains with: the configured one, or for `detect` kvm when
+ * libvirt offers it, else qemu when that is offered, else the fallback. `offered` comes from
+ * offeredDomainTypes(ConnectGetCapabilities); undefined when it could not be read.
+ */
+export function resolveVirtType(setting: VirtTypeSetting, offered: readonly string[] | undefined): VirtType {
+  if (setting !== 'detect') return setting;
+  if (offered?.includes('kvm')) return 'kvm';
+  if (offered?.includes('qemu')) return 'qemu';
+  return fallbackVirtType;
+}
+
 export interface Kvm2Image {
   url: string;
   /** lower-case hex, when configured */

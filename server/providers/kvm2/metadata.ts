@@ -113,8 +113,8 @@ function readInstance(element: NamespacedElement): InstanceMetadata {
   return { managed: managed === 'true', uid: fieldText(fields, 'uid') ?? '', created };
 }
 
-function instancesIn(container: XmlElement, uri: string): NamespacedElement[] {
-  return namespacedChildren(container, new Map()).filter(
+function instancesIn(container: XmlElement, uri: string, scope: Scope = new Map()): NamespacedElement[] {
+  return namespacedChildren(container, scope).filter(
     (element) => element.uri === uri && element.local === metadataElementName,
   );
 }
@@ -135,7 +135,10 @@ export function hasGen1Mark(metadata: XmlElement | undefined): boolean {
   return metadata ? instancesIn(metadata, gen1MetadataURI).length > 0 : false;
 }
 
-/** Parses the element alone (as DomainGetMetadata returns it), prefixed or default-namespace. */
+/**
+ * Parses the element alone: as DomainGetMetadata returns it, which is with no namespace at all
+ * (libvirt strips it; the URI was the query), or prefixed, or in a default namespace.
+ */
 export function parseMetadataXML(xml: string): InstanceMetadata {
   let document: XmlElement;
   try {
@@ -144,7 +147,10 @@ export function parseMetadataXML(xml: string): InstanceMetadata {
     if (err instanceof XmlSyntaxError) throw new CorruptMetadataError(err.message, { cause: err });
     throw err;
   }
-  const found = findInstanceMetadata(document);
+  // Unqualified names stand for kvm2's namespace here, so libvirt's stripped form resolves.
+  const instances = instancesIn(document, metadataURI, new Map([['', metadataURI]]));
+  if (instances.length > 1) throw new CorruptMetadataError(`${instances.length} instance elements`);
+  const found = instances[0] ? readInstance(instances[0]) : undefined;
   if (!found) throw new CorruptMetadataError(`no ${metadataElementName} element in namespace ${metadataURI}`);
   return found;
 }

@@ -93,9 +93,13 @@ export function seedVolumeXML(options: { domain: string; sizeBytes: number }): s
   return buildVolumeXML({ name: seedVolumeName(options.domain), capacityBytes: options.sizeBytes, format: 'raw' });
 }
 
-/** The base image volume, declared with the download's Content-Length; the upload fills it verbatim. */
-export function baseVolumeXML(options: { name: string; sizeBytes: number; format: ImageFormat }): string {
-  return buildVolumeXML({ name: options.name, capacityBytes: options.sizeBytes, format: options.format });
+/**
+ * The base image volume: declared raw and sparse with exactly the download's Content-Length, so
+ * the upload fills it verbatim and leaves no tail of a file libvirt pre-formatted. After the
+ * upload, StoragePoolRefresh makes libvirt probe the file and report its real format and size.
+ */
+export function baseVolumeXML(options: { name: string; sizeBytes: number }): string {
+  return buildVolumeXML({ name: options.name, capacityBytes: options.sizeBytes, format: 'raw' });
 }
 
 /** The 64-byte raw marker next to a base image. */

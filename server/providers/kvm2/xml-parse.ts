@@ -183,3 +183,19 @@ export function parseVolumeXML(xml: string): VolumeDescription {
     backingFormat: attributeOf(childElement(backing, 'format'), 'type'),
   };
 }
+
+/**
+ * The domain types libvirt offers for hvm guests of `arch` (ConnectGetCapabilities'
+ * `<guest><os_type>hvm</os_type><arch name=...><domain type=.../>`), e.g. ['qemu', 'kvm'].
+ */
+export function offeredDomainTypes(capabilitiesXml: string, arch = 'x86_64'): string[] {
+  const capabilities = childElement(parseXml(capabilitiesXml, 'capabilities XML'), 'capabilities');
+  const types = childElements(capabilities, 'guest')
+    .filter((guest) => textOf(childElement(guest, 'os_type')) === 'hvm')
+    .flatMap((guest) => childElements(guest, 'arch'))
+    .filter((item) => attributeOf(item, 'name') === arch)
+    .flatMap((item) => childElements(item, 'domain'))
+    .map((domain) => attributeOf(domain, 'type'))
+    .filter((type): type is string => type !== undefined);
+  return [...new Set(types)];
+}

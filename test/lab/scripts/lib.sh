@@ -48,6 +48,7 @@ DBUS_PID="$RUN_DIR/dbus.pid"
 POLKITD_PID="$RUN_DIR/polkitd.pid"
 DNSMASQ_PID="$RUN_DIR/dnsmasq.pid"
 IMAGE_SERVER_PID="$RUN_DIR/image-server.pid"
+KVM_DEVICE_ORIG="$RUN_DIR/kvm-device.orig"
 sshd_pid_file() { echo "$RUN_DIR/sshd-$1.pid"; }
 
 PACKAGES=(libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils ovmf openssh-server

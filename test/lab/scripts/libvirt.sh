@@ -1,6 +1,27 @@
 # libvirt without systemd: virtlogd, a system D-Bus + polkitd (how a stock Debian libvirtd
 # authorises non-root clients), libvirtd inside the hypervisor namespace, and the storage pools.
 
+# /dev/kvm as udev sets it on a stock Debian host (root:kvm 0660). Left root-only, libvirt finds KVM
+# when it probes QEMU but not when it checks the cache (as libvirt-qemu), so it re-probes QEMU
+# (seconds, under a lock) on every capabilities lookup: each define and start stalls behind it.
+# The original mode is kept in .lab/run and restored by down.sh.
+ensure_kvm_device() {
+  [[ -c /dev/kvm ]] || return 0
+  [[ $(stat -c '%a %G' /dev/kvm) == "660 kvm" ]] && return 0
+  [[ -f $KVM_DEVICE_ORIG ]] || stat -c '%a %G' /dev/kvm >"$KVM_DEVICE_ORIG"
+  chgrp kvm /dev/kvm
+  chmod 0660 /dev/kvm
+}
+
+restore_kvm_device() {
+  [[ -f $KVM_DEVICE_ORIG && -c /dev/kvm ]] || return 0
+  local mode group
+  read -r mode group <"$KVM_DEVICE_ORIG"
+  chgrp "$group" /dev/kvm
+  chmod "$mode" /dev/kvm
+  rm -f "$KVM_DEVICE_ORIG"
+}
+
 ensure_virtlogd() {
   pid_alive "$VIRTLOGD_PID" virtlogd && return 0
   virtlogd -d -p "$VIRTLOGD_PID"
@@ -91,6 +112,7 @@ ensure_pool() {
 }
 
 ensure_libvirt() {
+  ensure_kvm_device
   ensure_virtlogd
   ensure_dbus
   ensure_polkit
@@ -147,4 +169,5 @@ stop_libvirt_daemons() {
     rmdir --ignore-fail-on-non-empty /run/dbus/containers /run/dbus 2>/dev/null || true
   fi
   rm -f "$POLKIT_RULE"
+  restore_kvm_device
 }

@@ -3,7 +3,6 @@
 import {
   recordingDate,
   sectorSize,
-  sectorsFor,
   uint16Both,
   uint16BE,
   uint16LE,
@@ -71,10 +70,6 @@ export function directoryExtent(records: readonly Uint8Array[]): Uint8Array {
   }
   sectors.push(current);
   return Buffer.concat(sectors);
-}
-
-export function directoryExtentSectors(records: readonly Uint8Array[]): number {
-  return sectorsFor(directoryExtent(records).length);
 }
 
 /** 9.4: the path table of a volume with only a root directory, in both byte orders. */

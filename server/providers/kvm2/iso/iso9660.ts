@@ -30,6 +30,10 @@ export interface IsoOptions {
   applicationId?: string;
 }
 
+// Zero sectors after the last file, as mkisofs writes by default: readers that read ahead in
+// 64 KiB chunks (busybox's blkid, some CD drivers) fail on a volume smaller than their read.
+const trailingPadSectors = 150;
+
 const portableName = /^[A-Za-z0-9._-]{1,64}$/;
 
 // Fixed sectors before the directories: 16 system-area sectors, then the descriptors.
@@ -160,7 +164,7 @@ export function writeIso9660(options: IsoOptions): Uint8Array {
     nextSector += sectorsFor(file.data.length);
     return { ...file, extent };
   });
-  const totalSectors = nextSector;
+  const totalSectors = nextSector + trailingPadSectors;
 
   const image = new Uint8Array(totalSectors * sectorSize);
   const at = (sector: number) => sector * sectorSize;

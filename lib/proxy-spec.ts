@@ -1,0 +1,215 @@
+// The Proxy resource as the API, the dashboard's form and the control plane all see it: one zod
+// schema for the spec, and the shapes of the status and events the server returns. Imported by
+// server and browser code alike, so nothing here may touch node: modules.
+import { z } from 'zod';
+
+export const proxyModes = ['Managed', 'Static'] as const;
+export type ProxyMode = (typeof proxyModes)[number];
+
+/** What the API reports. The store never holds `Ready`: it is Running plus a healthy probe. */
+export const proxyPhases = ['Pending', 'Provisioning', 'Running', 'Ready', 'Failed', 'Deleting'] as const;
+export type ProxyPhase = (typeof proxyPhases)[number];
+
+export const defaultProxyPort = 3128;
+/** cloud-init user-data larger than this is refused: a NoCloud seed is not a file store. */
+export const maxCloudInitBytes = 64 * 1024;
+export const maxLabels = 32;
+
+const dns1123Label = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
+const labelName = /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+const dnsSubdomain = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+export const proxyNameSchema = z
+  .string({ error: 'must be a string' })
+  .max(63, { error: 'must be at most 63 characters' })
+  .regex(dns1123Label, { error: 'must be a DNS-1123 label: lower-case letters, digits and dashes, starting and ending with a letter or digit' });
+
+function isLabelKey(key: string): boolean {
+  const slash = key.lastIndexOf('/');
+  const prefix = slash < 0 ? undefined : key.slice(0, slash);
+  const name = slash < 0 ? key : key.slice(slash + 1);
+  if (prefix !== undefined && (prefix.length > 253 || !dnsSubdomain.test(prefix))) return false;
+  return name.length <= 63 && labelName.test(name);
+}
+
+const labelValueSchema = z
+  .string({ error: 'must be a string' })
+  .max(63, { error: 'must be at most 63 characters' })
+  .regex(/^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/, { error: 'may contain letters, digits, dashes, dots and underscores, starting and ending with a letter or digit' });
+
+export const labelsSchema = z
+  .record(
+    z.string().refine(isLabelKey, { error: 'label keys are [prefix/]name: name up to 63 letters, digits, dashes, dots, underscores' }),
+    labelValueSchema,
+  )
+  .refine((labels) => Object.keys(labels).length <= maxLabels, { error: `at most ${maxLabels} labels` });
+
+const nonEmpty = z.string({ error: 'must be a string' }).trim().min(1, { error: 'is required' }).max(253, { error: 'is too long' });
+
+export const placementSchema = z.strictObject({
+  zone: nonEmpty.optional(),
+  region: nonEmpty.optional(),
+  machineType: nonEmpty,
+  image: z.string({ error: 'must be a string' }).trim().min(1, { error: 'is required' }).max(2048, { error: 'is too long' }),
+});
+export type Placement = z.infer<typeof placementSchema>;
+
+export function utf8Length(text: string): number {
+  return new TextEncoder().encode(text).length;
+}
+
+export const cloudInitSchema = z
+  .string({ error: 'must be a string' })
+  .refine((text) => utf8Length(text) <= maxCloudInitBytes, { error: `must be at most ${maxCloudInitBytes} bytes` });
+
+const portSchema = z
+  .int({ error: 'must be an integer' })
+  .min(1, { error: 'must be between 1 and 65535' })
+  .max(65535, { error: 'must be between 1 and 65535' });
+
+/** A host name or an IP address, as the admin typed it for a Static proxy. */
+export const addressSchema = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .min(1, { error: 'is required' })
+  .max(253, { error: 'is too long' })
+  .refine((text) => z.ipv4().safeParse(text).success || z.ipv6().safeParse(text).success || z.hostname().safeParse(text).success, {
+    error: 'must be a host name or an IP address',
+  });
+
+const managedFields = {
+  mode: z.literal('Managed'),
+  provider: nonEmpty,
+  placement: placementSchema,
+  port: portSchema.default(defaultProxyPort),
+  labels: labelsSchema.default({}),
+};
+
+const staticFields = {
+  mode: z.literal('Static'),
+  address: addressSchema,
+  port: portSchema.default(defaultProxyPort),
+  labels: labelsSchema.default({}),
+};
+
+const modeError = { error: `mode must be one of ${proxyModes.join(', ')}` };
+
+/** The spec of a Proxy: what the admin asks for. */
+export const proxySpecSchema = z.discriminatedUnion(
+  'mode',
+  [z.strictObject({ ...managedFields, cloudInit: cloudInitSchema.default('') }), z.strictObject(staticFields)],
+  modeError,
+);
+export type ProxySpec = z.output<typeof proxySpecSchema>;
+export type ManagedProxySpec = Extract<ProxySpec, { mode: 'Managed' }>;
+export type StaticProxySpec = Extract<ProxySpec, { mode: 'Static' }>;
+
+/** POST /api/proxies: the spec plus the name. */
+export const proxyCreateSchema = z.discriminatedUnion(
+  'mode',
+  [
+    z.strictObject({ name: proxyNameSchema, ...managedFields, cloudInit: cloudInitSchema.default('') }),
+    z.strictObject({ name: proxyNameSchema, ...staticFields }),
+  ],
+  modeError,
+);
+export type ProxyCreateInput = z.input<typeof proxyCreateSchema>;
+export type ProxyCreate = z.output<typeof proxyCreateSchema>;
+
+/**
+ * PUT /api/proxies/{name}: the whole spec again. `cloudInit` may be left out to keep the stored
+ * one, because the API never sends it back. `mode` and `provider` cannot change.
+ */
+export const proxyUpdateSchema = z.discriminatedUnion(
+  'mode',
+  [z.strictObject({ ...managedFields, cloudInit: cloudInitSchema.optional() }), z.strictObject(staticFields)],
+  modeError,
+);
+export type ProxyUpdateInput = z.input<typeof proxyUpdateSchema>;
+export type ProxyUpdate = z.output<typeof proxyUpdateSchema>;
+
+export interface FieldError {
+  /** dotted path of the field, e.g. `placement.machineType`; empty for the body as a whole */
+  path: string;
+  message: string;
+}
+
+/** zod issues as one entry per field; an unknown key is reported under its own path. */
+export function fieldErrors(error: z.ZodError): FieldError[] {
+  return error.issues.flatMap((issue) => {
+    const base = issue.path.map(String);
+    if (issue.code === 'unrecognized_keys') {
+      return issue.keys.map((key) => ({ path: [...base, key].join('.'), message: 'is not a known field' }));
+    }
+    return [{ path: base.join('.'), message: issue.message }];
+  });
+}
+
+export type ConditionStatus = 'True' | 'False' | 'Unknown';
+export const conditionTypes = ['Provisioned', 'Healthy'] as const;
+export type ConditionType = (typeof conditionTypes)[number];
+
+export interface Condition {
+  type: ConditionType;
+  status: ConditionStatus;
+  reason: string;
+  message: string;
+  /** RFC 3339; changes only when `status` flips */
+  lastTransitionTime: string;
+}
+
+export type ErrorClassName = 'permanent' | 'transient' | 'notFound' | 'quotaExceeded' | 'unclassified';
+
+export interface ProxyStatusView {
+  phase: ProxyPhase;
+  ip?: string;
+  healthy: boolean;
+  providerID?: string;
+  conditions: Condition[];
+  /** the spec hash this status was computed for */
+  observedSpecHash?: string;
+  /** the hash of the current spec; differs from observedSpecHash until the reconciler catches up */
+  specHash: string;
+  lastError?: { class: ErrorClassName; message: string; at: string };
+  egressIP?: string;
+  probeLatencyMs?: number;
+  probedAt?: string;
+}
+
+/** A Proxy as the API returns it. cloud-init is never echoed: only its size. */
+export interface ProxyView {
+  uid: string;
+  name: string;
+  mode: ProxyMode;
+  provider?: string;
+  placement?: Placement;
+  address?: string;
+  port: number;
+  labels: Record<string, string>;
+  cloudInit?: { bytes: number };
+  /** the deterministic instance (domain) name of a Managed proxy */
+  instanceName?: string;
+  createdAt: string;
+  updatedAt: string;
+  deletionRequestedAt?: string;
+  status: ProxyStatusView;
+}
+
+export interface ProxyEventView {
+  id: number;
+  type: 'Normal' | 'Warning';
+  reason: string;
+  message: string;
+  /** how many times this event repeated in a row */
+  count: number;
+  firstAt: string;
+  lastAt: string;
+}
+
+/** What crawler clients get from the discovery API. */
+export interface DiscoveredProxy {
+  name: string;
+  url: string;
+  labels: Record<string, string>;
+  egressIP?: string;
+}

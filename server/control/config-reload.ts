@@ -1,0 +1,160 @@
+// The providers config at run time: loaded at start, watched afterwards. A valid new file replaces
+// every provider at once (the old ones are closed); an invalid one leaves the running providers
+// alone and is reported, with every validation message, in `status()` for the dashboard. An
+// unchanged file (watchers fire more than once per save) is not reloaded.
+import { createHash } from 'node:crypto';
+import { type FSWatcher, watch, watchFile, unwatchFile } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { basename, dirname } from 'node:path';
+import { loadProvidersConfig, ProvidersConfigError } from '@/server/providers/config';
+import { type ProviderEntryBase, type ProviderHandle, ProviderRegistry } from '@/server/providers/registry';
+import type { Logger } from '@/server/telemetry/logger';
+import { type Clock, isoTime, type TimerHandle } from './clock';
+import { errorMessage } from './pass';
+import type { ProviderSet } from './provider-set';
+
+export type ConfigLoader = (path: string) => Promise<ProviderEntryBase[]>;
+
+export interface ConfigStatus {
+  /** the file watched; absent when PROVIDERS_CONFIG is not set (zero providers) */
+  source?: string;
+  /** when the running providers were built from the file */
+  loadedAt?: string;
+  providers: Array<{ name: string; type: string; available: boolean; reason?: string }>;
+  /** the last load that failed and was not applied; cleared by the next good one */
+  lastError?: { at: string; issues: string[] };
+}
+
+export interface ConfigManagerOptions {
+  path?: string;
+  loader?: ConfigLoader;
+  registry: ProviderRegistry;
+  providers: ProviderSet;
+  logger: Logger;
+  clock: Clock;
+  debounceMs: number;
+  /** after a new provider set is in place */
+  onApplied: () => void;
+}
+
+const digest = (text: string): string => createHash('sha256').update(text).digest('hex');
+
+export class ConfigManager {
+  private entries: ProviderEntryBase[] = [];
+  private appliedDigest: string | undefined;
+  private attemptedDigest: string | undefined;
+  private loadedAt: string | undefined;
+  private lastError: ConfigStatus['lastError'];
+  private watcher: FSWatcher | undefined;
+  private polling = false;
+  private debounce: TimerHandle | undefined;
+  private reloading: Promise<boolean> = Promise.resolve(false);
+
+  constructor(private readonly options: ConfigManagerOptions) {}
+
+  status(): ConfigStatus {
+    const available = new Set(this.options.providers.list().map((provider) => provider.name));
+    return {
+      ...(this.options.path ? { source: this.options.path } : {}),
+      ...(this.loadedAt ? { loadedAt: this.loadedAt } : {}),
+      providers: this.entries.map((entry) => {
+        const reason = this.options.providers.unavailableReason(entry.name);
+        return { name: entry.name, type: entry.type, available: available.has(entry.name), ...(reason ? { reason } : {}) };
+      }),
+      ...(this.lastError ? { lastError: this.lastError } : {}),
+    };
+  }
+
+  /** The validated entries of the running config (they name files, never hold key material). */
+  currentEntries(): readonly ProviderEntryBase[] {
+    return this.entries;
+  }
+
+  /** Loads the file now (serialised with watcher-triggered loads); true when a new set was applied. */
+  reload(): Promise<boolean> {
+    this.reloading = this.reloading.then(() => this.load());
+    return this.reloading;
+  }
+
+  startWatching(): void {
+    const { path } = this.options;
+    if (!path || this.watcher || this.polling) return;
+    const onChange = () => this.scheduleReload();
+    try {
+      // The directory, not the file: editors and ConfigMaps replace the file by rename.
+      this.watcher = watch(dirname(path), { persistent: false }, (_event, name) => {
+        if (name === null || name === basename(path)) onChange();
+      });
+      this.watcher.on('error', (err) => this.options.logger.warn({ error: errorMessage(err) }, 'providers config watch failed'));
+    } catch (err) {
+      this.options.logger.warn({ error: errorMessage(err) }, 'providers config directory cannot be watched; polling the file');
+      watchFile(path, { interval: 2_000, persistent: false }, onChange);
+      this.polling = true;
+    }
+  }
+
+  async stop(): Promise<void> {
+    if (this.debounce !== undefined) this.options.clock.clearTimeout(this.debounce);
+    this.debounce = undefined;
+    this.watcher?.close();
+    this.watcher = undefined;
+    if (this.polling && this.options.path) unwatchFile(this.options.path);
+    this.polling = false;
+    await this.reloading;
+  }
+
+  private scheduleReload(): void {
+    if (this.debounce !== undefined) this.options.clock.clearTimeout(this.debounce);
+    this.debounce = this.options.clock.setTimeout(() => {
+      this.debounce = undefined;
+      void this.reload();
+    }, this.options.debounceMs);
+  }
+
+  private async load(): Promise<boolean> {
+    const { path, logger } = this.options;
+    if (!path) return false;
+    let text: string | undefined;
+    try {
+      text = await readFile(path, 'utf8');
+    } catch {
+      text = undefined; // the loader reports the reason
+    }
+    const fileDigest = text === undefined ? undefined : digest(text);
+    if (fileDigest !== undefined && fileDigest === this.attemptedDigest) return false;
+    this.attemptedDigest = fileDigest;
+    let entries: ProviderEntryBase[];
+    try {
+      entries = await (this.options.loader ?? loadProvidersConfig)(path);
+    } catch (err) {
+      const issues = err instanceof ProvidersConfigError ? [...err.issues] : [errorMessage(err)];
+      this.lastError = { at: isoTime(this.options.clock), issues };
+      logger.warn({ source: path, issues }, this.appliedDigest ? 'providers config rejected; keeping the running config' : 'providers config rejected; running with no providers');
+      return false;
+    }
+    await this.apply(entries, fileDigest ?? '');
+    this.appliedDigest = fileDigest;
+    return true;
+  }
+
+  private async apply(entries: ProviderEntryBase[], version: string): Promise<void> {
+    const { registry, providers, logger } = this.options;
+    const handles = new Map<string, ProviderHandle>();
+    const unavailable = new Map<string, string>();
+    for (const entry of entries) {
+      try {
+        handles.set(entry.name, await registry.build(entry, { logger: logger.child({ provider: entry.name }) }));
+      } catch (err) {
+        unavailable.set(entry.name, errorMessage(err));
+        logger.warn({ provider: entry.name, type: entry.type, error: errorMessage(err) }, 'provider unavailable');
+      }
+    }
+    const closeFailures = await providers.replace({ handles, unavailable, version });
+    for (const failure of closeFailures) logger.warn({ error: errorMessage(failure) }, 'closing a replaced provider failed');
+    this.entries = entries;
+    this.loadedAt = isoTime(this.options.clock);
+    this.lastError = undefined;
+    logger.info({ source: this.options.path, providers: entries.map((entry) => entry.name) }, 'providers config applied');
+    this.options.onApplied();
+  }
+}

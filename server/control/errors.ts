@@ -1,0 +1,30 @@
+// Typed errors the control plane's services throw to the API; routes map them by `code`.
+import type { FieldError } from '@/lib/proxy-spec';
+
+export class ProxyNotFoundError extends Error {
+  readonly code = 'ERR_PROXY_NOT_FOUND';
+  constructor(readonly proxyName: string) {
+    super(`no Proxy named ${JSON.stringify(proxyName)}`);
+    this.name = 'ProxyNotFoundError';
+  }
+}
+
+/** Bad input; `fields` names each offending field. Nothing was changed. */
+export class ProxyValidationError extends Error {
+  readonly code = 'ERR_PROXY_INVALID';
+  constructor(readonly fields: FieldError[]) {
+    super(`invalid Proxy: ${fields.map((field) => (field.path ? `${field.path}: ${field.message}` : field.message)).join('; ')}`);
+    this.name = 'ProxyValidationError';
+  }
+}
+
+/** The Proxy is being deleted; it cannot be changed any more. */
+export class ProxyDeletingError extends Error {
+  readonly code = 'ERR_PROXY_DELETING';
+  constructor(readonly proxyName: string) {
+    super(`Proxy ${JSON.stringify(proxyName)} is being deleted`);
+    this.name = 'ProxyDeletingError';
+  }
+}
+
+export { ProxyExistsError } from '@/server/store/errors';

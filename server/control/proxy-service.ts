@@ -1,0 +1,134 @@
+// What the API does with Proxies: validated create / update / delete that commit to the store and
+// queue the Proxy for the reconciler, plus the read side (list, get, events, discovery). Every
+// input is parsed here with the shared schema, whatever the route already did.
+import { randomUUID } from 'node:crypto';
+import type { z } from 'zod';
+import {
+  type DiscoveredProxy,
+  fieldErrors,
+  proxyCreateSchema,
+  type ProxyEventView,
+  type ProxyPhase,
+  type ProxySpec,
+  proxyUpdateSchema,
+  type ProxyView,
+} from '@/lib/proxy-spec';
+import type { Store } from '@/server/store';
+import type { ProxyRecord } from '@/server/store/proxies';
+import { type Clock, isoTime } from './clock';
+import { ProxyDeletingError, ProxyNotFoundError, ProxyValidationError } from './errors';
+import { proxyUrl } from './probe';
+import { toProxyView } from './proxy-view';
+
+export interface ProxyFilter {
+  /** every label given must match */
+  labels?: Record<string, string>;
+  mode?: ProxySpec['mode'];
+  provider?: string;
+  phase?: ProxyPhase;
+}
+
+export interface ProxyServiceOptions {
+  store: Store;
+  clock: Clock;
+  /** names of the configured providers (running or not) */
+  providerNames: () => string[];
+  /** called after every committed change so the reconciler picks the Proxy up */
+  onChange: (name: string) => void;
+  newUid?: () => string;
+}
+
+function parseOrThrow<S extends z.ZodType>(schema: S, input: unknown): z.output<S> {
+  const parsed = schema.safeParse(input);
+  if (!parsed.success) throw new ProxyValidationError(fieldErrors(parsed.error));
+  return parsed.data;
+}
+
+const matchesLabels = (labels: Record<string, string>, wanted: Record<string, string> = {}): boolean =>
+  Object.entries(wanted).every(([key, value]) => labels[key] === value);
+
+export class ProxyService {
+  constructor(private readonly options: ProxyServiceOptions) {}
+
+  list(filter: ProxyFilter = {}): ProxyView[] {
+    return this.options.store.proxies
+      .list()
+      .map(toProxyView)
+      .filter(
+        (view) =>
+          matchesLabels(view.labels, filter.labels) &&
+          (filter.mode === undefined || view.mode === filter.mode) &&
+          (filter.provider === undefined || view.provider === filter.provider) &&
+          (filter.phase === undefined || view.status.phase === filter.phase),
+      );
+  }
+
+  get(name: string): ProxyView {
+    return toProxyView(this.record(name));
+  }
+
+  create(input: unknown): ProxyView {
+    const { name, ...spec } = parseOrThrow(proxyCreateSchema, input);
+    if (spec.mode === 'Managed') this.requireProvider(spec.provider);
+    const uid = (this.options.newUid ?? randomUUID)();
+    const record = this.options.store.proxies.insert({ uid, name, spec, now: isoTime(this.options.clock) });
+    this.options.store.events.record(uid, { type: 'Normal', reason: 'Created', message: 'Proxy created' }, this.options.clock.now());
+    this.options.onChange(name);
+    return toProxyView(record);
+  }
+
+  /** Replaces the spec; `cloudInit` left out keeps the stored one. `mode` and `provider` are immutable. */
+  update(name: string, input: unknown): ProxyView {
+    const update = parseOrThrow(proxyUpdateSchema, input);
+    const record = this.record(name);
+    if (record.deletionRequestedAt) throw new ProxyDeletingError(name);
+    const current = record.spec;
+    if (update.mode !== current.mode) throw new ProxyValidationError([{ path: 'mode', message: `cannot change (is ${current.mode})` }]);
+    let spec: ProxySpec;
+    if (update.mode === 'Managed' && current.mode === 'Managed') {
+      if (update.provider !== current.provider) throw new ProxyValidationError([{ path: 'provider', message: `cannot change (is ${JSON.stringify(current.provider)})` }]);
+      spec = { ...update, cloudInit: update.cloudInit ?? current.cloudInit };
+    } else {
+      spec = update as ProxySpec;
+    }
+    if (JSON.stringify(spec) === JSON.stringify(current)) return toProxyView(record);
+    this.options.store.proxies.updateSpec({ uid: record.uid, spec, now: isoTime(this.options.clock) });
+    this.options.store.events.record(record.uid, { type: 'Normal', reason: 'SpecUpdated', message: 'spec updated' }, this.options.clock.now());
+    this.options.onChange(name);
+    return this.get(name);
+  }
+
+  /** Requests deletion; the record stays (phase Deleting) until the provider's Delete succeeded. */
+  delete(name: string): ProxyView {
+    const record = this.record(name);
+    this.options.store.proxies.requestDeletion({ uid: record.uid, now: isoTime(this.options.clock) });
+    this.options.onChange(name);
+    return this.get(name);
+  }
+
+  events(name: string, limit = 100): ProxyEventView[] {
+    return this.options.store.events.list(this.record(name).uid, limit);
+  }
+
+  /** Ready (Running and healthy) proxies, for crawler clients. */
+  discover(filter: { labels?: Record<string, string> } = {}): DiscoveredProxy[] {
+    return this.list({ labels: filter.labels, phase: 'Ready' }).map((view) => ({
+      name: view.name,
+      url: proxyUrl(view.status.ip as string, view.port),
+      labels: view.labels,
+      ...(view.status.egressIP ? { egressIP: view.status.egressIP } : {}),
+    }));
+  }
+
+  private record(name: string): ProxyRecord {
+    const record = this.options.store.proxies.get(name);
+    if (!record) throw new ProxyNotFoundError(name);
+    return record;
+  }
+
+  private requireProvider(provider: string): void {
+    if (!this.options.providerNames().includes(provider)) {
+      throw new ProxyValidationError([{ path: 'provider', message: `${JSON.stringify(provider)} is not a configured provider` }]);
+    }
+  }
+}

@@ -1,0 +1,106 @@
+// Runtime settings from the environment. Durations read `500ms`, `15s`, `1m`, `2h`, `7d`, or a
+// bare number of seconds. A bad value stops the start with a message naming the variable.
+export interface RuntimeSettings {
+  dataDir: string;
+  /** path of the providers config; none means zero providers */
+  providersConfigPath?: string;
+  reconcileWorkers: number;
+  resyncIntervalMs: number;
+  /** how often a Provisioning instance is polled for its state and address */
+  provisioningPollMs: number;
+  quotaRetryMs: number;
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  providerCheckIntervalMs: number;
+  providerCheckTimeoutMs: number;
+  gcIntervalMs: number;
+  gcTimeoutMs: number;
+  probeIntervalMs: number;
+  probeTimeoutMs: number;
+  /** fetched through each proxy; unset means only the proxy port itself is asked (no outside traffic) */
+  probeUrl?: string;
+  /** answers with the caller's address; fetched through each proxy to record its egress IP */
+  ipEchoUrl?: string;
+  healthHistoryRetentionMs: number;
+  eventRetentionMs: number;
+  housekeepingIntervalMs: number;
+  /** debounce of config file change notifications */
+  configReloadDelayMs: number;
+}
+
+export class SettingsError extends Error {
+  readonly code = 'ERR_SETTINGS';
+  constructor(readonly variable: string, reason: string) {
+    super(`${variable}: ${reason}`);
+    this.name = 'SettingsError';
+  }
+}
+
+const unitMs: Record<string, number> = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, '': 1_000 };
+
+export function parseDuration(text: string, variable: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d|)\s*$/.exec(text);
+  if (!match) throw new SettingsError(variable, `${JSON.stringify(text)} is not a duration (e.g. 500ms, 15s, 1m, 7d)`);
+  const value = Number(match[1]) * (unitMs[match[2] ?? ''] ?? 1_000);
+  if (value <= 0) throw new SettingsError(variable, 'must be greater than zero');
+  return Math.round(value);
+}
+
+function parseUrl(text: string, variable: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new SettingsError(variable, 'is not a URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new SettingsError(variable, 'must be an http(s) URL');
+  return url.toString();
+}
+
+function parseCount(text: string, variable: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value) || value < 1 || value > 64) throw new SettingsError(variable, 'must be an integer from 1 to 64');
+  return value;
+}
+
+type DurationKey = {
+  [K in keyof RuntimeSettings]-?: RuntimeSettings[K] extends number ? K : never;
+}[keyof RuntimeSettings];
+
+// One row per duration setting: the variable that sets it and its default.
+const durations: Record<Exclude<DurationKey, 'reconcileWorkers'>, { variable: string; fallback: string }> = {
+  resyncIntervalMs: { variable: 'RESYNC_INTERVAL', fallback: '1m' },
+  provisioningPollMs: { variable: 'PROVISIONING_POLL_INTERVAL', fallback: '10s' },
+  quotaRetryMs: { variable: 'QUOTA_RETRY', fallback: '5m' },
+  backoffBaseMs: { variable: 'RECONCILE_BACKOFF_BASE', fallback: '1s' },
+  backoffCapMs: { variable: 'RECONCILE_BACKOFF_CAP', fallback: '5m' },
+  providerCheckIntervalMs: { variable: 'PROVIDER_CHECK_INTERVAL', fallback: '1m' },
+  providerCheckTimeoutMs: { variable: 'PROVIDER_CHECK_TIMEOUT', fallback: '15s' },
+  gcIntervalMs: { variable: 'GC_INTERVAL', fallback: '10m' },
+  gcTimeoutMs: { variable: 'GC_TIMEOUT', fallback: '2m' },
+  probeIntervalMs: { variable: 'PROBE_INTERVAL', fallback: '30s' },
+  probeTimeoutMs: { variable: 'PROBE_TIMEOUT', fallback: '5s' },
+  healthHistoryRetentionMs: { variable: 'HEALTH_HISTORY_RETENTION', fallback: '7d' },
+  eventRetentionMs: { variable: 'EVENT_RETENTION', fallback: '7d' },
+  housekeepingIntervalMs: { variable: 'HOUSEKEEPING_INTERVAL', fallback: '10m' },
+  configReloadDelayMs: { variable: 'CONFIG_RELOAD_DELAY', fallback: '250ms' },
+};
+
+const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value.trim() === '' ? undefined : value);
+
+export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeSettings {
+  const timing = Object.fromEntries(
+    Object.entries(durations).map(([key, { variable, fallback }]) => [key, parseDuration(nonEmpty(env[variable]) ?? fallback, variable)]),
+  ) as Record<keyof typeof durations, number>;
+  const probeUrl = nonEmpty(env.PROBE_URL);
+  const ipEchoUrl = nonEmpty(env.IP_ECHO_URL);
+  const providersConfigPath = nonEmpty(env.PROVIDERS_CONFIG);
+  return {
+    ...timing,
+    dataDir: nonEmpty(env.DATA_DIR) ?? './data',
+    reconcileWorkers: parseCount(nonEmpty(env.RECONCILE_WORKERS) ?? '3', 'RECONCILE_WORKERS'),
+    ...(providersConfigPath ? { providersConfigPath } : {}),
+    ...(probeUrl ? { probeUrl: parseUrl(probeUrl, 'PROBE_URL') } : {}),
+    ...(ipEchoUrl ? { ipEchoUrl: parseUrl(ipEchoUrl, 'IP_ECHO_URL') } : {}),
+  };
+}

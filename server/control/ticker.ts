@@ -1,0 +1,67 @@
+// A periodic loop that never overlaps itself: run, then wait the interval, then run again. Stop
+// aborts the signal handed to the run in progress and waits for it to settle.
+import type { Logger } from '@/server/telemetry/logger';
+import type { Clock, TimerHandle } from './clock';
+
+export interface TickerOptions {
+  name: string;
+  clock: Clock;
+  intervalMs: number;
+  run: (signal: AbortSignal) => Promise<void>;
+  logger: Logger;
+}
+
+export class Ticker {
+  private timer: TimerHandle | undefined;
+  private current: Promise<void> | undefined;
+  private readonly controller = new AbortController();
+  private stopped = false;
+
+  constructor(private readonly options: TickerOptions) {}
+
+  /** Starts the loop; the first run happens at once unless `delayFirst` is set. */
+  start(delayFirst = false): void {
+    if (delayFirst) this.schedule();
+    else void this.tick();
+  }
+
+  /** Runs now (waiting for a run in progress first); the regular schedule continues after it. */
+  async runNow(): Promise<void> {
+    await this.current;
+    if (this.stopped) return;
+    if (this.timer !== undefined) this.options.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    await this.tick();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer !== undefined) this.options.clock.clearTimeout(this.timer);
+    this.timer = undefined;
+    this.controller.abort(new Error(`${this.options.name} stopped`));
+    await this.current;
+  }
+
+  private tick(): Promise<void> {
+    const run = (async () => {
+      try {
+        await this.options.run(this.controller.signal);
+      } catch (err) {
+        if (!this.stopped) this.options.logger.error({ err, loop: this.options.name }, 'control loop run failed');
+      }
+    })();
+    this.current = run.finally(() => {
+      this.current = undefined;
+      this.schedule();
+    });
+    return this.current;
+  }
+
+  private schedule(): void {
+    if (this.stopped || this.timer !== undefined) return;
+    this.timer = this.options.clock.setTimeout(() => {
+      this.timer = undefined;
+      void this.tick();
+    }, this.options.intervalMs);
+  }
+}

@@ -1,0 +1,53 @@
+// The seam the kvm2 provider's logic depends on: the libvirt calls it makes, in the RPC client's
+// own signatures. Production hands out LibvirtClient objects wrapped by backend.ts (budgets) and
+// observe.ts (a span and a `libvirt call` log line per RPC); unit tests hand out the in-memory
+// fake in test/fakes/fake-libvirt.ts.
+import type { CallOptions, LibvirtClient } from '@/server/libvirt';
+
+export type LibvirtAPI = Pick<
+  LibvirtClient,
+  | 'connectGetLibVersion'
+  | 'connectGetHostname'
+  | 'connectGetDomainCapabilities'
+  | 'connectListAllDomains'
+  | 'domainLookupByName'
+  | 'domainDefineXmlFlags'
+  | 'domainCreate'
+  | 'domainDestroy'
+  | 'domainUndefineFlags'
+  | 'domainGetState'
+  | 'domainGetXmlDesc'
+  | 'domainGetMetadata'
+  | 'domainInterfaceAddresses'
+  | 'storagePoolLookupByName'
+  | 'storagePoolGetInfo'
+  | 'storagePoolRefresh'
+  | 'storagePoolListAllVolumes'
+  | 'storageVolLookupByName'
+  | 'storageVolCreateXml'
+  | 'storageVolDelete'
+  | 'storageVolGetPath'
+  | 'storageVolGetInfo'
+  | 'storageVolGetXmlDesc'
+  | 'storageVolUpload'
+  | 'storageVolDownload'
+>;
+
+/** A connection handed to one caller for its own use (image uploads, health checks). */
+export interface FreshConnection {
+  api: LibvirtAPI;
+  /** Courtesy CONNECT_CLOSE within its budget, then the SSH connection goes. Never throws. */
+  close(): Promise<void>;
+}
+
+/**
+ * How the provider's logic reaches a host. `pooled` shares one lazily dialled connection per host
+ * (concurrent callers wait for one dial; waiting ends with their signal); `fresh` dials a
+ * connection of the caller's own. Every call on either carries its budget from backend.ts.
+ */
+export interface HostBackend {
+  pooled(host: string, options?: CallOptions): Promise<LibvirtAPI>;
+  fresh(host: string, options?: CallOptions): Promise<FreshConnection>;
+  /** Closes every pooled connection (config reload, shutdown). */
+  closeAll(): Promise<void>;
+}

@@ -1,0 +1,218 @@
+// The composition root: settings → store → providers (from the providers config, through the
+// registry) → control loops (reconciler, provider health monitor, orphan GC, proxy probes,
+// housekeeping) → the services the HTTP routes call. One runtime per server process: Next's dev
+// server evaluates modules more than once, so the process-wide instance lives on globalThis.
+import type { Provider, Target } from '@/server/providers/contract';
+import { type ProviderRegistry, providerRegistry } from '@/server/providers/registry';
+import { openStore, type Store } from '@/server/store';
+import type { HealthSample } from '@/server/store/provider-health';
+import { type Logger, logger as childLogger } from '@/server/telemetry/logger';
+import { type Metrics, processMetrics } from '@/server/telemetry/metrics';
+import { type Clock, systemClock } from './control/clock';
+import { type ConfigLoader, ConfigManager, type ConfigStatus } from './control/config-reload';
+import { OrphanCollector } from './control/gc';
+import { Housekeeping } from './control/housekeeping';
+import { Monitor } from './control/monitor';
+import { errorMessage } from './control/pass';
+import { Prober, type ProberOptions } from './control/prober';
+import { ProviderSet } from './control/provider-set';
+import { ProxyService } from './control/proxy-service';
+import { Reconciler } from './control/reconciler';
+import { type RuntimeSettings, settingsFromEnv } from './control/settings';
+
+export interface RuntimeOptions {
+  settings: RuntimeSettings;
+  registry?: ProviderRegistry;
+  /** reads and validates the providers config; the real loader (server/providers/config) by default */
+  configLoader?: ConfigLoader;
+  clock?: Clock;
+  logger?: Logger;
+  metrics?: Metrics;
+  /** replaces the HTTP probe (tests) */
+  probe?: ProberOptions['probe'];
+}
+
+export interface ProviderSummary {
+  name: string;
+  type: string;
+  /** false when the entry could not be built (see `reason`) */
+  available: boolean;
+  reason?: string;
+  /** latest check per target, in the provider's order; empty before the first check */
+  targets: Target[];
+}
+
+export interface ProvidersApi {
+  list(): ProviderSummary[];
+  /** every check since `sinceMs` (epoch ms), oldest first */
+  history(name: string, options: { sinceMs: number; target?: string }): HealthSample[];
+  /** the running provider, for calls the routes make themselves (host listings) */
+  get(name: string): Provider | undefined;
+}
+
+export interface Runtime {
+  readonly settings: RuntimeSettings;
+  readonly store: Store;
+  readonly metrics: Metrics;
+  readonly proxies: ProxyService;
+  readonly providers: ProvidersApi;
+  readonly reconciler: Reconciler;
+  readonly monitor: Monitor;
+  readonly gc: OrphanCollector;
+  readonly prober: Prober;
+  readonly housekeeping: Housekeeping;
+  configStatus(): ConfigStatus;
+  reloadConfig(): Promise<boolean>;
+  start(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export function createRuntime(options: RuntimeOptions): Runtime {
+  const { settings } = options;
+  const clock = options.clock ?? systemClock;
+  const log = options.logger ?? childLogger('control-plane');
+  const metrics = options.metrics ?? processMetrics();
+  const store = openStore({ dataDir: settings.dataDir });
+  const providerSet = new ProviderSet();
+
+  const prober = new Prober({
+    store,
+    clock,
+    metrics,
+    logger: log.child({ loop: 'probes' }),
+    intervalMs: settings.probeIntervalMs,
+    timeoutMs: settings.probeTimeoutMs,
+    targetUrl: settings.probeUrl,
+    ipEchoUrl: settings.ipEchoUrl,
+    probe: options.probe,
+  });
+  const reconciler = new Reconciler({
+    store,
+    clock,
+    metrics,
+    providers: providerSet,
+    logger: log.child({ loop: 'reconciler' }),
+    workers: settings.reconcileWorkers,
+    backoff: { baseMs: settings.backoffBaseMs, capMs: settings.backoffCapMs },
+    resyncIntervalMs: settings.resyncIntervalMs,
+    quotaRetryMs: settings.quotaRetryMs,
+    provisioningPollMs: settings.provisioningPollMs,
+    onRunning: (name) => prober.kick(name),
+  });
+  const monitor = new Monitor({
+    store,
+    clock,
+    metrics,
+    providers: providerSet,
+    logger: log.child({ loop: 'provider-health' }),
+    intervalMs: settings.providerCheckIntervalMs,
+    timeoutMs: settings.providerCheckTimeoutMs,
+  });
+  const gc = new OrphanCollector({ store, clock, providers: providerSet, logger: log.child({ loop: 'orphan-gc' }), intervalMs: settings.gcIntervalMs, timeoutMs: settings.gcTimeoutMs });
+  const housekeeping = new Housekeeping({ store, clock, logger: log.child({ loop: 'housekeeping' }), ...settings, intervalMs: settings.housekeepingIntervalMs });
+  let started = false;
+  const config = new ConfigManager({
+    path: settings.providersConfigPath,
+    loader: options.configLoader,
+    registry: options.registry ?? providerRegistry,
+    providers: providerSet,
+    logger: log.child({ loop: 'config' }),
+    clock,
+    debounceMs: settings.configReloadDelayMs,
+    onApplied: () => {
+      if (!started) return;
+      // New providers may unblock any Proxy (and release Failed latches): look at all of them now.
+      for (const name of store.proxies.names()) reconciler.enqueue(name);
+      void monitor.runNow();
+    },
+  });
+
+  const proxies = new ProxyService({ store, clock, providerNames: () => config.status().providers.map((entry) => entry.name), onChange: (name) => reconciler.enqueue(name) });
+
+  const providers: ProvidersApi = {
+    list: () => {
+      const latest = new Map(store.health.latest().map((health) => [health.provider, health.targets]));
+      return config.status().providers.map((entry) => ({ ...entry, targets: latest.get(entry.name) ?? [] }));
+    },
+    history: (name, query) => store.health.history({ provider: name, ...query }),
+    get: (name) => providerSet.get(name),
+  };
+
+  let stopping: Promise<void> | undefined;
+  return {
+    settings,
+    store,
+    metrics,
+    proxies,
+    providers,
+    reconciler,
+    monitor,
+    gc,
+    prober,
+    housekeeping,
+    configStatus: () => config.status(),
+    reloadConfig: () => config.reload(),
+    async start() {
+      if (started) return;
+      await config.reload();
+      config.startWatching();
+      started = true;
+      reconciler.start();
+      monitor.start();
+      gc.start();
+      prober.start();
+      housekeeping.start();
+      log.info({ dataDir: settings.dataDir, providers: providerSet.list().map((provider) => provider.name), probeUrl: settings.probeUrl ?? null }, 'control plane started');
+    },
+    stop() {
+      stopping ??= (async () => {
+        await config.stop();
+        await Promise.all([prober.stop(), gc.stop(), monitor.stop(), housekeeping.stop(), reconciler.stop()]);
+        for (const failure of await providerSet.close()) log.warn({ error: errorMessage(failure) }, 'closing a provider failed');
+        store.close();
+        log.info('control plane stopped');
+      })();
+      return stopping;
+    },
+  };
+}
+
+const globalKey = Symbol.for('kvm2-proxies.runtime');
+type GlobalWithRuntime = typeof globalThis & { [globalKey]?: Promise<Runtime> };
+
+/**
+ * Starts the process's runtime once (settings from the environment) and stops it on SIGTERM or
+ * SIGINT. Later calls, including from a second evaluation of this module, get the same runtime.
+ */
+export function startRuntimeOnce(options: Partial<RuntimeOptions> = {}): Promise<Runtime> {
+  const holder = globalThis as GlobalWithRuntime;
+  holder[globalKey] ??= (async () => {
+    const runtime = createRuntime({ ...options, settings: options.settings ?? settingsFromEnv() });
+    await runtime.start();
+    stopOnSignals(runtime);
+    return runtime;
+  })().catch((err: unknown) => {
+    // A failed start (bad settings, unreadable store) is not cached: the next call tries again.
+    delete holder[globalKey];
+    throw err;
+  });
+  return holder[globalKey];
+}
+
+/** The runtime started by startRuntimeOnce; the HTTP routes call this. */
+export function getRuntime(): Promise<Runtime> {
+  const existing = (globalThis as GlobalWithRuntime)[globalKey];
+  return existing ?? startRuntimeOnce();
+}
+
+function stopOnSignals(runtime: Runtime): void {
+  const onSignal = (signal: NodeJS.Signals) => {
+    void runtime.stop().finally(() => {
+      // With no other listener (a plain node process), restore the default: exit. Under Next the
+      // server has its own handler and exits when it is done.
+      if (process.listenerCount(signal) === 0) process.exit(0);
+    });
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+}

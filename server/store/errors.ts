@@ -1,0 +1,25 @@
+// Typed errors of the store layer. Routes map them by `code`, never by message.
+export class ProxyExistsError extends Error {
+  readonly code = 'ERR_PROXY_EXISTS';
+  constructor(readonly proxyName: string, options?: { cause?: unknown }) {
+    super(`a Proxy named ${JSON.stringify(proxyName)} already exists`, options);
+    this.name = 'ProxyExistsError';
+  }
+}
+
+export class StoreVersionError extends Error {
+  readonly code = 'ERR_STORE_VERSION';
+  constructor(readonly found: number, readonly known: number) {
+    super(`the database is at schema version ${found}, newer than this server knows (${known}); refusing to open it`);
+    this.name = 'StoreVersionError';
+  }
+}
+
+export class StoreMigrationError extends Error {
+  readonly code = 'ERR_STORE_MIGRATION';
+  constructor(readonly version: number, readonly migrationName: string, options: { cause: unknown }) {
+    const reason = options.cause instanceof Error ? options.cause.message : String(options.cause);
+    super(`migration ${version} (${migrationName}) failed and was rolled back: ${reason}`, options);
+    this.name = 'StoreMigrationError';
+  }
+}

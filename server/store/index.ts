@@ -1,0 +1,31 @@
+// The store: one SQLite database in DATA_DIR with a module per record type.
+import type { Database } from 'better-sqlite3';
+import { openDatabase, type OpenDatabaseOptions } from './database';
+import { EventStore } from './events';
+import { ProviderHealthStore } from './provider-health';
+import { ProxyStore } from './proxies';
+
+export interface Store {
+  readonly db: Database;
+  readonly proxies: ProxyStore;
+  readonly events: EventStore;
+  readonly health: ProviderHealthStore;
+  close(): void;
+}
+
+export function openStore(options: OpenDatabaseOptions): Store {
+  const db = openDatabase(options);
+  return {
+    db,
+    proxies: new ProxyStore(db),
+    events: new EventStore(db),
+    health: new ProviderHealthStore(db),
+    close: () => {
+      if (db.open) db.close();
+    },
+  };
+}
+
+export type { ProxyRecord, ReconcileStatus, ProbeStatus, StoredPhase } from './proxies';
+export type { EventInput } from './events';
+export type { ProviderHealth, HealthSample } from './provider-health';

@@ -1,0 +1,102 @@
+// Versioned schema migrations, applied in order at open. The version lives in SQLite's
+// user_version; each migration runs in its own transaction together with the version bump, so a
+// crash mid-migration leaves the previous version intact and the next start redoes it.
+import type { Database } from 'better-sqlite3';
+import { StoreMigrationError, StoreVersionError } from './errors';
+
+export interface Migration {
+  version: number;
+  name: string;
+  up: string;
+}
+
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'proxies',
+    up: `
+      CREATE TABLE proxies (
+        uid TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        spec TEXT NOT NULL,
+        status TEXT NOT NULL,
+        probe TEXT,
+        generation INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        deletion_requested_at TEXT
+      );`,
+  },
+  {
+    version: 2,
+    name: 'proxy events',
+    up: `
+      CREATE TABLE proxy_events (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        proxy_uid TEXT NOT NULL,
+        type TEXT NOT NULL,
+        reason TEXT NOT NULL,
+        message TEXT NOT NULL,
+        count INTEGER NOT NULL DEFAULT 1,
+        first_at INTEGER NOT NULL,
+        last_at INTEGER NOT NULL
+      );
+      CREATE INDEX proxy_events_by_proxy ON proxy_events (proxy_uid, id);
+      CREATE INDEX proxy_events_by_time ON proxy_events (last_at);`,
+  },
+  {
+    version: 3,
+    name: 'provider health',
+    up: `
+      CREATE TABLE provider_health (
+        provider TEXT NOT NULL,
+        target TEXT NOT NULL,
+        position INTEGER NOT NULL,
+        ready INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        message TEXT NOT NULL,
+        details TEXT NOT NULL,
+        latency_ms REAL NOT NULL,
+        checked_at INTEGER NOT NULL,
+        PRIMARY KEY (provider, target)
+      );
+      CREATE TABLE provider_health_history (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        provider TEXT NOT NULL,
+        target TEXT NOT NULL,
+        ready INTEGER NOT NULL,
+        reason TEXT NOT NULL,
+        message TEXT NOT NULL,
+        details TEXT NOT NULL,
+        latency_ms REAL NOT NULL,
+        checked_at INTEGER NOT NULL
+      );
+      CREATE INDEX provider_health_history_by_provider ON provider_health_history (provider, checked_at);
+      CREATE INDEX provider_health_history_by_time ON provider_health_history (checked_at);`,
+  },
+];
+
+export function schemaVersion(db: Database): number {
+  return db.pragma('user_version', { simple: true }) as number;
+}
+
+/** Applies every migration above the database's version; returns the versions applied. */
+export function migrate(db: Database, list: readonly Migration[] = migrations): number[] {
+  const known = list.reduce((max, migration) => Math.max(max, migration.version), 0);
+  const current = schemaVersion(db);
+  if (current > known) throw new StoreVersionError(current, known);
+  const pending = [...list].filter((migration) => migration.version > current).sort((a, b) => a.version - b.version);
+  for (const migration of pending) {
+    const apply = db.transaction(() => {
+      db.exec(migration.up);
+      // PRAGMA takes no bound parameters; the version is an integer from our own table.
+      db.pragma(`user_version = ${Math.trunc(migration.version)}`);
+    });
+    try {
+      apply();
+    } catch (err) {
+      throw new StoreMigrationError(migration.version, migration.name, { cause: err });
+    }
+  }
+  return pending.map((migration) => migration.version);
+}

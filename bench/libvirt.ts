@@ -8,16 +8,18 @@ import { createReadStream, existsSync, mkdirSync, openSync, closeSync, statSync,
 import { randomBytes } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { LibvirtClient, type StoragePool } from '@/server/libvirt';
 import { libvirtSocketDialer } from '@/server/ssh';
-import { type Lab, type LabHost, loadLab, runCommand, sshArgs, virsh } from '@/test/lab/harness/lab';
+import { type Lab, type LabHost, loadLab, sshArgs, virsh } from '@/test/lab/harness/lab';
 
 const MiB = 1024 * 1024;
-const RTT_CALLS = 2_000;
+const RTT_CALLS = 300;
+const RTT_ROUNDS = 15;
 const PIPELINE_CALLS = 100;
 const PIPELINE_ROUNDS = 30;
 const UPLOAD_BYTES = 512 * MiB;
-const UPLOAD_ROUNDS = 2;
+const UPLOAD_ROUNDS = 3;
 const workDir = join(tmpdir(), 'kvm2-bench-libvirt');
 const PYTHON = '/usr/bin/python3'; // Debian's, where python3-libvirt lives
 
@@ -52,28 +54,59 @@ function cClientSetup(lab: Lab, host: LabHost): { uri: string; env: NodeJS.Proce
   };
 }
 
-const pythonRtt = `
-import json, sys, time, libvirt
+// A long-lived python3-libvirt process that times N sequential getLibVersion calls per request,
+// so its rounds can alternate with ours and both see the same machine load.
+const pythonRttWorker = `
+import sys, time, libvirt
 conn = libvirt.open(sys.argv[1])
 for _ in range(100): conn.getLibVersion()
-start = time.perf_counter()
-for _ in range(int(sys.argv[2])): conn.getLibVersion()
-elapsed = time.perf_counter() - start
-print(json.dumps({"rttMs": elapsed * 1000 / int(sys.argv[2])}))
+print("ready", flush=True)
+for line in sys.stdin:
+    n = int(line)
+    start = time.perf_counter()
+    for _ in range(n): conn.getLibVersion()
+    print((time.perf_counter() - start) * 1000 / n, flush=True)
 conn.close()
 `;
 
-async function cClientRttMs(c: { uri: string; env: NodeJS.ProcessEnv }): Promise<number> {
-  const result = await runCommand([PYTHON, '-c', pythonRtt, c.uri, String(RTT_CALLS)], { env: c.env, timeoutMs: 300_000 });
-  if (result.exitCode !== 0) throw new Error(`python3-libvirt RTT run failed: ${result.stderr}`);
-  return (JSON.parse(result.stdout) as { rttMs: number }).rttMs;
+interface RttWorker {
+  round(calls: number): Promise<number>;
+  stop(): void;
 }
 
-async function ourRttMs(libvirt: LibvirtClient): Promise<number> {
-  for (let i = 0; i < 100; i++) await libvirt.connectGetLibVersion();
+function startCClientWorker(c: { uri: string; env: NodeJS.ProcessEnv }): Promise<RttWorker> {
+  const child = spawn(PYTHON, ['-c', pythonRttWorker, c.uri], { env: c.env, stdio: ['pipe', 'pipe', 'inherit'] });
+  const lines = createInterface({ input: child.stdout });
+  const waiting: Array<(line: string) => void> = [];
+  lines.on('line', (line) => waiting.shift()?.(line));
+  const nextLine = () => new Promise<string>((resolve) => waiting.push(resolve));
+  const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`python3-libvirt worker exited ${code}`))));
+  exited.catch(() => undefined);
+  return Promise.race([nextLine(), exited]).then(() => ({
+    round: async (calls) => {
+      child.stdin.write(`${calls}\n`);
+      return Number(await Promise.race([nextLine(), exited]));
+    },
+    stop: () => child.stdin.end(),
+  }));
+}
+
+async function ourRoundMs(libvirt: LibvirtClient, calls: number): Promise<number> {
   const start = performance.now();
-  for (let i = 0; i < RTT_CALLS; i++) await libvirt.connectGetLibVersion();
-  return (performance.now() - start) / RTT_CALLS;
+  for (let i = 0; i < calls; i++) await libvirt.connectGetLibVersion();
+  return (performance.now() - start) / calls;
+}
+
+/** Median per-call round trip, ours and the C client's, measured in alternating rounds. */
+async function roundTrips(libvirt: LibvirtClient, worker: RttWorker): Promise<{ oursMs: number; cMs: number }> {
+  await ourRoundMs(libvirt, 100); // warm-up
+  const ours: number[] = [];
+  const c: number[] = [];
+  for (let round = 0; round < RTT_ROUNDS; round++) {
+    ours.push(await ourRoundMs(libvirt, RTT_CALLS));
+    c.push(await worker.round(RTT_CALLS));
+  }
+  return { oursMs: median(ours), cMs: median(c) };
 }
 
 /** Median time of 100 sequential calls over the median time of 100 calls issued at once. */
@@ -137,50 +170,57 @@ async function ourUploadMs(lab: Lab, host: LabHost, target: { file: string; volu
 
 const mibPerSecond = (ms: number) => UPLOAD_BYTES / MiB / (ms / 1000);
 
-async function main(): Promise<void> {
-  const lab = loadLab();
-  const host = lab.hosts[0]!;
-  const cClient = cClientSetup(lab, host);
+/** Best-of-N upload times of ours, virsh vol-upload and raw ssh, in alternating rounds. */
+async function uploads(lab: Lab, host: LabHost, cClient: { uri: string; env: NodeJS.ProcessEnv }) {
   const file = uploadFile();
   const volume = `rpcbench-${process.pid}`;
-
-  const libvirt = await openOurs(lab, host);
-  const oursRtt = await ourRttMs(libvirt);
-  const cRtt = await cClientRttMs(cClient);
-  console.log(`rtt: ours ${fixed(oursRtt, 3)} ms, libvirt C (python3-libvirt, qemu+ssh) ${fixed(cRtt, 3)} ms`);
-  const pipeline = await pipelineSpeedup(libvirt);
-  console.log(`100 calls: sequential ${fixed(pipeline.sequentialMs)} ms, pipelined ${fixed(pipeline.pipelinedMs)} ms`);
-  await libvirt.close();
-
-  await virsh(['vol-create-as', lab.pool.name, volume, String(UPLOAD_BYTES), '--format', 'raw']);
-  const ours: number[] = [];
-  const virshRuns: number[] = [];
-  const sshRuns: number[] = [];
+  const times = { ours: [] as number[], virsh: [] as number[], ssh: [] as number[] };
   let peakRssMiB = 0;
+  await virsh(['vol-create-as', lab.pool.name, volume, String(UPLOAD_BYTES), '--format', 'raw']);
   try {
     for (let round = 0; round < UPLOAD_ROUNDS; round++) {
       const run = await ourUploadMs(lab, host, { file, volume });
-      ours.push(run.ms);
+      times.ours.push(run.ms);
       peakRssMiB = Math.max(peakRssMiB, run.peakRssMiB);
-      virshRuns.push(
-        await timedWithStdin(['virsh', '-q', '-c', cClient.uri, 'vol-upload', '--pool', lab.pool.name, volume, file], {
-          env: cClient.env,
-        }),
-      );
-      sshRuns.push(await timedWithStdin(['ssh', ...sshArgs(lab, host), 'cat > /dev/null'], { stdinFile: file }));
+      const virshArgv = ['virsh', '-q', '-c', cClient.uri, 'vol-upload', '--pool', lab.pool.name, volume, file];
+      times.virsh.push(await timedWithStdin(virshArgv, { env: cClient.env }));
+      times.ssh.push(await timedWithStdin(['ssh', ...sshArgs(lab, host), 'cat > /dev/null'], { stdinFile: file }));
     }
   } finally {
     await virsh(['vol-delete', '--pool', lab.pool.name, volume]).catch(() => undefined);
   }
-  const [oursMs, virshMs, sshMs] = [Math.min(...ours), Math.min(...virshRuns), Math.min(...sshRuns)];
+  return { oursMs: Math.min(...times.ours), virshMs: Math.min(...times.virsh), sshMs: Math.min(...times.ssh), peakRssMiB };
+}
+
+async function main(): Promise<void> {
+  const lab = loadLab();
+  const host = lab.hosts[0]!;
+  const cClient = cClientSetup(lab, host);
+
+  // Uploads first, so the peak RSS is the upload's and not leftovers of the call loops.
+  const baselineRssMiB = process.memoryUsage().rss / MiB;
+  const upload = await uploads(lab, host, cClient);
   console.log(
-    `upload 512 MiB (best of ${UPLOAD_ROUNDS}, dial included): ours ${fixed(mibPerSecond(oursMs), 1)} MiB/s, ` +
-      `virsh vol-upload ${fixed(mibPerSecond(virshMs), 1)} MiB/s, ssh cat > /dev/null ${fixed(mibPerSecond(sshMs), 1)} MiB/s`,
+    `upload 512 MiB (best of ${UPLOAD_ROUNDS}, dial included): ours ${fixed(mibPerSecond(upload.oursMs), 1)} MiB/s, ` +
+      `virsh vol-upload ${fixed(mibPerSecond(upload.virshMs), 1)} MiB/s, ssh cat > /dev/null ${fixed(mibPerSecond(upload.sshMs), 1)} MiB/s`,
   );
-  console.log(`peak RSS of this process during our uploads: ${fixed(peakRssMiB, 0)} MiB`);
+  console.log(`peak RSS during our uploads: ${fixed(upload.peakRssMiB, 0)} MiB (before them: ${fixed(baselineRssMiB, 0)} MiB)`);
+
+  const libvirt = await openOurs(lab, host);
+  const worker = await startCClientWorker(cClient);
+  const rtt = await roundTrips(libvirt, worker).finally(() => worker.stop());
   console.log(
-    `libvirt-bench rtt_ratio=${fixed(oursRtt / cRtt)} pipeline_speedup=${fixed(pipeline.sequentialMs / pipeline.pipelinedMs)} ` +
-      `upload_vs_virsh=${fixed(virshMs / oursMs)} upload_vs_ssh=${fixed(sshMs / oursMs)} upload_peak_rss_mib=${Math.round(peakRssMiB)}`,
+    `rtt (median of ${RTT_ROUNDS} alternating rounds): ours ${fixed(rtt.oursMs, 3)} ms, ` +
+      `libvirt C (python3-libvirt, qemu+ssh) ${fixed(rtt.cMs, 3)} ms`,
+  );
+  const pipeline = await pipelineSpeedup(libvirt);
+  console.log(`100 calls: sequential ${fixed(pipeline.sequentialMs)} ms, pipelined ${fixed(pipeline.pipelinedMs)} ms`);
+  await libvirt.close();
+
+  console.log(
+    `libvirt-bench rtt_ratio=${fixed(rtt.oursMs / rtt.cMs)} pipeline_speedup=${fixed(pipeline.sequentialMs / pipeline.pipelinedMs)} ` +
+      `upload_vs_virsh=${fixed(upload.virshMs / upload.oursMs)} upload_vs_ssh=${fixed(upload.sshMs / upload.oursMs)} ` +
+      `upload_peak_rss_mib=${Math.round(upload.peakRssMiB)}`,
   );
 }
 

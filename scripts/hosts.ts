@@ -70,6 +70,9 @@ async function checkProviders(config: ProvidersConfig, options: { logger: Logger
 
 const detailOrder = ['user', 'pool', 'libvirtVersion', 'hostname', 'poolState', 'poolCapacityGiB', 'poolAvailableGiB'];
 
+/** The reason table's hint with this target's pool filled in. */
+const lookAt = (hint: string, target: Target): string => hint.replaceAll('<pool>', target.details.pool ?? '<pool>');
+
 function formatTable(results: ProviderResult[]): string {
   const rows = results.flatMap(({ provider, targets }) =>
     targets.map((target) => [provider, target.name, target.reason, `${target.latencyMs} ms`]),
@@ -84,7 +87,7 @@ function formatTable(results: ProviderResult[]): string {
       const info = checkReason[target.reason as CheckReason];
       if (!target.ready) {
         if (target.message) out.push(`  error:    ${target.message}`);
-        if (info) out.push(`  meaning:  ${info.meaning}`, `  look at:  ${info.lookAt}`);
+        if (info) out.push(`  meaning:  ${info.meaning}`, `  look at:  ${lookAt(info.lookAt, target)}`);
       }
       const keys = [...detailOrder.filter((key) => key in target.details), ...Object.keys(target.details).filter((key) => !detailOrder.includes(key))];
       for (const key of keys) out.push(`  ${key}: ${target.details[key]}`);
@@ -98,7 +101,7 @@ function formatJson(results: ProviderResult[]): string {
     provider,
     targets: targets.map((target) => {
       const info = checkReason[target.reason as CheckReason];
-      return { ...target, meaning: info?.meaning ?? '', lookAt: info?.lookAt ?? '' };
+      return { ...target, meaning: info?.meaning ?? '', lookAt: lookAt(info?.lookAt ?? '', target) };
     }),
   }));
   return JSON.stringify(withExplanations, null, 2);

@@ -16,22 +16,6 @@ export const systemClock: Clock = {
 
 export const isoTime = (clock: Clock): string => new Date(clock.now()).toISOString();
 
-/** Resolves after `delayMs` on `clock`, or rejects with the signal's reason when it aborts first. */
-export function sleep(clock: Clock, delayMs: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(signal.reason);
-    const onAbort = () => {
-      clock.clearTimeout(handle);
-      reject(signal?.reason);
-    };
-    const handle = clock.setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, delayMs);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
 /** A signal that aborts after `timeoutMs` on `clock` or when `parent` aborts; dispose when done. */
 export function timeoutSignal(options: { clock: Clock; timeoutMs: number; parent?: AbortSignal; reason: () => Error }): {
   signal: AbortSignal;

@@ -7,16 +7,18 @@ export interface ConditionUpdate {
   status: ConditionStatus;
   reason: string;
   message?: string;
+  /** RFC 3339; becomes lastTransitionTime when the status flips */
+  now: string;
 }
 
-export function setCondition(conditions: readonly Condition[], update: ConditionUpdate, nowIso: string): Condition[] {
+export function setCondition(conditions: readonly Condition[], update: ConditionUpdate): Condition[] {
   const previous = conditions.find((condition) => condition.type === update.type);
   const next: Condition = {
     type: update.type,
     status: update.status,
     reason: update.reason,
     message: update.message ?? '',
-    lastTransitionTime: previous && previous.status === update.status ? previous.lastTransitionTime : nowIso,
+    lastTransitionTime: previous && previous.status === update.status ? previous.lastTransitionTime : update.now,
   };
   return [...conditions.filter((condition) => condition.type !== update.type), next];
 }

@@ -25,7 +25,8 @@ export interface PassDeps {
 
 /** What the pass asks of the queue. */
 export type PassOutcome =
-  | { kind: 'done' }
+  /** converged; `becameRunning` when this pass moved it to Running (the prober looks at once) */
+  | { kind: 'done'; becameRunning?: boolean }
   | { kind: 'requeue'; afterMs: number }
   | { kind: 'quota'; afterMs: number }
   | { kind: 'failed' }
@@ -33,7 +34,7 @@ export type PassOutcome =
   | { kind: 'removed' }
   | { kind: 'skipped' };
 
-export type ProvisionedUpdate = Omit<ConditionUpdate, 'type'>;
+export type ProvisionedUpdate = Omit<ConditionUpdate, 'type' | 'now'>;
 
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -87,7 +88,7 @@ export class Pass {
 
   /** The current status with the Provisioned condition set. */
   withProvisioned(status: ReconcileStatus, update: ProvisionedUpdate): ReconcileStatus {
-    return { ...status, conditions: setCondition(status.conditions, { type: 'Provisioned', ...update }, this.now()) };
+    return { ...status, conditions: setCondition(status.conditions, { type: 'Provisioned', ...update, now: this.now() }) };
   }
 
   /**
@@ -105,7 +106,7 @@ export class Pass {
     const { store, clock } = this.deps;
     store.db.transaction(() => {
       store.proxies.writeStatus(this.record.uid, next);
-      for (const event of all) store.events.record(this.record.uid, event, clock.now());
+      for (const event of all) store.events.record(this.record.uid, { ...event, atMs: clock.now() });
     })();
     this.committed = next;
     if (previous.phase !== next.phase) this.logger.info({ from: previous.phase, to: next.phase }, 'proxy phase changed');
@@ -113,6 +114,8 @@ export class Pass {
 
   /** Records `err` by its class and returns what the queue should do. */
   fail(err: unknown, doing: string): PassOutcome {
+    // Shutting down abandons calls: that is not the Proxy's error, so nothing is recorded.
+    if (this.deps.signal.aborted) return { kind: 'error', error: err };
     const errorClass: ErrorClassName = errorClassOf(err) ?? 'unclassified';
     const reaction = reactions[errorClass];
     const message = errorMessage(err);
@@ -129,6 +132,7 @@ export class Pass {
 
   /** Records `err` and backs off whatever its class: for deletes, which must not latch. */
   retry(err: unknown, doing: string): PassOutcome {
+    if (this.deps.signal.aborted) return { kind: 'error', error: err };
     const errorClass: ErrorClassName = errorClassOf(err) ?? 'unclassified';
     const message = errorMessage(err);
     this.commit({ ...this.committed, lastError: { class: errorClass, message, at: this.now() } }, [

@@ -4,7 +4,7 @@
 // proxy port itself and any HTTP answer counts as alive. An optional IP-echo URL, fetched through
 // the proxy too, gives the proxy's egress address.
 import { isIP } from 'node:net';
-import { Agent, type Dispatcher, ProxyAgent, request } from 'undici';
+import type { Dispatcher } from 'undici';
 import { type Clock, systemClock, timeoutSignal } from './clock';
 import { errorMessage } from './pass';
 
@@ -64,7 +64,11 @@ function reasonOf(err: unknown): ProbeReason {
   return 'ProtocolError';
 }
 
-function dispatcherFor(options: { proxy: string; targetUrl?: string }): Dispatcher {
+// undici is loaded on the first probe, not at server start.
+const loadUndici = () => import('undici');
+
+async function dispatcherFor(options: { proxy: string; targetUrl?: string }): Promise<Dispatcher> {
+  const { Agent, ProxyAgent } = await loadUndici();
   // No target: talk to the proxy port as an ordinary HTTP server.
   if (!options.targetUrl) return new Agent({ connections: 1 });
   return new ProxyAgent({ uri: options.proxy, proxyTunnel: false, connections: 1 });
@@ -87,6 +91,7 @@ export function parseEchoedIp(body: string): string | undefined {
 }
 
 async function fetchEgressIp(options: { proxy: string; url: string; signal: AbortSignal }): Promise<string | undefined> {
+  const { ProxyAgent, request } = await loadUndici();
   const dispatcher = new ProxyAgent({ uri: options.proxy, proxyTunnel: false, connections: 1 });
   try {
     const response = await request(options.url, { dispatcher, signal: options.signal, headers: { accept: 'text/plain, application/json' } });
@@ -105,7 +110,8 @@ export async function probeProxy(probe: ProbeRequest): Promise<ProbeResult> {
   const proxy = proxyUrl(probe.host, probe.port);
   const clock = probe.clock ?? systemClock;
   const { signal, dispose } = timeoutSignal({ clock, timeoutMs: probe.timeoutMs, parent: probe.signal, reason: () => new ProbeTimeoutError(`no answer within ${probe.timeoutMs} ms`) });
-  const dispatcher = dispatcherFor({ proxy, targetUrl: probe.targetUrl });
+  const { request } = await loadUndici();
+  const dispatcher = await dispatcherFor({ proxy, targetUrl: probe.targetUrl });
   const started = performance.now();
   try {
     const response = await request(probe.targetUrl ?? `${proxy}/`, { dispatcher, signal, method: 'GET', headers: { 'user-agent': 'kvm2-proxies-probe' } });

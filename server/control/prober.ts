@@ -105,8 +105,7 @@ export class Prober {
     const previous = record.probe?.target === target ? record.probe : undefined;
     const [condition] = setCondition(
       previous ? [previous.condition] : [],
-      { type: 'Healthy', status: result.healthy ? 'True' : 'False', reason: result.reason, message: result.message },
-      now,
+      { type: 'Healthy', status: result.healthy ? 'True' : 'False', reason: result.reason, message: result.message, now },
     );
     const probe: ProbeStatus = {
       target,
@@ -122,7 +121,7 @@ export class Prober {
       : { type: 'Warning', reason: 'Unhealthy', message: `probe through ${target} failed (${result.reason}): ${result.message}` };
     store.db.transaction(() => {
       store.proxies.writeProbe(record.uid, probe);
-      if (flipped) store.events.record(record.uid, event, clock.now());
+      if (flipped) store.events.record(record.uid, { ...event, atMs: clock.now() });
     })();
     if (flipped) this.options.logger.info({ proxy: record.name, healthy: result.healthy, reason: result.reason }, 'proxy health changed');
   }

@@ -71,8 +71,12 @@ export class ProxyService {
     const { name, ...spec } = parseOrThrow(proxyCreateSchema, input);
     if (spec.mode === 'Managed') this.requireProvider(spec.provider);
     const uid = (this.options.newUid ?? randomUUID)();
-    const record = this.options.store.proxies.insert({ uid, name, spec, now: isoTime(this.options.clock) });
-    this.options.store.events.record(uid, { type: 'Normal', reason: 'Created', message: 'Proxy created' }, this.options.clock.now());
+    const { store, clock } = this.options;
+    const record = store.db.transaction(() => {
+      const inserted = store.proxies.insert({ uid, name, spec, now: isoTime(clock) });
+      store.events.record(uid, { type: 'Normal', reason: 'Created', message: 'Proxy created', atMs: clock.now() });
+      return inserted;
+    })();
     this.options.onChange(name);
     return toProxyView(record);
   }
@@ -92,8 +96,11 @@ export class ProxyService {
       spec = update as ProxySpec;
     }
     if (JSON.stringify(spec) === JSON.stringify(current)) return toProxyView(record);
-    this.options.store.proxies.updateSpec({ uid: record.uid, spec, now: isoTime(this.options.clock) });
-    this.options.store.events.record(record.uid, { type: 'Normal', reason: 'SpecUpdated', message: 'spec updated' }, this.options.clock.now());
+    const { store, clock } = this.options;
+    store.db.transaction(() => {
+      store.proxies.updateSpec({ uid: record.uid, spec, now: isoTime(clock) });
+      store.events.record(record.uid, { type: 'Normal', reason: 'SpecUpdated', message: 'spec updated', atMs: clock.now() });
+    })();
     this.options.onChange(name);
     return this.get(name);
   }

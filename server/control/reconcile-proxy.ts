@@ -6,6 +6,7 @@
 import type { ManagedProxySpec, StaticProxySpec } from '@/lib/proxy-spec';
 import { isNotFound } from '@/server/providers/errors';
 import type { Instance, Provider } from '@/server/providers/contract';
+import type { EventInput } from '@/server/store/events';
 import { deleteInstancesOwnedBy, isUsable, withoutInstance } from './instance-ops';
 import { instanceName } from './names';
 import { Pass, type PassDeps, type PassOutcome } from './pass';
@@ -25,8 +26,9 @@ function reconcileStatic(pass: Pass, spec: StaticProxySpec): PassOutcome {
     { ...pass.status, phase: 'Running', ip: spec.address, observedSpecHash: pass.hash, lastError: undefined },
     { status: 'True', reason: 'StaticAddress', message: `serving ${spec.address}:${spec.port}` },
   );
+  const becameRunning = pass.status.phase !== 'Running';
   pass.commit(next);
-  return { kind: 'done' };
+  return { kind: 'done', becameRunning };
 }
 
 async function reconcileManaged(pass: Pass, spec: ManagedProxySpec): Promise<PassOutcome> {
@@ -38,8 +40,8 @@ async function reconcileManaged(pass: Pass, spec: ManagedProxySpec): Promise<Pas
     return { kind: 'skipped' };
   }
   if (status.instanceSpecHash !== undefined && status.instanceSpecHash !== pass.hash) return replaceInstance(pass, provider);
-  if (status.providerID !== undefined) return observeInstance(pass, provider, status.providerID);
-  return createInstance(pass, provider, spec);
+  if (status.providerID !== undefined) return observeInstance(pass, { provider, providerID: status.providerID });
+  return createInstance(pass, { provider, spec });
 }
 
 function waitForProvider(pass: Pass, providerName: string): PassOutcome {
@@ -66,7 +68,12 @@ async function replaceInstance(pass: Pass, provider: Provider): Promise<PassOutc
   return { kind: 'requeue', afterMs: 0 };
 }
 
-async function observeInstance(pass: Pass, provider: Provider, providerID: string): Promise<PassOutcome> {
+interface InstanceRef {
+  provider: Provider;
+  providerID: string;
+}
+
+async function observeInstance(pass: Pass, { provider, providerID }: InstanceRef): Promise<PassOutcome> {
   let instance: Instance;
   try {
     instance = await provider.get(providerID, { signal: pass.deps.signal });
@@ -78,11 +85,11 @@ async function observeInstance(pass: Pass, provider: Provider, providerID: strin
     ]);
     return { kind: 'requeue', afterMs: 0 };
   }
-  if (instance.state === 'Stopped') return recreateStopped(pass, provider, providerID);
-  return recordInstance(pass, instance);
+  if (instance.state === 'Stopped') return recreateStopped(pass, { provider, providerID });
+  return recordInstance(pass, { instance });
 }
 
-async function recreateStopped(pass: Pass, provider: Provider, providerID: string): Promise<PassOutcome> {
+async function recreateStopped(pass: Pass, { provider, providerID }: InstanceRef): Promise<PassOutcome> {
   const message = `instance ${providerID} is stopped; deleting and recreating it`;
   pass.commit(pass.withProvisioned({ ...pass.status, phase: 'Provisioning', observedSpecHash: pass.hash }, { status: 'False', reason: 'InstanceStopped', message }), [
     { type: 'Warning', reason: 'InstanceStopped', message },
@@ -96,7 +103,7 @@ async function recreateStopped(pass: Pass, provider: Provider, providerID: strin
   return { kind: 'requeue', afterMs: 0 };
 }
 
-async function createInstance(pass: Pass, provider: Provider, spec: ManagedProxySpec): Promise<PassOutcome> {
+async function createInstance(pass: Pass, { provider, spec }: { provider: Provider; spec: ManagedProxySpec }): Promise<PassOutcome> {
   const name = instanceName(pass.record.name);
   const firstAttempt = pass.status.instanceSpecHash !== pass.hash;
   // The intent: after this commit, a crash mid-Create is recovered by the same Create (adopted by
@@ -117,10 +124,10 @@ async function createInstance(pass: Pass, provider: Provider, spec: ManagedProxy
   } catch (err) {
     return pass.fail(err, `creating instance ${name}`);
   }
-  return recordInstance(pass, instance, [{ type: 'Normal', reason: 'Created', message: `instance ${instance.providerID} created` }]);
+  return recordInstance(pass, { instance, events: [{ type: 'Normal', reason: 'Created', message: `instance ${instance.providerID} created` }] });
 }
 
-function recordInstance(pass: Pass, instance: Instance, events: Parameters<Pass['commit']>[1] = []): PassOutcome {
+function recordInstance(pass: Pass, { instance, events = [] }: { instance: Instance; events?: EventInput[] }): PassOutcome {
   const usable = isUsable(instance);
   const base = { ...pass.status, providerID: instance.providerID, instanceSpecHash: pass.hash, observedSpecHash: pass.hash, lastError: undefined };
   const next = usable
@@ -129,8 +136,9 @@ function recordInstance(pass: Pass, instance: Instance, events: Parameters<Pass[
         { ...base, phase: 'Provisioning', ip: undefined },
         { status: 'False', reason: 'InstanceProvisioning', message: `${instance.providerID} is ${instance.state}; waiting for it to run with an address` },
       );
+  const becameRunning = usable && pass.status.phase !== 'Running';
   pass.commit(stripUndefined(next), events);
-  return usable ? { kind: 'done' } : { kind: 'requeue', afterMs: pass.deps.provisioningPollMs };
+  return usable ? { kind: 'done', becameRunning } : { kind: 'requeue', afterMs: pass.deps.provisioningPollMs };
 }
 
 /** JSON drops undefined anyway; stripping keeps the unchanged-status comparison exact. */

@@ -131,7 +131,7 @@ export class Reconciler {
     }
     this.failures.delete(name);
     if (outcome.kind === 'requeue' || outcome.kind === 'quota') this.queue.addAfter(name, outcome.afterMs);
-    if (outcome.kind === 'done' && this.options.store.proxies.get(name)?.status.phase === 'Running') this.options.onRunning?.(name);
+    if (outcome.kind === 'done' && outcome.becameRunning) this.options.onRunning?.(name);
   }
 
   private isIdle(): boolean {

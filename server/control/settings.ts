@@ -88,7 +88,9 @@ const durations: Record<Exclude<DurationKey, 'reconcileWorkers'>, { variable: st
 
 const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value.trim() === '' ? undefined : value);
 
-export function settingsFromEnv(env: NodeJS.ProcessEnv = process.env): RuntimeSettings {
+export type Environment = Record<string, string | undefined>;
+
+export function settingsFromEnv(env: Environment = process.env): RuntimeSettings {
   const timing = Object.fromEntries(
     Object.entries(durations).map(([key, { variable, fallback }]) => [key, parseDuration(nonEmpty(env[variable]) ?? fallback, variable)]),
   ) as Record<keyof typeof durations, number>;

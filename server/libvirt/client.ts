@@ -2,14 +2,13 @@
 // budgets, and the rule that no promise outlives the connection. Generic over the procedure
 // table in protocol.ts; streams (upload/download) live in stream.ts.
 import type { Duplex } from 'node:stream';
+import { armBudget, type Budget } from './budget';
 import {
   CallAbortedError,
-  CallTimeoutError,
   ConnectionClosedError,
   ConnectionClosingError,
   ConnectionKilledError,
   ProtocolError,
-  type RpcError,
 } from './errors';
 import { encodeFrame, FrameDecoder, type Packet } from './framing';
 import { pongFrame, startKeepalive, type KeepaliveOptions } from './keepalive';
@@ -60,10 +59,6 @@ export interface SerialHandler {
   fail(err: Error): void;
 }
 
-export interface Budget {
-  clear(): void;
-}
-
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
 
 export class RpcConnection {
@@ -78,6 +73,7 @@ export class RpcConnection {
   private callsInFlight = 0;
   private nudgeScheduled = false;
   private wroteSinceData = false;
+  private queued: Buffer[] = [];
   private readonly ackNudge: boolean;
   private endReason: Error | null = null;
   private closing = false;
@@ -160,7 +156,7 @@ export class RpcConnection {
           reject(err);
         },
       });
-      this.write([frame]).catch(() => undefined); // a failed write ends the connection, which fails the call
+      this.enqueue(frame);
     });
   }
 
@@ -220,27 +216,16 @@ export class RpcConnection {
    * call and stream), and only then is the call itself rejected with its own error.
    */
   startBudget(call: { procedure: string; serial: number; options: CallOptions; reject: (err: Error) => void }): Budget {
-    const timeoutMs = call.options.timeoutMs ?? this.defaultTimeoutMs;
-    const signal = call.options.signal;
-    let active = true;
-    const clear = () => {
-      active = false;
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    };
-    const abandon = (err: RpcError) => {
-      if (!active) return;
-      clear();
-      this.handlers.delete(call.serial);
-      this.kill(err);
-      call.reject(err);
-    };
-    const onAbort = () => abandon(new CallAbortedError(call.procedure, { cause: signal?.reason }));
-    const timer = Number.isFinite(timeoutMs)
-      ? setTimeout(() => abandon(new CallTimeoutError(call.procedure, timeoutMs)), timeoutMs)
-      : undefined;
-    signal?.addEventListener('abort', onAbort, { once: true });
-    return { clear };
+    return armBudget({
+      procedure: call.procedure,
+      timeoutMs: call.options.timeoutMs ?? this.defaultTimeoutMs,
+      signal: call.options.signal,
+      abandon: (err) => {
+        this.handlers.delete(call.serial);
+        this.kill(err);
+        call.reject(err);
+      },
+    });
   }
 
   /** Writes whole frames; resolves when the transport can take more (backpressure for streams). */
@@ -251,6 +236,22 @@ export class RpcConnection {
     for (const buffer of buffers) writable = this.transport.write(buffer);
     if (writable) return Promise.resolve();
     return new Promise((resolve, reject) => this.drainWaiters.push({ resolve, reject }));
+  }
+
+  /**
+   * Frames of calls made in the same tick leave in one write: a burst of pipelined calls then
+   * costs one SSH packet instead of one each. A failed write ends the connection, which fails
+   * the calls.
+   */
+  private enqueue(frame: Buffer): void {
+    this.queued.push(frame);
+    if (this.queued.length > 1) return;
+    queueMicrotask(() => {
+      const frames = this.queued;
+      this.queued = [];
+      if (this.endReason) return;
+      this.write([frames.length === 1 ? frames[0]! : Buffer.concat(frames)]).catch(() => undefined);
+    });
   }
 
   /** Stops reading from the transport while any owner wants it paused (download backpressure). */
@@ -304,7 +305,7 @@ export class RpcConnection {
     this.wroteSinceData = false;
     setImmediate(() => {
       this.nudgeScheduled = false;
-      if (this.callsInFlight > 0 && !this.wroteSinceData && !this.endReason) this.write([pongFrame]).catch(() => undefined);
+      if (this.callsInFlight > 0 && !this.wroteSinceData && !this.endReason) this.enqueue(pongFrame);
     });
   }
 

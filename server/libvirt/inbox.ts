@@ -10,19 +10,14 @@ export interface InboxOptions {
 }
 
 export class Inbox {
-  /** Rejects with the failure once there is one; for racing against other waits. */
-  readonly failure: Promise<never>;
   private readonly queue: Packet[] = [];
   private queuedBytes = 0;
   private full = false;
   private reason: Error | null = null;
   private waiter: { resolve: (packet: Packet) => void; reject: (err: Error) => void } | null = null;
-  private rejectFailure!: (err: Error) => void;
+  private readonly failureListeners = new Set<(err: Error) => void>();
 
-  constructor(private readonly options: InboxOptions = {}) {
-    this.failure = new Promise<never>((_, reject) => (this.rejectFailure = reject));
-    this.failure.catch(() => undefined); // observed through `reason` when nobody races it
-  }
+  constructor(private readonly options: InboxOptions = {}) {}
 
   /** The first failure, if any. */
   get failed(): Error | null {
@@ -49,10 +44,39 @@ export class Inbox {
   fail(err: Error): void {
     if (this.reason) return;
     this.reason = err;
-    this.rejectFailure(err);
+    for (const listener of [...this.failureListeners]) listener(err);
+    this.failureListeners.clear();
     const waiter = this.waiter;
     this.waiter = null;
     waiter?.reject(err);
+  }
+
+  /**
+   * Settles like `work`, unless the inbox fails first; then with the failure, which also wins
+   * over whatever `work` did as a side effect of it. (Not Promise.race against a long-lived
+   * promise: every race would stay attached to it, and with it every value it resolved to.)
+   */
+  settle<T>(work: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      if (this.reason) {
+        work.catch(() => undefined);
+        reject(this.reason);
+        return;
+      }
+      const onFailure = (err: Error) => reject(err);
+      this.failureListeners.add(onFailure);
+      work.then(
+        (value) => {
+          this.failureListeners.delete(onFailure);
+          if (this.reason) reject(this.reason);
+          else resolve(value);
+        },
+        (err: unknown) => {
+          this.failureListeners.delete(onFailure);
+          reject(this.reason ?? err);
+        },
+      );
+    });
   }
 
   /** The next packet; a failure wins over packets still queued, so an abandoned stream stops at once. */

@@ -69,17 +69,10 @@ async function openStream(
   const serial = host.allocateSerial();
   host.register(serial, { onPacket: (packet) => inbox.push(packet), fail: (err) => inbox.fail(err) });
   const budget = host.startBudget({ procedure: name, serial, options, reject: (err) => inbox.fail(err) });
-  const settle = async <T>(work: Promise<T>): Promise<T> => {
-    try {
-      return await Promise.race([work, inbox.failure]);
-    } catch (err) {
-      throw inbox.failed ?? err;
-    }
-  };
   const stream: OpenedStream = {
     serial,
     inbox,
-    settle,
+    settle: (work) => inbox.settle(work),
     packet: (status, payload) => encodeFrame(remoteHeader({ procedure, type: MessageType.Stream, serial, status }), payload),
     close: () => {
       budget.clear();
@@ -87,7 +80,7 @@ async function openStream(
     },
   };
   try {
-    await settle(host.write([encodeFrame(remoteHeader({ procedure, type: MessageType.Call, serial }), callPayload)]));
+    await inbox.settle(host.write([encodeFrame(remoteHeader({ procedure, type: MessageType.Call, serial }), callPayload)]));
     decodeReply(name, xdrVoid, await inbox.next());
   } catch (err) {
     stream.close();

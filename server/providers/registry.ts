@@ -7,6 +7,7 @@
 import type { Logger } from '@/server/telemetry/logger';
 import type { Provider } from './contract';
 import type { ProviderEntry } from './config';
+import { createKvm2Provider } from './kvm2/provider';
 
 /** What every config entry has, whatever its type. */
 export interface ProviderEntryBase {
@@ -66,3 +67,9 @@ export function registerProviderType<T extends ProviderEntry['type']>(
 ): void {
   providerRegistry.register(type, factory);
 }
+
+// kvm2: the provider over SSH-forwarded libvirt (server/providers/kvm2/provider.ts).
+registerProviderType('kvm2', (entry, context) => {
+  const provider = createKvm2Provider({ entry, logger: context.logger });
+  return { provider, close: () => provider.close() };
+});

@@ -17,9 +17,14 @@ export class StoreVersionError extends Error {
 
 export class StoreMigrationError extends Error {
   readonly code = 'ERR_STORE_MIGRATION';
-  constructor(readonly version: number, readonly migrationName: string, options: { cause: unknown }) {
+  readonly version: number;
+  readonly migrationName: string;
+
+  constructor(options: { version: number; migrationName: string; cause: unknown }) {
     const reason = options.cause instanceof Error ? options.cause.message : String(options.cause);
-    super(`migration ${version} (${migrationName}) failed and was rolled back: ${reason}`, options);
+    super(`migration ${options.version} (${options.migrationName}) failed and was rolled back: ${reason}`, { cause: options.cause });
+    this.version = options.version;
+    this.migrationName = options.migrationName;
     this.name = 'StoreMigrationError';
   }
 }

@@ -37,7 +37,9 @@ export class EventStore {
     private readonly maxPerProxy = 200,
   ) {}
 
-  record(uid: string, event: EventInput, nowMs: number): void {
+  /** Records `event` for the Proxy `uid`, at `atMs` (epoch ms). */
+  record(uid: string, event: EventInput & { atMs: number }): void {
+    const nowMs = event.atMs;
     this.db.transaction(() => {
       const newest = this.db
         .prepare(`SELECT * FROM proxy_events WHERE proxy_uid = ? ORDER BY id DESC LIMIT 1`)

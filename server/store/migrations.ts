@@ -95,7 +95,7 @@ export function migrate(db: Database, list: readonly Migration[] = migrations): 
     try {
       apply();
     } catch (err) {
-      throw new StoreMigrationError(migration.version, migration.name, { cause: err });
+      throw new StoreMigrationError({ version: migration.version, migrationName: migration.name, cause: err });
     }
   }
   return pending.map((migration) => migration.version);

@@ -1,8 +1,8 @@
 // The process the crash-safety test kills. It runs the real runtime over a fake provider whose
 // instances live in a JSON file (so they survive SIGKILL, like VMs survive the server), then:
 //   1. waits until what it found in the store has converged and prints `converged <snapshot>`;
-//   2. drives the store towards the desired Proxies in $DESIRED_FILE through the Proxy service,
-//      printing `applying <op>` before and `applied <op>` after each committed change;
+//   2. drives the store through the stages of desired Proxies in $DESIRED_FILE with the Proxy
+//      service, printing `applying <op>` before and `applied <op>` after each committed change;
 //   3. waits for convergence again (printing `converged-again`) and idles until killed; SIGTERM
 //      stops the runtime cleanly and exits 0.
 // Lines go to stdout as `<tag> <json>`.
@@ -89,13 +89,13 @@ function opsTowards(runtime: Runtime, desired: DesiredProxy[]): CrashOp[] {
 }
 
 function apply(runtime: Runtime, op: CrashOp): void {
-  if (op.kind === 'create') runtime.proxies.create({ name: op.proxy.name, ...specOf(op.proxy) });
-  else if (op.kind === 'update') runtime.proxies.update(op.proxy.name, specOf(op.proxy));
-  else runtime.proxies.delete(op.name);
+  if (op.kind === 'delete') runtime.proxies.delete(op.name);
+  else if (op.kind === 'create') runtime.proxies.create({ name: op.proxy.name, ...specOf(op.proxy) });
+  else runtime.proxies.update(op.proxy.name, specOf(op.proxy));
 }
 
 async function main(): Promise<void> {
-  const provider = new FakeProvider({ name: 'fake-1', stateFile, createDelayMs: 15, bootMs: 40 });
+  const provider = new FakeProvider({ name: 'fake-1', stateFile, createDelayMs: 80, bootMs: 40 });
   const registry = new ProviderRegistry();
   registry.register('fake', () => ({ provider }));
   mkdirSync(dataDir, { recursive: true });
@@ -132,13 +132,16 @@ async function main(): Promise<void> {
   say('converged', await waitForConvergence(runtime, provider));
   if (!desiredFile) return;
   const { readFileSync } = await import('node:fs');
-  const desired = JSON.parse(readFileSync(desiredFile, 'utf8')) as DesiredProxy[];
-  for (const op of opsTowards(runtime, desired)) {
-    say('applying', op);
-    apply(runtime, op);
-    say('applied', op);
-    // Spread the changes over the reconcile work so kills land between and inside passes.
-    await new Promise((resolve) => setTimeout(resolve, 10));
+  // Stages: the later ones change Proxies whose Create the earlier ones set off, while it runs.
+  const stages = JSON.parse(readFileSync(desiredFile, 'utf8')) as DesiredProxy[][];
+  for (const desired of stages) {
+    for (const op of opsTowards(runtime, desired)) {
+      say('applying', op);
+      apply(runtime, op);
+      say('applied', op);
+      // Spread the changes over the reconcile work so kills land between and inside passes.
+      await new Promise((resolve) => setTimeout(resolve, 5));
+    }
   }
   say('converged-again', await waitForConvergence(runtime, provider));
 }

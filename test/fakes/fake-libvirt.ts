@@ -1,236 +1,51 @@
-// An in-memory libvirt for the kvm2 provider's unit tests: a FakeHypervisor holds pools, volumes
-// (content, format, capacity, backing path) and domains (state, XML, metadata, addresses per
-// source); FakeConnection implements the LibvirtAPI seam over it. Failures are real LibvirtError
-// objects with libvirt's codes, injectable per method (always or a number of times, optionally
-// only for one subject), an upload hook can break a stream part way, and every RPC lands in a
-// call log (with the connection it ran on) so tests can count and order them.
-import { randomBytes } from 'node:crypto';
+// An in-memory libvirt for the kvm2 provider's unit tests: FakeConnection implements the
+// LibvirtAPI seam over a FakeHypervisor (fake-hypervisor.ts), which holds pools, volumes (content,
+// format, capacity, backing path) and domains (state, XML, metadata, addresses per source).
+// Failures are real LibvirtError objects with libvirt's codes; an upload hook can break a stream
+// part way; every RPC lands in the hypervisor's call log with the connection it ran on.
 import {
   ConnectionKilledError,
   DomainInterfaceAddressesSource,
   DomainMetadataType,
   DomainState,
   DomainUndefineFlags,
-  LibvirtError,
-  libvirtErrorCodes,
   StoragePoolState,
   UploadSourceError,
   type Domain,
   type DomainInterface,
-  type LibvirtErrorCodeName,
   type StoragePool,
   type StorageVol,
 } from '@/server/libvirt';
 import type { LibvirtAPI } from '@/server/providers/kvm2/libvirt-api';
 import { parseDomainXML, parseVolumeXML } from '@/server/providers/kvm2/xml-parse';
-import { buildXml, childElement, childTags, parseXml, type XmlElement } from '@/server/providers/kvm2/xml-codec';
+import { buildXml, childElement, childTags, parseXml, type XmlElement, type XmlValue } from '@/server/providers/kvm2/xml-codec';
+import {
+  FakeHypervisor,
+  libvirtError,
+  uploadPacketBytes,
+  type AddressAnswer,
+  type FakeDomain,
+  type FakePool,
+  type FakeVolume,
+  type FakeMethod,
+} from './fake-hypervisor';
 
-export type FakeMethod = keyof LibvirtAPI;
-
-export interface FakeVolume {
-  name: string;
-  format: string;
-  capacity: number;
-  content: Buffer;
-  backingPath?: string;
-}
-
-export interface FakePool {
-  name: string;
-  uuid: Buffer;
-  path: string;
-  state: number;
-  capacity: number;
-  volumes: Map<string, FakeVolume>;
-}
-
-type AddressAnswer = DomainInterface[] | LibvirtErrorCodeName | Error;
-
-export interface FakeDomain {
-  name: string;
-  uuid: Buffer;
-  state: number;
-  /** false once undefined while still running (libvirt keeps it as a transient domain) */
-  persistent: boolean;
-  xml: string;
-  /** namespace URI -> the element's XML, as DomainGetMetadata answers it */
-  metadata: Map<string, string>;
-  /** per DomainInterfaceAddressesSource; agent defaults to ErrAgentUnresponsive, arp and lease to [] */
-  addresses: Partial<Record<number, AddressAnswer>>;
-  /** the state DomainCreate leaves the domain in (default Running) */
-  startsAs: number;
-  hasNvram: boolean;
-}
-
-export interface CallRecord {
-  method: FakeMethod;
-  /** domain, pool or volume name the call was about */
-  subject?: string;
-  connection: string;
-}
-
-interface Injection {
-  error: () => Error;
-  remaining: number;
-  subject?: string;
-}
-
-export interface UploadHookInfo {
-  volume: string;
-  receivedBytes: number;
-  chunk: Buffer;
-}
-
-const errorDomainByCode: Partial<Record<LibvirtErrorCodeName, number>> = {
-  ErrNoStorageVol: 18,
-  ErrNoStoragePool: 18,
-  ErrStorageVolExist: 18,
-};
-
-/** A LibvirtError as libvirtd would send it. */
-export function libvirtError(codeName: LibvirtErrorCodeName, message: string, procedure = 'fake'): LibvirtError {
-  return new LibvirtError(procedure, {
-    code: libvirtErrorCodes[codeName],
-    domain: errorDomainByCode[codeName] ?? 10,
-    message,
-    level: 2,
-    str1: null,
-    str2: null,
-    str3: null,
-    int1: -1,
-    int2: -1,
-  });
-}
-
-const uuid = () => randomBytes(16);
-const gib = 1024 ** 3;
-
-/** One libvirtd: what every connection to it sees. */
-export class FakeHypervisor {
-  readonly pools = new Map<string, FakePool>();
-  readonly domains = new Map<string, FakeDomain>();
-  readonly calls: CallRecord[] = [];
-  hostname = 'fake-hypervisor';
-  libVersion = 9_000_000;
-  /** virt types the domain capabilities offer */
-  virtTypes: string[] = ['qemu', 'kvm'];
-  uploadHook: ((info: UploadHookInfo) => void) | undefined;
-  private readonly injections = new Map<FakeMethod, Injection[]>();
-  private nextDomainId = 1;
-
-  constructor(options: { pool?: string; poolCapacity?: number } = {}) {
-    this.addPool({ name: options.pool ?? 'default', capacity: options.poolCapacity ?? 100 * gib });
-  }
-
-  addPool(options: { name: string; capacity?: number; state?: number; path?: string }): FakePool {
-    const pool: FakePool = {
-      name: options.name,
-      uuid: uuid(),
-      path: options.path ?? `/var/lib/libvirt/${options.name}`,
-      state: options.state ?? StoragePoolState.Running,
-      capacity: options.capacity ?? 100 * gib,
-      volumes: new Map(),
-    };
-    this.pools.set(pool.name, pool);
-    return pool;
-  }
-
-  pool(name = 'default'): FakePool {
-    const pool = this.pools.get(name);
-    if (!pool) throw new Error(`fake: no pool ${name}`);
-    return pool;
-  }
-
-  addVolume(volume: Partial<FakeVolume> & { name: string; content?: Buffer | string }, poolName = 'default'): FakeVolume {
-    const content = typeof volume.content === 'string' ? Buffer.from(volume.content) : (volume.content ?? Buffer.alloc(0));
-    const created: FakeVolume = { format: 'raw', capacity: Math.max(content.length, 1), ...volume, content };
-    this.pool(poolName).volumes.set(created.name, created);
-    return created;
-  }
-
-  volume(name: string, poolName = 'default'): FakeVolume | undefined {
-    return this.pools.get(poolName)?.volumes.get(name);
-  }
-
-  volumeNames(poolName = 'default'): string[] {
-    return [...this.pool(poolName).volumes.keys()].sort();
-  }
-
-  addDomain(options: Partial<Omit<FakeDomain, 'metadata'>> & { name: string; metadata?: Record<string, string> }): FakeDomain {
-    const domain: FakeDomain = {
-      uuid: uuid(),
-      state: DomainState.Shutoff,
-      persistent: true,
-      xml: `<domain type="qemu"><name>${options.name}</name></domain>`,
-      addresses: {},
-      startsAs: DomainState.Running,
-      hasNvram: false,
-      ...options,
-      metadata: new Map(Object.entries(options.metadata ?? {})),
-    };
-    this.domains.set(domain.name, domain);
-    return domain;
-  }
-
-  domainIdOf(domain: FakeDomain): number {
-    return domain.state === DomainState.Running || domain.state === DomainState.Paused ? this.nextDomainId++ : -1;
-  }
-
-  /** Every call to `method` (about `subject`, when given) fails with `error` until cleared. */
-  fail(method: FakeMethod, error: LibvirtErrorCodeName | Error, options: { times?: number; subject?: string } = {}): void {
-    const make = () => (typeof error === 'string' ? libvirtError(error, `injected ${error}`, method) : error);
-    const list = this.injections.get(method) ?? [];
-    list.push({ error: make, remaining: options.times ?? Infinity, subject: options.subject });
-    this.injections.set(method, list);
-  }
-
-  failOnce(method: FakeMethod, error: LibvirtErrorCodeName | Error, subject?: string): void {
-    this.fail(method, error, { times: 1, subject });
-  }
-
-  clearFailures(): void {
-    this.injections.clear();
-  }
-
-  /** Records the call and throws an injected failure when one applies. */
-  enter(record: CallRecord): void {
-    this.calls.push(record);
-    const list = this.injections.get(record.method) ?? [];
-    const hit = list.find((entry) => entry.remaining > 0 && (entry.subject === undefined || entry.subject === record.subject));
-    if (!hit) return;
-    hit.remaining -= 1;
-    throw hit.error();
-  }
-
-  count(method?: FakeMethod, connection?: string): number {
-    return this.calls.filter((call) => (method === undefined || call.method === method) && (connection === undefined || call.connection === connection))
-      .length;
-  }
-
-  resetCalls(): void {
-    this.calls.length = 0;
-  }
-
-  /** Free bytes: capacity minus what the volumes hold (volumes are thin, as in a dir pool). */
-  available(pool: FakePool): number {
-    const used = [...pool.volumes.values()].reduce((sum, volume) => sum + volume.content.length, 0);
-    return Math.max(0, pool.capacity - used);
-  }
-
-  pathOf(pool: FakePool, volume: string): string {
-    return `${pool.path}/${volume}`;
-  }
-
-  /** The volume whose file is `path`, in any pool. */
-  volumeAtPath(path: string): FakeVolume | undefined {
-    for (const pool of this.pools.values()) {
-      for (const volume of pool.volumes.values()) if (this.pathOf(pool, volume.name) === path) return volume;
-    }
-    return undefined;
-  }
-}
+export * from './fake-hypervisor';
 
 const isActive = (state: number) => state === DomainState.Running || state === DomainState.Blocked || state === DomainState.Paused;
+
+/** An element as DomainGetMetadata hands it back: libvirt drops the prefix and the declaration. */
+function stripNamespace(value: XmlValue): XmlValue {
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value)) return value.map(stripNamespace);
+  const stripped: XmlElement = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (key === '@_xmlns' || key.startsWith('@_xmlns:')) continue;
+    const local = key.startsWith('@_') || key === '#text' ? key : key.slice(key.indexOf(':') + 1);
+    stripped[local] = stripNamespace(child);
+  }
+  return stripped;
+}
 
 /** The metadata elements of a domain XML, keyed by their namespace URI. */
 function metadataElements(xml: string): Map<string, string> {
@@ -242,7 +57,8 @@ function metadataElements(xml: string): Map<string, string> {
     if (typeof value !== 'object' || Array.isArray(value)) continue;
     const prefix = tag.includes(':') ? tag.slice(0, tag.indexOf(':')) : '';
     const uri = value[prefix ? `@_xmlns:${prefix}` : '@_xmlns'];
-    if (typeof uri === 'string') found.set(uri, buildXml({ [tag]: value } as XmlElement).trim());
+    const local = tag.slice(tag.indexOf(':') + 1);
+    if (typeof uri === 'string') found.set(uri, buildXml({ [local]: stripNamespace(value) }).trim());
   }
   return found;
 }
@@ -264,9 +80,9 @@ export class FakeConnection implements LibvirtAPI {
 
   private killReason = '';
 
-  private enter(method: FakeMethod, subject?: string): void {
+  private async enter(method: FakeMethod, subject?: string): Promise<void> {
     if (!this.alive) throw new ConnectionKilledError(this.killReason);
-    this.hypervisor.enter({ method, subject, connection: this.label });
+    await this.hypervisor.enter({ method, subject, connection: this.label });
   }
 
   private domainRef(domain: FakeDomain): Domain {
@@ -307,18 +123,19 @@ export class FakeConnection implements LibvirtAPI {
   // ---- connect ----
 
   async connectGetLibVersion(): Promise<number> {
-    this.enter('connectGetLibVersion');
+    await this.enter('connectGetLibVersion');
     return this.hypervisor.libVersion;
   }
 
   async connectGetHostname(): Promise<string> {
-    this.enter('connectGetHostname');
+    await this.enter('connectGetHostname');
     return this.hypervisor.hostname;
   }
 
   async connectGetDomainCapabilities(options: { virttype?: string | null } = {}): Promise<string> {
-    this.enter('connectGetDomainCapabilities');
-    const wanted = options.virttype ?? 'qemu';
+    await this.enter('connectGetDomainCapabilities');
+    // Without a type asked for, libvirt describes its default: kvm when it can use it.
+    const wanted = options.virttype ?? (this.hypervisor.virtTypes.includes('kvm') ? 'kvm' : 'qemu');
     if (!this.hypervisor.virtTypes.includes(wanted)) {
       throw libvirtError('ErrInvalidArg', `invalid argument: KVM is not supported by '/usr/bin/qemu-system-x86_64' on this host`);
     }
@@ -326,20 +143,20 @@ export class FakeConnection implements LibvirtAPI {
   }
 
   async connectListAllDomains(): Promise<Domain[]> {
-    this.enter('connectListAllDomains');
+    await this.enter('connectListAllDomains');
     return [...this.hypervisor.domains.values()].map((domain) => this.domainRef(domain));
   }
 
   // ---- domain ----
 
   async domainLookupByName(name: string): Promise<Domain> {
-    this.enter('domainLookupByName', name);
+    await this.enter('domainLookupByName', name);
     return this.domainRef(this.findDomain('domainLookupByName', name));
   }
 
   async domainDefineXmlFlags(xml: string): Promise<Domain> {
     const description = parseDomainXML(xml);
-    this.enter('domainDefineXmlFlags', description.name);
+    await this.enter('domainDefineXmlFlags', description.name);
     const existing = this.hypervisor.domains.get(description.name);
     const domain =
       existing ??
@@ -351,7 +168,7 @@ export class FakeConnection implements LibvirtAPI {
   }
 
   async domainCreate(ref: Domain): Promise<void> {
-    this.enter('domainCreate', ref.name);
+    await this.enter('domainCreate', ref.name);
     const domain = this.findDomain('domainCreate', ref.name);
     if (isActive(domain.state)) throw libvirtError('ErrOperationInvalid', 'Requested operation is not valid: domain is already running', 'domainCreate');
     for (const disk of parseDomainXML(domain.xml).disks) {
@@ -363,7 +180,7 @@ export class FakeConnection implements LibvirtAPI {
   }
 
   async domainDestroy(ref: Domain): Promise<void> {
-    this.enter('domainDestroy', ref.name);
+    await this.enter('domainDestroy', ref.name);
     const domain = this.findDomain('domainDestroy', ref.name);
     if (!isActive(domain.state)) throw libvirtError('ErrOperationInvalid', 'Requested operation is not valid: domain is not running', 'domainDestroy');
     domain.state = DomainState.Shutoff;
@@ -371,7 +188,7 @@ export class FakeConnection implements LibvirtAPI {
   }
 
   async domainUndefineFlags(ref: Domain, options: { flags?: number } = {}): Promise<void> {
-    this.enter('domainUndefineFlags', ref.name);
+    await this.enter('domainUndefineFlags', ref.name);
     const domain = this.findDomain('domainUndefineFlags', ref.name);
     if (domain.hasNvram && !((options.flags ?? 0) & DomainUndefineFlags.Nvram)) {
       throw libvirtError('ErrOperationInvalid', 'Requested operation is not valid: cannot undefine domain with nvram', 'domainUndefineFlags');
@@ -381,17 +198,17 @@ export class FakeConnection implements LibvirtAPI {
   }
 
   async domainGetState(ref: Domain): Promise<{ state: number; reason: number }> {
-    this.enter('domainGetState', ref.name);
+    await this.enter('domainGetState', ref.name);
     return { state: this.findDomain('domainGetState', ref.name).state, reason: 0 };
   }
 
   async domainGetXmlDesc(ref: Domain): Promise<string> {
-    this.enter('domainGetXmlDesc', ref.name);
+    await this.enter('domainGetXmlDesc', ref.name);
     return this.findDomain('domainGetXmlDesc', ref.name).xml;
   }
 
   async domainGetMetadata(ref: Domain, options: { type: number; uri?: string | null }): Promise<string> {
-    this.enter('domainGetMetadata', ref.name);
+    await this.enter('domainGetMetadata', ref.name);
     const domain = this.findDomain('domainGetMetadata', ref.name);
     const element = options.type === DomainMetadataType.Element ? domain.metadata.get(options.uri ?? '') : undefined;
     if (element === undefined) {
@@ -401,7 +218,7 @@ export class FakeConnection implements LibvirtAPI {
   }
 
   async domainInterfaceAddresses(ref: Domain, options: { source: number }): Promise<DomainInterface[]> {
-    this.enter('domainInterfaceAddresses', ref.name);
+    await this.enter('domainInterfaceAddresses', ref.name);
     const domain = this.findDomain('domainInterfaceAddresses', ref.name);
     if (!isActive(domain.state)) throw libvirtError('ErrOperationInvalid', 'Requested operation is not valid: domain is not running', 'domainInterfaceAddresses');
     const fallback: AddressAnswer = options.source === DomainInterfaceAddressesSource.Agent ? 'ErrAgentUnresponsive' : [];
@@ -414,13 +231,13 @@ export class FakeConnection implements LibvirtAPI {
   // ---- storage pool ----
 
   async storagePoolLookupByName(name: string): Promise<StoragePool> {
-    this.enter('storagePoolLookupByName', name);
+    await this.enter('storagePoolLookupByName', name);
     const pool = this.findPool('storagePoolLookupByName', name);
     return { name: pool.name, uuid: pool.uuid };
   }
 
   async storagePoolGetInfo(ref: StoragePool) {
-    this.enter('storagePoolGetInfo', ref.name);
+    await this.enter('storagePoolGetInfo', ref.name);
     const pool = this.findPool('storagePoolGetInfo', ref.name);
     const running = pool.state === StoragePoolState.Running;
     const available = running ? this.hypervisor.available(pool) : 0;
@@ -428,12 +245,12 @@ export class FakeConnection implements LibvirtAPI {
   }
 
   async storagePoolRefresh(ref: StoragePool): Promise<void> {
-    this.enter('storagePoolRefresh', ref.name);
+    await this.enter('storagePoolRefresh', ref.name);
     this.activePool('storagePoolRefresh', ref.name);
   }
 
   async storagePoolListAllVolumes(ref: StoragePool): Promise<StorageVol[]> {
-    this.enter('storagePoolListAllVolumes', ref.name);
+    await this.enter('storagePoolListAllVolumes', ref.name);
     const pool = this.activePool('storagePoolListAllVolumes', ref.name);
     return [...pool.volumes.values()].map((volume) => this.volumeRef(pool, volume));
   }
@@ -441,14 +258,14 @@ export class FakeConnection implements LibvirtAPI {
   // ---- storage volume ----
 
   async storageVolLookupByName(target: { pool: StoragePool; name: string }): Promise<StorageVol> {
-    this.enter('storageVolLookupByName', target.name);
+    await this.enter('storageVolLookupByName', target.name);
     const pool = this.activePool('storageVolLookupByName', target.pool.name);
     return this.volumeRef(pool, this.findVolume('storageVolLookupByName', { pool: pool.name, name: target.name }));
   }
 
   async storageVolCreateXml(target: { pool: StoragePool; xml: string }): Promise<StorageVol> {
     const spec = parseVolumeXML(target.xml);
-    this.enter('storageVolCreateXml', spec.name);
+    await this.enter('storageVolCreateXml', spec.name);
     const pool = this.activePool('storageVolCreateXml', target.pool.name);
     if (pool.volumes.has(spec.name)) {
       throw libvirtError('ErrStorageVolExist', `storage volume '${spec.name}' exists already`, 'storageVolCreateXml');
@@ -464,26 +281,26 @@ export class FakeConnection implements LibvirtAPI {
   }
 
   async storageVolDelete(ref: StorageVol): Promise<void> {
-    this.enter('storageVolDelete', ref.name);
+    await this.enter('storageVolDelete', ref.name);
     const pool = this.activePool('storageVolDelete', ref.pool);
     this.findVolume('storageVolDelete', ref);
     pool.volumes.delete(ref.name);
   }
 
   async storageVolGetPath(ref: StorageVol): Promise<string> {
-    this.enter('storageVolGetPath', ref.name);
+    await this.enter('storageVolGetPath', ref.name);
     this.findVolume('storageVolGetPath', ref);
     return this.hypervisor.pathOf(this.findPool('storageVolGetPath', ref.pool), ref.name);
   }
 
   async storageVolGetInfo(ref: StorageVol) {
-    this.enter('storageVolGetInfo', ref.name);
+    await this.enter('storageVolGetInfo', ref.name);
     const volume = this.findVolume('storageVolGetInfo', ref);
     return { type: 0, capacity: volume.capacity, allocation: volume.content.length };
   }
 
   async storageVolGetXmlDesc(ref: StorageVol): Promise<string> {
-    this.enter('storageVolGetXmlDesc', ref.name);
+    await this.enter('storageVolGetXmlDesc', ref.name);
     const volume = this.findVolume('storageVolGetXmlDesc', ref);
     const path = this.hypervisor.pathOf(this.findPool('storageVolGetXmlDesc', ref.pool), ref.name);
     const backing = volume.backingPath ? `<backingStore><path>${volume.backingPath}</path></backingStore>` : '';
@@ -495,7 +312,7 @@ export class FakeConnection implements LibvirtAPI {
     ref: StorageVol,
     options: { source: AsyncIterable<Uint8Array>; offset?: number; length?: number; signal?: AbortSignal },
   ): Promise<{ bytesSent: number }> {
-    this.enter('storageVolUpload', ref.name);
+    await this.enter('storageVolUpload', ref.name);
     const volume = this.findVolume('storageVolUpload', ref);
     const received: Buffer[] = [];
     let receivedBytes = 0;
@@ -511,11 +328,15 @@ export class FakeConnection implements LibvirtAPI {
           break;
         }
         if (step.done) break;
-        if (!this.alive) throw new ConnectionKilledError(this.killReason);
-        const chunk = Buffer.from(step.value);
-        received.push(chunk);
-        receivedBytes += chunk.length;
-        this.hypervisor.uploadHook?.({ volume: ref.name, receivedBytes, chunk });
+        // Packet by packet, as the wire carries it, so a hook can break the stream part way.
+        const bytes = Buffer.from(step.value);
+        for (let offset = 0; offset < bytes.length; offset += uploadPacketBytes) {
+          if (!this.alive) throw new ConnectionKilledError(this.killReason);
+          const chunk = bytes.subarray(offset, offset + uploadPacketBytes);
+          this.hypervisor.uploadHook?.({ volume: ref.name, receivedBytes, chunk });
+          received.push(chunk);
+          receivedBytes += chunk.length;
+        }
       }
     } finally {
       // libvirt keeps what arrived, whether the transfer finished or broke.
@@ -526,7 +347,7 @@ export class FakeConnection implements LibvirtAPI {
   }
 
   async *storageVolDownload(ref: StorageVol, options: { offset?: number; length?: number } = {}): AsyncIterable<Buffer> {
-    this.enter('storageVolDownload', ref.name);
+    await this.enter('storageVolDownload', ref.name);
     const volume = this.findVolume('storageVolDownload', ref);
     const start = options.offset ?? 0;
     const end = options.length ? start + options.length : volume.content.length;

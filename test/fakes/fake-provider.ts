@@ -72,12 +72,13 @@ export class FakeProvider implements Provider {
   constructor(private readonly options: FakeProviderOptions) {
     this.name = options.name;
     this.type = options.type ?? 'fake';
-    this.targets = options.targets ?? [{ name: 'host-a', ready: true, reason: 'Reachable', message: '', details: {}, latencyMs: 1, checkedAt: new Date(0).toISOString() }];
+    this.targets = options.targets ?? [{ name: 'host-a', ready: true, reason: 'Reachable', message: '', details: {}, latencyMs: 1, checkedAt: '' }];
     if (options.stateFile) this.load(options.stateFile);
   }
 
-  /** The next `times` calls of `method` fail with `error`. */
-  failNext(method: FakeMethod, error: Error, times = 1): this {
+  /** The next call of `method` (or the next `times` calls) fails with the error. */
+  failNext(method: FakeMethod, failure: Error | { error: Error; times: number }): this {
+    const { error, times } = failure instanceof Error ? { error: failure, times: 1 } : failure;
     const queue = this.scripts.get(method) ?? [];
     for (let i = 0; i < times; i++) queue.push({ kind: 'error', error });
     this.scripts.set(method, queue);
@@ -170,7 +171,8 @@ export class FakeProvider implements Provider {
 
   async check(options?: CallOptions): Promise<Target[]> {
     await this.enter('check', undefined, options);
-    return this.targets.map((target) => ({ ...target, details: { ...target.details } }));
+    const checkedAt = new Date().toISOString();
+    return this.targets.map((target) => ({ ...target, details: { ...target.details }, checkedAt }));
   }
 
   async close(): Promise<void> {

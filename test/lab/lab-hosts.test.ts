@@ -117,6 +117,11 @@ describe('namespaces', () => {
     expect(bridge).toContain('198.18.100.1/24');
   });
 
+  it('serves DHCP on the VM bridge from inside the hypervisor namespace', async () => {
+    const listening = await nsExec(lab.hypervisorNetns, ['ss', '-ulnp']);
+    expect(listening).toMatch(new RegExp(`0\\.0\\.0\\.0%${lab.bridge}:67 .*"dnsmasq"`));
+  });
+
   it('keeps the VM network out of the root namespace', async () => {
     const rootAddresses = (await runCommand(['ip', '-br', 'addr'])).stdout;
     expect(rootAddresses).not.toContain('198.18.100.');

@@ -115,6 +115,8 @@ describe('lab:down, then lab:up again', () => {
     expect(existsSync(`/var/lib/libvirt/qemu/nvram/${domainName}_VARS.fd`)).toBe(false);
     expect(existsSync(`/etc/libvirt/storage/${lab.pool.name}.xml`)).toBe(false);
     expect(existsSync(`/etc/libvirt/storage/${lab.inactivePool.name}.xml`)).toBe(false);
+    expect(existsSync(lab.pool.path)).toBe(false);
+    expect(existsSync(lab.inactivePool.path)).toBe(false);
 
     const namespaces = (await runCommand(['ip', 'netns', 'list'])).stdout;
     for (const netns of [lab.hypervisorNetns, ...lab.hosts.map((host) => host.netns)]) {

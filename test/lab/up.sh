@@ -11,14 +11,15 @@ done
 
 write_config() {
   export LAB_DIR LAB_USER NOLV_USER LIBVIRT_SOCKET NS_LAB1 NS_LAB2 NS_HV LAB1_ADDR LAB1_PORT LAB2_ADDR \
-    LAB2_PORT POOL_NAME INACTIVE_POOL_NAME BRIDGE BRIDGE_ADDR LIBVIRTD_PID IMAGE_SERVER_URL
+    LAB2_PORT POOL_DIR POOL_NAME INACTIVE_POOL_NAME BRIDGE BRIDGE_ADDR LIBVIRTD_PID IMAGE_SERVER_URL
   node "$LAB_SRC/scripts/write-config.mjs"
 }
 
 main() {
   require_root
   ensure_packages
-  install -d -m 755 "$LAB_DIR" "$RUN_DIR" "$LOG_DIR" "$POOL_DIR"
+  choose_pool_dir
+  install -d -m 755 "$LAB_DIR" "$RUN_DIR" "$LOG_DIR"
   ensure_network
   ensure_libvirt
   ensure_ssh

@@ -10,14 +10,14 @@ describe('proxy events', () => {
     dir = tempDir();
     const store = openStore({ dataDir: dir.path });
     const events = store.events;
-    events.record('u1', { type: 'Warning', reason: 'ReconcileError', message: 'transient: unreachable' }, 1_000);
-    events.record('u1', { type: 'Warning', reason: 'ReconcileError', message: 'transient: unreachable' }, 2_000);
-    events.record('u1', { type: 'Normal', reason: 'Created', message: 'instance created' }, 3_000);
+    events.record('u1', { type: 'Warning', reason: 'ReconcileError', message: 'transient: unreachable', atMs: 1_000 });
+    events.record('u1', { type: 'Warning', reason: 'ReconcileError', message: 'transient: unreachable', atMs: 2_000 });
+    events.record('u1', { type: 'Normal', reason: 'Created', message: 'instance created', atMs: 3_000 });
     const [newest, folded] = events.list('u1');
     expect(newest).toMatchObject({ reason: 'Created', count: 1 });
     expect(folded).toMatchObject({ reason: 'ReconcileError', count: 2, firstAt: new Date(1_000).toISOString(), lastAt: new Date(2_000).toISOString() });
 
-    for (let i = 0; i < 250; i++) events.record('u2', { type: 'Normal', reason: 'Step', message: `step ${i}` }, 10_000 + i);
+    for (let i = 0; i < 250; i++) events.record('u2', { type: 'Normal', reason: 'Step', message: `step ${i}` , atMs: 10_000 + i });
     const kept = events.list('u2', 1_000);
     expect(kept).toHaveLength(200);
     expect(kept[0]?.message).toBe('step 249');

@@ -57,7 +57,7 @@ describe('a Proxy whose passes keep failing', () => {
 
   it('is picked up at once, ahead of its backoff, when its spec changes', async () => {
     vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
-    const provider = new FakeProvider({ name: 'fake-1' }).failNext('create', new ErrTransient('host unreachable'), 5);
+    const provider = new FakeProvider({ name: 'fake-1' }).failNext('create', { error: new ErrTransient('host unreachable'), times: 5 });
     harness = await controlPlane({ providers: [provider] });
     const spec = managedProxy('alpha');
     harness.proxies.create(spec);

@@ -15,7 +15,7 @@ const quota = new ErrQuotaExceeded('storage pool "default": 2147483648 bytes ava
 describe('quota wait', () => {
   it('waits exactly QuotaRetry (5 min) between attempts, through resyncs, and never fails', async () => {
     vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
-    const provider = new FakeProvider({ name: 'fake-1' }).failNext('create', quota, 3);
+    const provider = new FakeProvider({ name: 'fake-1' }).failNext('create', { error: quota, times: 3 });
     harness = await controlPlane({ providers: [provider], resyncIntervalMs: 60_000 });
     harness.proxies.create(managedProxy('alpha'));
     await vi.advanceTimersByTimeAsync(0);
@@ -36,7 +36,7 @@ describe('quota wait', () => {
 
   it('keeps the QuotaExceeded condition since the first refusal (lastTransitionTime does not move)', async () => {
     vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
-    const provider = new FakeProvider({ name: 'fake-1' }).failNext('create', quota, 2);
+    const provider = new FakeProvider({ name: 'fake-1' }).failNext('create', { error: quota, times: 2 });
     harness = await controlPlane({ providers: [provider] });
     harness.proxies.create(managedProxy('alpha'));
     await vi.advanceTimersByTimeAsync(0);

@@ -9,6 +9,8 @@ import { encodeXdr, type Shape } from '@/server/libvirt/xdr';
 export interface PeerOptions {
   /** The client side's writable high-water mark (small values make backpressure visible). */
   highWaterMark?: number;
+  /** Drop STREAM data packets and raw chunks instead of keeping them (for memory tests). */
+  discardStreamData?: boolean;
 }
 
 export class FakePeer {
@@ -16,7 +18,10 @@ export class FakePeer {
   readonly transport: Duplex;
   /** Every chunk the client wrote, as written. */
   readonly written: Buffer[] = [];
+  /** Payload bytes of the STREAM data packets dropped under discardStreamData. */
+  discardedBytes = 0;
   destroyed = false;
+  private readonly discardStreamData: boolean;
   private readonly decoder = new FrameDecoder();
   private readonly received: Packet[] = [];
   private waiters: Array<(packet: Packet) => void> = [];
@@ -25,6 +30,7 @@ export class FakePeer {
 
   constructor(options: PeerOptions = {}) {
     const peer = this;
+    this.discardStreamData = options.discardStreamData ?? false;
     this.transport = new Duplex({
       writableHighWaterMark: options.highWaterMark ?? 16 * 1024,
       read() {},
@@ -41,8 +47,12 @@ export class FakePeer {
   }
 
   private accept(chunk: Buffer): void {
-    this.written.push(chunk);
+    if (!this.discardStreamData) this.written.push(chunk);
     for (const packet of this.decoder.push(chunk)) {
+      if (this.discardStreamData && packet.header.type === MessageType.Stream && packet.header.status === MessageStatus.Continue) {
+        this.discardedBytes += packet.payload.length;
+        continue;
+      }
       const waiter = this.waiters.shift();
       if (waiter) waiter(packet);
       else this.received.push(packet);

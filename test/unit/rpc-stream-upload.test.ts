@@ -1,4 +1,6 @@
 import { randomBytes } from 'node:crypto';
+import v8 from 'node:v8';
+import vm from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { RpcConnection } from '@/server/libvirt/client';
 import { LibvirtError, UploadSourceError } from '@/server/libvirt/errors';
@@ -39,6 +41,9 @@ async function dataUntilControl(peer: FakePeer): Promise<{ data: Packet[]; contr
 }
 
 const joined = (packets: Packet[]) => Buffer.concat(packets.map((p) => p.payload));
+
+v8.setFlagsFromString('--expose-gc');
+const collectGarbage = vm.runInNewContext('gc') as () => void;
 
 describe('storageVolUpload stream', () => {
   it('sends CALL, waits for the REPLY, sends data in chunks, finishes with STREAM OK and waits for the confirmation', async () => {
@@ -156,5 +161,32 @@ describe('storageVolUpload stream', () => {
     await expect(upload).rejects.toMatchObject({ codeName: 'ErrNoStorageVol' });
     expect(state.pulls).toBe(0);
     expect(peer.backlog).toBe(0);
+  });
+
+  it('keeps nothing of what it has sent, so memory stays flat for any size', async () => {
+    const peer = new FakePeer({ discardStreamData: true });
+    const conn = new RpcConnection(peer.transport);
+    const sent: Array<WeakRef<Buffer>> = [];
+    let earlyStillAlive = -1;
+    async function* source(): AsyncGenerator<Uint8Array> {
+      for (let i = 0; i < 300; i++) {
+        if (i === 200) {
+          collectGarbage();
+          earlyStillAlive = sent.slice(0, 100).filter((ref) => ref.deref() !== undefined).length;
+        }
+        const chunk = Buffer.alloc(64 * 1024, i);
+        sent.push(new WeakRef(chunk));
+        yield chunk;
+      }
+    }
+    const upload = conn.upload('storageVolUpload', args, { source: source() });
+    const call = await peer.nextPacket();
+    peer.reply(call, procedures.storageVolUpload.ret, undefined);
+    const finish = await peer.nextPacket();
+    expect(finish.header).toMatchObject({ type: MessageType.Stream, status: MessageStatus.Ok });
+    peer.stream(call, MessageStatus.Ok);
+    await expect(upload).resolves.toEqual({ bytesSent: 300 * 64 * 1024 });
+    expect(peer.discardedBytes).toBe(300 * 64 * 1024);
+    expect(earlyStillAlive).toBe(0);
   });
 });

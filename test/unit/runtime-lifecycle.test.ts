@@ -83,6 +83,11 @@ describe('the runtime', () => {
     expect(provider.closed).toBe(true);
     expect(rt.store.db.open).toBe(false);
     runtime = undefined;
+    // The abandoned Create is not the Proxy's fault: nothing about it was recorded.
+    const { openStore } = await import('@/server/store');
+    const reopened = openStore({ dataDir: dir!.path });
+    expect(reopened.proxies.get('alpha')?.status.lastError).toBeUndefined();
+    reopened.close();
   });
 
   it('starts once per process however often it is asked', async () => {

@@ -77,8 +77,10 @@ export const checkReason: Record<CheckReason, CheckReasonInfo> = {
 /** How far the probe got: a failure while dialling reads differently from one on a live connection. */
 type Phase = 'dial' | 'rpc';
 
-const sshCodeIn = (codes: SshErrorCode[]) => (err: unknown) =>
-  codes.includes(findInCauses(err, (e): e is SshError => e instanceof SshError)?.code as SshErrorCode);
+const sshCodeIn = (codes: SshErrorCode[]) => (err: unknown) => {
+  const sshError = findInCauses(err, (e): e is SshError => e instanceof SshError);
+  return sshError !== undefined && codes.includes(sshError.code);
+};
 const libvirtCodeIn = (names: Parameters<typeof isLibvirtError>[1][]) => (err: unknown) =>
   names.some((name) => findInCauses(err, (e): e is LibvirtError => isLibvirtError(e, name)) !== undefined);
 const has = (type: abstract new (...args: never[]) => Error) => (err: unknown) =>

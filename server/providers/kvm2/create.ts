@@ -63,7 +63,7 @@ async function waitForRunning(attempt: Attempt, dom: Domain): Promise<void> {
 
 async function start(attempt: Attempt, dom: Domain): Promise<void> {
   await attempt.api.domainCreate(dom, { signal: attempt.signal });
-  attempt.logger.debug({ domain: dom.name }, 'domain started');
+  attempt.logger.debug({}, 'domain started');
   await waitForRunning(attempt, dom);
 }
 

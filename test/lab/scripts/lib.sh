@@ -8,7 +8,10 @@ RUN_DIR="$LAB_DIR/run"
 LOG_DIR="$LAB_DIR/logs"
 SSH_DIR="$LAB_DIR/ssh"
 IMAGE_DIR="$LAB_DIR/images"
+# Pools live in .lab when QEMU (user libvirt-qemu) can walk down to it, else (a clone under /root,
+# say) under /var/lib/kvm2lab; see choose_pool_dir.
 POOL_DIR="$LAB_DIR/pools"
+FALLBACK_POOL_DIR=/var/lib/kvm2lab/pools
 
 # Network namespaces: one for the hypervisor (libvirtd, bridge, dnsmasq, VMs), one per "remote host".
 NS_HV=kvm2lab-hv
@@ -52,7 +55,8 @@ KVM_DEVICE_ORIG="$RUN_DIR/kvm-device.orig"
 sshd_pid_file() { echo "$RUN_DIR/sshd-$1.pid"; }
 
 PACKAGES=(libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils ovmf openssh-server
-  dnsmasq-base genisoimage iproute2 dbus polkitd curl python3-libvirt)
+  dnsmasq-base genisoimage iproute2 dbus polkitd curl python3-libvirt
+  chromium)  # chromium: the browser tests drive Debian's build through playwright-core
 
 log() { printf '[lab] %s\n' "$*" >&2; }
 die() { printf '[lab] error: %s\n' "$*" >&2; exit 1; }
@@ -102,6 +106,13 @@ wait_for() {
     sleep 0.1
   done
   die "timed out after ${seconds}s waiting for $what"
+}
+
+# choose_pool_dir: sets POOL_DIR to where QEMU can reach the pools.
+choose_pool_dir() {
+  if id libvirt-qemu >/dev/null 2>&1 && ! runuser -u libvirt-qemu -- test -x "$REPO_DIR"; then
+    POOL_DIR=$FALLBACK_POOL_DIR
+  fi
 }
 
 netns_exists() { [[ -e /run/netns/$1 ]]; }

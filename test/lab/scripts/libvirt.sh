@@ -35,6 +35,8 @@ ensure_dbus() {
   pid_alive "$DBUS_PID" dbus-daemon && return 0
   bus_answers >/dev/null 2>&1 && return 0
   mkdir -p /run/dbus
+  # dbus's postinst makes the machine id; a container image may have skipped it.
+  [[ -s /etc/machine-id || -s /var/lib/dbus/machine-id ]] || dbus-uuidgen --ensure
   rm -f /run/dbus/pid "$DBUS_SOCKET" # leftovers of a bus that died make dbus-daemon refuse to start
   dbus-daemon --system --fork --print-pid >"$DBUS_PID"
   wait_for 10 "the system D-Bus" bus_answers
@@ -66,7 +68,8 @@ libvirtd_answers() { virsh_root list --all; }
 
 ensure_libvirtd() {
   if pid_alive "$LIBVIRTD_PID" libvirtd; then
-    libvirtd_answers >/dev/null 2>&1 && return 0
+    wait_for 60 "the lab's libvirtd to answer" libvirtd_answers
+    return 0
   fi
   if [[ -S $LIBVIRT_SOCKET ]] && libvirtd_answers >/dev/null 2>&1; then
     die "a libvirtd the lab did not start answers on $LIBVIRT_SOCKET; stop it first"
@@ -74,7 +77,7 @@ ensure_libvirtd() {
   sed "s|@LOG_DIR@|$LOG_DIR|g" "$LAB_SRC/scripts/libvirtd.conf" >"$LAB_DIR/libvirtd.conf"
   # Inside the hypervisor namespace, libvirtd puts the VMs' taps on the lab bridge there.
   ip netns exec "$NS_HV" libvirtd -d -f "$LAB_DIR/libvirtd.conf" -p "$LIBVIRTD_PID"
-  wait_for 30 libvirtd libvirtd_answers
+  wait_for 60 libvirtd libvirtd_answers
   stop_distro_networks
 }
 
@@ -87,6 +90,8 @@ stop_distro_networks() {
   done
 }
 
+pool_path() { virsh_root pool-dumpxml "$1" | sed -n 's|.*<path>\(.*\)</path>.*|\1|p' | head -n1; }
+
 # pool_field NAME FIELD: a field of `virsh pool-info` (State, Autostart, ...).
 pool_field() { virsh_root pool-info "$1" | sed -n "s/^$2:[[:space:]]*//p"; }
 
@@ -98,6 +103,7 @@ ensure_pool() {
   if ! virsh_root pool-info "$name" >/dev/null 2>&1; then
     virsh_root pool-define-as "$name" dir --target "$path" >/dev/null
   fi
+  [[ $(pool_path "$name") == "$path" ]] || die "pool $name is defined at $(pool_path "$name"), not $path: run down.sh first"
   local state autostart
   state=$(pool_field "$name" State)
   autostart=$(pool_field "$name" Autostart)
@@ -118,7 +124,8 @@ ensure_libvirt() {
   ensure_polkit
   ensure_libvirtd
   # QEMU runs as libvirt-qemu: it must be able to walk down to the pool directories.
-  chmod 755 "$LAB_DIR" "$POOL_DIR"
+  install -d -m 755 "$POOL_DIR"
+  chmod 755 "$LAB_DIR"
   ensure_pool "$POOL_NAME" "$POOL_DIR/$POOL_NAME" yes
   ensure_pool "$INACTIVE_POOL_NAME" "$POOL_DIR/$INACTIVE_POOL_NAME" no
 }
@@ -127,8 +134,9 @@ ensure_libvirt() {
 lab_pools() {
   local name path
   for name in $(virsh_root pool-list --all --name); do
-    path=$(virsh_root pool-dumpxml "$name" | sed -n 's|.*<path>\(.*\)</path>.*|\1|p' | head -n1)
-    if [[ $name == "$POOL_NAME" || $name == "$INACTIVE_POOL_NAME" || $path == "$LAB_DIR"/* ]]; then
+    path=$(pool_path "$name")
+    if [[ $name == "$POOL_NAME" || $name == "$INACTIVE_POOL_NAME" || $path == "$LAB_DIR"/* ||
+      $path == "$FALLBACK_POOL_DIR"/* ]]; then
       echo "$name"
     fi
   done
@@ -146,8 +154,9 @@ remove_domains() {
 }
 
 remove_pools() {
-  local name vol
+  local name vol path
   for name in $(lab_pools); do
+    path=$(pool_path "$name")
     if [[ $(pool_field "$name" State) == running ]]; then
       for vol in $(virsh_root vol-list --pool "$name" | awk '{print $1}'); do
         virsh_root vol-delete --pool "$name" "$vol" >/dev/null
@@ -155,7 +164,10 @@ remove_pools() {
       virsh_root pool-destroy "$name" >/dev/null
     fi
     virsh_root pool-undefine "$name" >/dev/null
+    # Files a test left in a pool outside libvirt's knowledge go with the directory.
+    if [[ $path == "$LAB_DIR"/* || $path == "$FALLBACK_POOL_DIR"/* ]]; then rm -rf "$path"; fi
   done
+  rm -rf "$(dirname "$FALLBACK_POOL_DIR")"
 }
 
 # Stops what ensure_libvirt started; a D-Bus or polkitd the lab did not start is left running.

@@ -1,0 +1,55 @@
+// Every domain on a host and whose it is: ours with its Proxy, ours but orphaned, the first-
+// generation provider's, or someone else's.
+import Link from 'next/link';
+import { Badge, type BadgeTone } from '@/components/ui/badge';
+import { EmptyState } from '@/components/ui/empty-state';
+import { TableScroll, Td, Th } from '@/components/ui/table';
+import type { DomainInfo, DomainKind } from './queries';
+
+const kindLabel: Record<DomainKind, { text: string; tone: BadgeTone; title: string }> = {
+  managed: { text: 'managed', tone: 'ok', title: 'created by this server for a Proxy' },
+  orphan: { text: 'orphan', tone: 'warning', title: 'created by this server, but no Proxy owns it any more; orphan GC removes it' },
+  kvm: { text: 'kvm gen-1', tone: 'info', title: "the first-generation kvm provider's domain; kvm2 never touches it" },
+  foreign: { text: 'foreign', tone: 'neutral', title: 'not created by this server; left alone' },
+};
+
+export function DomainsTable({ domains }: { domains: DomainInfo[] }) {
+  if (domains.length === 0) return <EmptyState title="No domains on this host">Create a Proxy with this host as its zone and its VM appears here.</EmptyState>;
+  return (
+    <TableScroll label="Domains">
+      <thead className="bg-slate-50">
+        <tr>
+          <Th>Domain</Th>
+          <Th>State</Th>
+          <Th>Kind</Th>
+          <Th>Proxy</Th>
+          <Th>IP</Th>
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-100">
+        {domains.map((domain) => {
+          const kind = kindLabel[domain.kind];
+          return (
+            <tr key={domain.name} data-testid={`domain-row-${domain.name}`}>
+              <Td className="font-mono text-xs">{domain.name}</Td>
+              <Td>{domain.state}</Td>
+              <Td title={kind.title}>
+                <Badge tone={kind.tone}>{kind.text}</Badge>
+              </Td>
+              <Td>
+                {domain.proxy ? (
+                  <Link href={`/proxies/${encodeURIComponent(domain.proxy)}`} className="text-blue-800 underline underline-offset-2">
+                    {domain.proxy}
+                  </Link>
+                ) : (
+                  '—'
+                )}
+              </Td>
+              <Td className="font-mono text-xs">{domain.ip ?? '—'}</Td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </TableScroll>
+  );
+}

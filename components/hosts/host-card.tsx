@@ -1,0 +1,69 @@
+'use client';
+// One configured host: its latest check (reason, explanation, facts, free space) and its history.
+import dynamic from 'next/dynamic';
+import Link from 'next/link';
+import { formatGiB, formatLatency, formatTime, parseGiB } from '@/components/ui/format';
+import { SkeletonChart } from '@/components/ui/skeleton';
+import { UsageBar } from '@/components/ui/usage-bar';
+import { HealthBadge, HealthExplanation } from './health-reason';
+import type { HealthSample, HostHealth } from './queries';
+
+const HostHealthCharts = dynamic(() => import('./health-charts'), { ssr: false, loading: () => <SkeletonChart label="charts" /> });
+
+export function hostHref(provider: string, host: string): string {
+  return `/hosts/${encodeURIComponent(provider)}/${encodeURIComponent(host)}`;
+}
+
+function Fact({ label, value }: { label: string; value: string | undefined }) {
+  return (
+    <div className="min-w-0">
+      <dt className="text-xs text-slate-600">{label}</dt>
+      <dd className="truncate text-sm text-slate-900" title={value}>
+        {value || '—'}
+      </dd>
+    </div>
+  );
+}
+
+export function PoolSpace({ details }: { details: Record<string, string> }) {
+  const capacity = parseGiB(details.poolCapacityGiB);
+  const available = parseGiB(details.poolAvailableGiB);
+  if (capacity === undefined || available === undefined) return <p className="text-sm text-slate-600">Free space unknown: the check did not reach the pool.</p>;
+  return (
+    <UsageBar
+      label={`Pool ${details.pool ?? ''} usage`}
+      used={capacity - available}
+      total={capacity}
+      text={`${formatGiB(available)} free of ${formatGiB(capacity)}`}
+    />
+  );
+}
+
+export function HostCard({ provider, target, samples, showCharts = true }: { provider: string; target: HostHealth; samples?: HealthSample[]; showCharts?: boolean }) {
+  const { details } = target;
+  return (
+    <article className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" data-testid={`host-card-${target.name}`} aria-labelledby={`host-${provider}-${target.name}`}>
+      <div className="flex flex-wrap items-center justify-between gap-2">
+        <h3 id={`host-${provider}-${target.name}`} className="text-base font-semibold">
+          <Link href={hostHref(provider, target.name)} className="rounded text-blue-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600">
+            {target.name}
+          </Link>
+          <span className="ml-2 text-xs font-normal text-slate-600">{provider}</span>
+        </h3>
+        <HealthBadge reason={target.reason} details={details} />
+      </div>
+      <div className="mt-3 space-y-3">
+        <HealthExplanation reason={target.reason} message={target.message} details={details} />
+        <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4">
+          <Fact label="libvirt" value={details.libvirtVersion} />
+          <Fact label="Hostname" value={details.hostname} />
+          <Fact label={`Pool ${details.pool ?? ''}`.trim()} value={details.poolState} />
+          <Fact label="Check latency" value={target.checkedAt ? formatLatency(target.latencyMs) : undefined} />
+        </dl>
+        <PoolSpace details={details} />
+        <p className="text-xs text-slate-600">Last checked {formatTime(target.checkedAt)}</p>
+        {showCharts && samples ? <HostHealthCharts samples={samples} host={target.name} /> : null}
+      </div>
+    </article>
+  );
+}

@@ -1,0 +1,55 @@
+// Numbers and times as an admin reads them. Pure functions, shared by every resource.
+
+const byteUnits = ['B', 'KiB', 'MiB', 'GiB', 'TiB'] as const;
+
+export function formatBytes(bytes: number | undefined): string {
+  if (bytes === undefined || !Number.isFinite(bytes)) return '—';
+  let value = bytes;
+  let unit = 0;
+  while (Math.abs(value) >= 1024 && unit < byteUnits.length - 1) {
+    value /= 1024;
+    unit += 1;
+  }
+  return `${value.toFixed(unit === 0 || value >= 100 ? 0 : 1)} ${byteUnits[unit]}`;
+}
+
+export const formatGiB = (gib: number | undefined): string => (gib === undefined || !Number.isFinite(gib) ? '—' : `${gib.toFixed(1)} GiB`);
+
+export const formatRate = (bytesPerSecond: number): string => `${formatBytes(bytesPerSecond)}/s`;
+
+export function formatDuration(seconds: number | null | undefined): string {
+  if (seconds === null || seconds === undefined || !Number.isFinite(seconds)) return '—';
+  const s = Math.max(0, Math.round(seconds));
+  if (s < 60) return `${s}s`;
+  if (s < 3600) return `${Math.floor(s / 60)}m ${s % 60}s`;
+  if (s < 86_400) return `${Math.floor(s / 3600)}h ${Math.floor((s % 3600) / 60)}m`;
+  return `${Math.floor(s / 86_400)}d ${Math.floor((s % 86_400) / 3600)}h`;
+}
+
+/** kubectl's AGE column: the largest unit or two. */
+export function formatAge(iso: string | undefined, nowMs: number = Date.now()): string {
+  if (!iso) return '—';
+  const then = Date.parse(iso);
+  if (!Number.isFinite(then)) return '—';
+  return formatDuration((nowMs - then) / 1000);
+}
+
+export function formatLatency(ms: number | undefined): string {
+  if (ms === undefined || !Number.isFinite(ms)) return '—';
+  return ms < 10 ? `${ms.toFixed(1)} ms` : `${Math.round(ms)} ms`;
+}
+
+export function formatTime(iso: string | undefined): string {
+  if (!iso) return '—';
+  const date = new Date(iso);
+  return Number.isNaN(date.getTime()) ? '—' : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
+}
+
+export const formatClock = (ms: number): string => new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+
+/** A GiB figure the server sent as text ("12.34") or number. */
+export function parseGiB(value: string | number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const number = typeof value === 'number' ? value : Number.parseFloat(value);
+  return Number.isFinite(number) ? number : undefined;
+}

@@ -1,0 +1,20 @@
+// Tables that scroll sideways on a phone: the scroll box is focusable and labelled, so keyboard
+// users can scroll it too.
+import type { ReactNode, ThHTMLAttributes, TdHTMLAttributes } from 'react';
+
+export function TableScroll({ label, children }: { label: string; children: ReactNode }) {
+  return (
+    // eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex -- a scrollable region must be reachable by keyboard
+    <div role="region" aria-label={label} tabIndex={0} className="overflow-x-auto rounded-md focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600">
+      <table className="min-w-full divide-y divide-slate-200 text-sm">{children}</table>
+    </div>
+  );
+}
+
+export function Th({ className = '', ...props }: ThHTMLAttributes<HTMLTableCellElement>) {
+  return <th scope="col" className={`whitespace-nowrap px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-700 ${className}`} {...props} />;
+}
+
+export function Td({ className = '', ...props }: TdHTMLAttributes<HTMLTableCellElement>) {
+  return <td className={`whitespace-nowrap px-3 py-2 text-slate-900 ${className}`} {...props} />;
+}

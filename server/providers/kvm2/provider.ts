@@ -1,0 +1,167 @@
+// The kvm2 provider as the control plane sees it: the contract's five methods over create.ts,
+// instance.ts and check.ts. Each operation runs in its span (`provider.create`, `provider.get`,
+// `provider.delete`, `provider.list`; the health monitor opens its own around check), ends with
+// the spec's outcome line, and on failure logs `kvm2 backend call failed` with the raw error once
+// before returning it classified (errors.ts): Create never returns NotFound.
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+import type { Kvm2Entry } from '@/server/providers/config';
+import type { CallOptions, CreateRequest, Instance, Provider, Target } from '@/server/providers/contract';
+import { ProviderError } from '@/server/providers/errors';
+import type { Logger } from '@/server/telemetry/logger';
+import { tracer } from '@/server/telemetry/tracing';
+import { defaultBudgets, type Budgets } from './backend';
+import { checkHosts } from './check';
+import type { Kvm2Context } from './context';
+import { createInstance } from './create';
+import { DownloadTracker } from './download-progress';
+import { classify, type Kvm2Operation } from './errors';
+import { createHostBackend } from './hosts';
+import { deleteInstance, getInstance, listInstances } from './instance';
+import { KeyedLock } from './keyed-lock';
+import { startupWarnings, withDefaults, type Kvm2Settings } from './kvm2';
+import type { HostBackend } from './libvirt-api';
+
+export interface Kvm2ProviderOptions {
+  settings: Kvm2Settings;
+  backend: HostBackend;
+  /** The provider's logger; it should carry `provider` (createKvm2Provider arranges that). */
+  logger: Logger;
+  budgets?: Budgets;
+  downloads?: DownloadTracker;
+  now?: () => Date;
+}
+
+interface OperationSpec {
+  op: Kvm2Operation;
+  span: string;
+  attributes: Record<string, string>;
+}
+
+export class Kvm2Provider implements Provider {
+  readonly type = 'kvm2';
+  readonly name: string;
+  /** Base-image downloads in progress, for the dashboard. */
+  readonly downloads: DownloadTracker;
+  private readonly context: Kvm2Context;
+
+  constructor(options: Kvm2ProviderOptions) {
+    this.name = options.settings.name;
+    this.downloads = options.downloads ?? new DownloadTracker();
+    this.context = {
+      settings: options.settings,
+      backend: options.backend,
+      budgets: options.budgets ?? defaultBudgets,
+      logger: options.logger,
+      domainLocks: new KeyedLock(),
+      imageLocks: new KeyedLock(),
+      downloads: this.downloads,
+      now: options.now ?? (() => new Date()),
+    };
+  }
+
+  get settings(): Kvm2Settings {
+    return this.context.settings;
+  }
+
+  private get logger(): Logger {
+    return this.context.logger;
+  }
+
+  private operation<T>(spec: OperationSpec, work: () => Promise<T>): Promise<T> {
+    const attributes = { 'provider.name': this.name, 'provider.type': this.type, ...spec.attributes };
+    return tracer().startActiveSpan(spec.span, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+      try {
+        return await work();
+      } catch (err) {
+        const classified = classify(err, { op: spec.op });
+        span.setStatus({ code: SpanStatusCode.ERROR, message: classified.message });
+        span.setAttribute('provider.error_class', classified.errorClass);
+        if (classified.errorClass === 'notFound') {
+          this.logger.debug({ ...spec.attributes, error: classified.message }, 'kvm2 domain not found');
+        } else {
+          this.logger.debug({ op: spec.op, ...spec.attributes, error: rawMessage(err) }, 'kvm2 backend call failed');
+        }
+        throw classified;
+      } finally {
+        span.end();
+      }
+    });
+  }
+
+  create(request: CreateRequest, options: CallOptions = {}): Promise<Instance> {
+    return this.operation({ op: 'create', span: 'provider.create', attributes: { name: request.name } }, async () => {
+      const instance = await createInstance(this.context, request, options);
+      this.logger.debug({ host: hostOf(instance.providerID), name: instance.name, id: instance.providerID }, 'kvm2 domain ensured running');
+      return instance;
+    });
+  }
+
+  get(providerID: string, options: CallOptions = {}): Promise<Instance> {
+    return this.operation({ op: 'get', span: 'provider.get', attributes: { id: providerID } }, async () => {
+      const instance = await getInstance(this.context, providerID, options);
+      this.logger.debug(
+        { host: hostOf(providerID), name: instance.name, state: instance.state, ip: instance.ip, uid: instance.uid },
+        'kvm2 domain fetched',
+      );
+      return instance;
+    });
+  }
+
+  delete(providerID: string, options: CallOptions = {}): Promise<void> {
+    return this.operation({ op: 'delete', span: 'provider.delete', attributes: { id: providerID } }, async () => {
+      const outcome = await deleteInstance(this.context, providerID, options);
+      this.logger.debug({ id: providerID, host: hostOf(providerID), ...outcome }, 'kvm2 domain deleted');
+    });
+  }
+
+  listByTag(tag: string, options: CallOptions = {}): Promise<Instance[]> {
+    return this.operation({ op: 'listByTag', span: 'provider.list', attributes: { tag } }, async () => {
+      const instances = await listInstances(this.context, tag, options);
+      this.logger.debug({ hosts: this.settings.hosts.length, managed: instances.length }, 'kvm2 domains listed');
+      return instances;
+    });
+  }
+
+  check(options: CallOptions = {}): Promise<Target[]> {
+    return checkHosts({ backend: this.context.backend, settings: this.settings, logger: this.logger, signal: options.signal });
+  }
+
+  /** Closes the pooled connections. */
+  close(): Promise<void> {
+    return this.context.backend.closeAll();
+  }
+}
+
+const hostOf = (providerID: string): string | undefined => /^hosts\/([^/]+)\//.exec(providerID)?.[1];
+
+function rawMessage(err: unknown): string {
+  // The raw error is the one under a classification wrapper, if any.
+  const raw = err instanceof ProviderError && err.cause instanceof Error ? err.cause : err;
+  return raw instanceof Error ? raw.message : String(raw);
+}
+
+export interface CreateKvm2ProviderOptions {
+  /** The provider entry as loaded (defaults applied here), or settings already defaulted. */
+  entry?: Kvm2Entry;
+  settings?: Kvm2Settings;
+  logger: Logger;
+  /** Defaults to SSH connections to the configured hosts (hosts.ts); tests pass a fake. */
+  backend?: HostBackend;
+  budgets?: Budgets;
+  downloads?: DownloadTracker;
+  now?: () => Date;
+}
+
+/**
+ * New: defaults applied, the startup warnings logged (a missing key or known_hosts file only
+ * warns: the Secret may land later), and the provider built over its host backend.
+ */
+export function createKvm2Provider(options: CreateKvm2ProviderOptions): Kvm2Provider {
+  const settings = options.settings ?? (options.entry ? withDefaults(options.entry) : undefined);
+  if (!settings) throw new TypeError('createKvm2Provider needs an entry or settings');
+  const logger = options.logger.child({ logger: 'kvm2', provider: settings.name });
+  startupWarnings(settings, { log: logger });
+  const backend =
+    options.backend ?? createHostBackend({ providerName: settings.name, settings, logger, budgets: options.budgets });
+  return new Kvm2Provider({ settings, backend, logger, budgets: options.budgets, downloads: options.downloads, now: options.now });
+}

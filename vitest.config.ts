@@ -37,6 +37,18 @@ export default defineConfig({
         },
       },
       {
+        // A real guest OS boots under software emulation: minutes per test. `npm run test:guest`.
+        extends: true,
+        test: {
+          name: 'guest',
+          include: ['test/guest/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: 1_800_000,
+          hookTimeout: 1_800_000,
+        },
+      },
+      {
         extends: true,
         test: {
           name: 'teardown',

@@ -1,16 +1,21 @@
-import type { Metadata } from 'next';
+import type { Metadata, Viewport } from 'next';
 import type { ReactNode } from 'react';
+import { QueryProvider } from '@/components/app/query-provider';
 import './globals.css';
 
 export const metadata: Metadata = {
-  title: 'kvm2 proxies',
+  title: { default: 'kvm2 proxies', template: '%s · kvm2 proxies' },
   description: 'Egress proxies as VMs on your own libvirt/KVM hosts',
 };
+
+export const viewport: Viewport = { width: 'device-width', initialScale: 1 };
 
 export default function RootLayout({ children }: { children: ReactNode }) {
   return (
     <html lang="en">
-      <body className="min-h-screen bg-slate-50 text-slate-900 antialiased">{children}</body>
+      <body className="min-h-screen bg-slate-50 text-slate-900 antialiased">
+        <QueryProvider>{children}</QueryProvider>
+      </body>
     </html>
   );
 }

@@ -53,7 +53,8 @@ function errorFrom(response: Response, body: unknown): ApiError {
 function sendToLogin(): void {
   if (typeof window === 'undefined' || window.location.pathname === '/login') return;
   const back = window.location.pathname + window.location.search;
-  window.location.assign(`/login?next=${encodeURIComponent(back)}`);
+  // A full page load: the login page starts from a clean slate, with no stale queries.
+  window.location.assign(new URL(`/login?next=${encodeURIComponent(back)}`, window.location.origin));
 }
 
 export interface RequestOptions {

@@ -19,7 +19,8 @@ export function LogoutButton() {
           // Already logged out, or the server is gone: the login page is the right place either way.
         }
         queryClient.clear();
-        window.location.assign('/login');
+        // A full page load, so nothing of the session stays in memory.
+        window.location.assign(new URL('/login', window.location.origin));
       }}
       className="rounded-md px-3 py-2 text-sm font-medium text-slate-200 hover:bg-slate-800 hover:text-white focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white disabled:opacity-60"
     >

@@ -32,13 +32,13 @@ export default function HostHealthCharts({ samples, host }: { samples: HealthSam
   return (
     <div className="grid gap-4 lg:grid-cols-2">
       <figure>
-        <figcaption className="mb-1 text-xs font-medium text-slate-700">Check latency and up/down</figcaption>
+        <figcaption className="mb-1 text-xs font-medium text-slate-700">Check latency (ms); shaded while up</figcaption>
         <div role="img" aria-label={`${host}: ${summary(points)}`} className="h-40">
           <ResponsiveContainer width="100%" height="100%">
-            <ComposedChart data={points} margin={{ top: 4, right: 8, bottom: 0, left: 0 }} accessibilityLayer={false}>
+            <ComposedChart data={points} margin={{ top: 4, right: 20, bottom: 0, left: 0 }} accessibilityLayer={false}>
               <CartesianGrid stroke="#e2e8f0" vertical={false} />
               <XAxis dataKey="at" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={formatClock} tick={axisTick} minTickGap={40} />
-              <YAxis yAxisId="latency" tick={axisTick} width={44} unit=" ms" />
+              <YAxis yAxisId="latency" tick={axisTick} width={36} allowDecimals={false} />
               <YAxis yAxisId="up" hide domain={[0, 1]} />
               <Tooltip labelFormatter={(value) => new Date(Number(value)).toLocaleString()} formatter={(value, name) => (name === 'up' ? (value === 1 ? 'up' : 'down') : formatLatency(Number(value)))} />
               <Area yAxisId="up" dataKey="up" type="stepAfter" stroke="#059669" fill="#a7f3d0" fillOpacity={0.5} isAnimationActive={false} name="up" />
@@ -48,16 +48,16 @@ export default function HostHealthCharts({ samples, host }: { samples: HealthSam
         </div>
       </figure>
       <figure>
-        <figcaption className="mb-1 text-xs font-medium text-slate-700">Pool free space</figcaption>
+        <figcaption className="mb-1 text-xs font-medium text-slate-700">Pool free space (GiB)</figcaption>
         {withSpace.length === 0 ? (
           <p className="text-sm text-slate-600">The checks have not reported the pool&apos;s free space.</p>
         ) : (
           <div role="img" aria-label={`${host}: pool free space, last ${withSpace[withSpace.length - 1]?.freeGiB?.toFixed(1)} GiB`} className="h-40">
             <ResponsiveContainer width="100%" height="100%">
-              <LineChart data={withSpace} margin={{ top: 4, right: 8, bottom: 0, left: 0 }} accessibilityLayer={false}>
+              <LineChart data={withSpace} margin={{ top: 4, right: 20, bottom: 0, left: 0 }} accessibilityLayer={false}>
                 <CartesianGrid stroke="#e2e8f0" vertical={false} />
                 <XAxis dataKey="at" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={formatClock} tick={axisTick} minTickGap={40} />
-                <YAxis tick={axisTick} width={52} unit=" GiB" domain={[0, 'auto']} />
+                <YAxis tick={axisTick} width={36} domain={[0, 'auto']} allowDecimals={false} />
                 <Tooltip labelFormatter={(value) => new Date(Number(value)).toLocaleString()} formatter={(value) => `${Number(value).toFixed(2)} GiB`} />
                 <Line dataKey="freeGiB" stroke="#7c3aed" dot={false} strokeWidth={2} isAnimationActive={false} name="free" />
               </LineChart>

@@ -27,7 +27,7 @@ function ProviderHosts({ provider }: { provider: ProviderHealthSummary }) {
       {provider.targets.length === 0 ? (
         <p className="text-sm text-slate-600">No check has finished yet; results appear within the check interval.</p>
       ) : (
-        <div className="grid gap-4 xl:grid-cols-2">
+        <div className="grid gap-4">
           {provider.targets.map((target) => (
             <HostCard key={target.name} provider={provider.name} target={target} samples={history.data?.filter((sample) => sample.target === target.name) ?? []} />
           ))}

@@ -52,11 +52,11 @@ export function Prerequisites({ configPath }: { configPath?: string }) {
             None is set: start the server with <code className="rounded bg-slate-100 px-1">PROVIDERS_CONFIG=/path/to/providers.yaml</code>.
           </p>
         )}
-        <pre className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100">{sample}</pre>
+        <pre tabIndex={0} aria-label="Sample providers config entry" className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100 focus-visible:outline-2 focus-visible:outline-blue-600">{sample}</pre>
       </div>
       <div className="text-sm text-slate-800">
         <p className="font-medium">Check from this server before adding a host</p>
-        <pre className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100">{`ssh user@host virsh -c qemu:///system list --all
+        <pre tabIndex={0} aria-label="Commands to check a host" className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100 focus-visible:outline-2 focus-visible:outline-blue-600">{`ssh user@host virsh -c qemu:///system list --all
 ssh user@host virsh -c qemu:///system pool-info default
 ssh user@host ip link show br0`}</pre>
       </div>

@@ -166,7 +166,7 @@ const segment = encodeURIComponent;
 
 export const hostKeys = {
   providers: ['providers'] as const,
-  history: (provider: string, since: number) => ['providers', provider, 'health', since] as const,
+  history: (provider: string, windowMs: number) => ['providers', provider, 'health', windowMs] as const,
   inventory: (provider: string, host: string) => ['providers', provider, 'hosts', host] as const,
 };
 
@@ -180,13 +180,14 @@ export function useProviders() {
   });
 }
 
-/** `windowMs` back from now, rounded to the minute so the key stays stable between polls. */
+/** The checks of the last `windowMs`, counted back from each fetch. */
 export function useHealthHistory(provider: string, windowMs: number) {
-  const since = Math.floor((Date.now() - windowMs) / 60_000) * 60_000;
   return useQuery({
-    queryKey: hostKeys.history(provider, since),
-    queryFn: async (context) =>
-      toHealthSamples(await getJson<unknown>(`/api/providers/${segment(provider)}/health?since=${encodeURIComponent(new Date(since).toISOString())}`)(context)),
+    queryKey: hostKeys.history(provider, windowMs),
+    queryFn: async (context) => {
+      const since = new Date(Date.now() - windowMs).toISOString();
+      return toHealthSamples(await getJson<unknown>(`/api/providers/${segment(provider)}/health?since=${encodeURIComponent(since)}`)(context));
+    },
     refetchInterval: pollMs * 3,
     placeholderData: (previous) => previous,
   });

@@ -27,7 +27,7 @@ export function EvictImageButton({ provider, host, pool, image }: { provider: st
         Evict<span className="sr-only"> {image.volume}</span>
       </Button>
       {inUse ? (
-        <span id={reasonId} className="whitespace-normal text-xs text-slate-600">
+        <span id={reasonId} className="block w-56 whitespace-normal text-xs text-slate-600">
           In use by {image.usedBy} VM{image.usedBy === 1 ? '' : 's'} on this host; delete those Proxies first.
         </span>
       ) : null}

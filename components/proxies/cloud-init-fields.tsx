@@ -31,7 +31,7 @@ export function CloudInitFields({ state, onChange, port, errors }: { state: Clou
   const preview = state.source === 'squid' ? resolveCloudInit(state, port) : undefined;
   return (
     <fieldset className="space-y-3">
-      <legend className="text-sm font-medium text-slate-900">Cloud-init</legend>
+      <legend className="sr-only">Cloud-init source</legend>
       <div className="space-y-2">
         {sources.map((source) => (
           <label key={source.value} className="flex items-start gap-2 text-sm">
@@ -51,7 +51,7 @@ export function CloudInitFields({ state, onChange, port, errors }: { state: Clou
           {preview && !preview.error ? (
             <details className="rounded-md border border-slate-200 bg-slate-50 p-2 text-sm">
               <summary className="cursor-pointer font-medium text-slate-800">Show the generated cloud-init</summary>
-              <pre className="mt-2 overflow-x-auto text-xs text-slate-800" data-testid="squid-preview">
+              <pre tabIndex={0} aria-label="Generated cloud-init" className="mt-2 overflow-x-auto text-xs text-slate-800 focus-visible:outline-2 focus-visible:outline-blue-600" data-testid="squid-preview">
                 {preview.cloudInit}
               </pre>
             </details>

@@ -18,7 +18,7 @@ export function LabelsEditor({ rows, onChange, error }: { rows: LabelRow[]; onCh
   const nextId = rows.reduce((max, row) => Math.max(max, row.id), 0) + 1;
   return (
     <fieldset className="space-y-2" aria-describedby={error ? 'labels-error' : 'labels-hint'}>
-      <legend className="text-sm font-medium text-slate-900">Labels</legend>
+      <legend className="sr-only">Labels</legend>
       <p id="labels-hint" className="text-xs text-slate-600">
         Crawler clients ask the discovery API for proxies by label, e.g. <code>pool=crawl</code>.
       </p>

@@ -1,11 +1,10 @@
-// Tables that scroll sideways on a phone: the scroll box is focusable and labelled, so keyboard
-// users can scroll it too.
+// Tables that scroll sideways on a phone: the scroll box is focusable and labelled (a region), so
+// keyboard users can scroll it too.
 import type { ReactNode, ThHTMLAttributes, TdHTMLAttributes } from 'react';
 
 export function TableScroll({ label, children }: { label: string; children: ReactNode }) {
   return (
-    // eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex -- a scrollable region must be reachable by keyboard
-    <div role="region" aria-label={label} tabIndex={0} className="overflow-x-auto rounded-md focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600">
+    <div role="region" aria-label={label} tabIndex={0} className="relative overflow-x-auto rounded-md focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600">
       <table className="min-w-full divide-y divide-slate-200 text-sm">{children}</table>
     </div>
   );

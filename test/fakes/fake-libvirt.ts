@@ -9,6 +9,7 @@ import {
   DomainMetadataType,
   DomainState,
   DomainUndefineFlags,
+  isConnectionLost,
   StoragePoolState,
   UploadSourceError,
   type Domain,
@@ -82,7 +83,13 @@ export class FakeConnection implements LibvirtAPI {
 
   private async enter(method: FakeMethod, subject?: string): Promise<void> {
     if (!this.alive) throw new ConnectionKilledError(this.killReason);
-    await this.hypervisor.enter({ method, subject, connection: this.label });
+    try {
+      await this.hypervisor.enter({ method, subject, connection: this.label });
+    } catch (err) {
+      // An injected link failure takes the connection with it, as a real one would.
+      if (isConnectionLost(err)) this.kill(err instanceof Error ? err.message : String(err));
+      throw err;
+    }
   }
 
   private domainRef(domain: FakeDomain): Domain {

@@ -72,6 +72,18 @@ describe('a transfer that does not finish leaves no marker', () => {
     await expectNextCreateSucceeds(harness);
   });
 
+  it('the pooled connection dying during the transfer: the marker goes over the redialled one and Create completes', async () => {
+    const harness = makeHarness({ mirror });
+    harness.hypervisor.uploadHook = ({ volume }) => {
+      if (volume === harness.imageVolumes.base) harness.backend.pooledConnection('h1')?.kill('keepalive unanswered');
+    };
+    const name = nextDomain();
+    await harness.provider.create(harness.request(name));
+    expect(harness.backend.pooledDials).toBe(2);
+    expect(harness.hypervisor.volume(harness.imageVolumes.marker)?.content.toString()).toBe(testImageDigest);
+    expect(harness.hypervisor.domains.get(name)?.state).toBe(DomainState.Running);
+  });
+
   it('a stalled mirror ends through the download deadline, a minute inside the transfer budget', async () => {
     const harness = makeHarness({ mirror, imagePath: '/stall.qcow2', budgets: { imageTransferMs: 60_000 + 300 } });
     const error = await outcome(harness.provider.create(harness.request(nextDomain())));

@@ -125,7 +125,7 @@ async function* once(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
 }
 
 /** The precheck, then the base image: the image's size counts only while it is not cached. */
-async function prepareBase(attempt: Attempt, pool: StoragePool): Promise<string> {
+async function prepareBase(attempt: Attempt, pool: StoragePool): Promise<StorageVol> {
   const { api, context, placement, signal } = attempt;
   const { host, image } = placement;
   const info = await runningPoolInfo({ api, host: host.name, pool, signal });
@@ -134,13 +134,12 @@ async function prepareBase(attempt: Attempt, pool: StoragePool): Promise<string>
   const imageBytes = state.kind === 'cached' ? 0 : await imageContentLength(image.url, { signal, timeoutMs: context.budgets.headMs });
   checkPoolSpace({ host: host.name, pool: pool.name, info, needed: neededBytes({ imageBytes, diskSizeGb: context.settings.diskSizeGb }) });
   const imageContext = { backend: context.backend, budgets: context.budgets, locks: context.imageLocks, tracker: context.downloads };
-  const base = await ensureImage(imageContext, target, state);
-  return api.storageVolGetPath(base, { signal });
+  return ensureImage(imageContext, target, state);
 }
 
 /** Everything a new domain needs, then the domain itself, started. */
 async function build(attempt: Attempt): Promise<void> {
-  const { api, context, request, placement, logger, signal } = attempt;
+  const { context, request, placement, logger, signal } = attempt;
   const { host, image, machineType } = placement;
   logger.trace(
     {
@@ -156,11 +155,15 @@ async function build(attempt: Attempt): Promise<void> {
     },
     'kvm2 create resolved',
   );
-  const pool = await api.storagePoolLookupByName(host.pool, { signal });
-  const basePath = await prepareBase(attempt, pool);
-  const overlay = await ensureOverlay(attempt, pool, basePath);
+  const pool = await attempt.api.storagePoolLookupByName(host.pool, { signal });
+  const base = await prepareBase(attempt, pool);
+  // After a download, the pooled connection may have been redialled; pick up the live one.
+  const api = await context.backend.pooled(host.name, { signal });
+  const afterImage: Attempt = { ...attempt, api };
+  const basePath = await api.storageVolGetPath(base, { signal });
+  const overlay = await ensureOverlay(afterImage, pool, basePath);
   const overlayPath = await api.storageVolGetPath(overlay, { signal });
-  const seed = await rebuildSeed(attempt, pool);
+  const seed = await rebuildSeed(afterImage, pool);
   const seedPath = await api.storageVolGetPath(seed, { signal });
   const virtType = await resolveVirtType(api, { host, logger, signal });
   const xml = buildDomainXML({
@@ -178,7 +181,7 @@ async function build(attempt: Attempt): Promise<void> {
   const defined = { uid: request.uid, firmware: image.firmware };
   if (logger.isLevelEnabled('trace')) logger.trace({ ...defined, xml }, 'domain defined');
   else logger.debug(defined, 'domain defined');
-  await start(attempt, dom);
+  await start(afterImage, dom);
 }
 
 /** Create as the contract asks: idempotent, converging, never NotFound (provider.ts classifies). */

@@ -125,11 +125,12 @@ export function redactUrl(url: string): string {
   return parsed.toString();
 }
 
-async function deleteQuietly(target: CacheTarget, volume: StorageVol): Promise<void> {
+/** Removes a partial base, on a live pooled connection; failing that, the next attempt finds it without a marker. */
+async function deleteQuietly(context: ImageCacheContext, target: CacheTarget, volume: StorageVol): Promise<void> {
   try {
-    await target.api.storageVolDelete(volume);
+    const api = await context.backend.pooled(target.host);
+    await api.storageVolDelete(volume);
   } catch (err) {
-    // The next attempt finds the base without a marker and deletes it then.
     target.logger.debug({ volume: volume.name, error: err instanceof Error ? err.message : String(err) }, 'could not remove a partial base image');
   }
 }
@@ -198,13 +199,15 @@ async function downloadInto(context: ImageCacheContext, target: CacheTarget, spa
     const problem = transferProblem(stream, image);
     if (problem) throw problem;
     const digest = stream.sha256();
-    await writeMarker(target, digest);
+    // A long transfer may have outlived the pooled connection the Create started on; the refresh
+    // and the marker go over whichever pooled connection is alive now (redialled if need be).
+    await writeMarker({ ...target, api: await context.backend.pooled(host, { signal: target.signal }) }, digest);
     const durationMs = Math.round(performance.now() - started);
     logger.info({ host, volume: image.baseVolume, size: stream.contentLength, durationMs, sha256: digest }, 'base image cached');
     return base;
   } catch (err) {
     stream.abort(err);
-    if (base) await deleteQuietly(target, base);
+    if (base) await deleteQuietly(context, target, base);
     throw err;
   } finally {
     context.tracker.finish(host, image.baseVolume);

@@ -1,0 +1,14 @@
+import type { Metadata } from 'next';
+import { FleetSummary } from '@/components/overview/fleet-summary';
+import { PageHeader } from '@/components/ui/panel';
+
+export const metadata: Metadata = { title: 'Overview' };
+
+export default function OverviewPage() {
+  return (
+    <>
+      <PageHeader title="Overview" description="Your hosts and Proxies at a glance. Everything here refreshes on its own." />
+      <FleetSummary />
+    </>
+  );
+}

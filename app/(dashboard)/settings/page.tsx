@@ -1,0 +1,22 @@
+import type { Metadata } from 'next';
+import { PasswordForm } from '@/components/settings/password-form';
+import { TokensPanel } from '@/components/settings/tokens-panel';
+import { PageHeader, Panel } from '@/components/ui/panel';
+
+export const metadata: Metadata = { title: 'Settings' };
+
+export default function SettingsPage() {
+  return (
+    <>
+      <PageHeader title="Settings" description="API tokens for crawler clients and metrics, and the admin password." />
+      <div className="space-y-6">
+        <Panel title="API tokens">
+          <TokensPanel />
+        </Panel>
+        <Panel title="Admin password">
+          <PasswordForm />
+        </Panel>
+      </div>
+    </>
+  );
+}

@@ -1,0 +1,100 @@
+'use client';
+// The login page body: the password form, or on first start (no admin password yet) the form that
+// sets one. Afterwards the browser goes back where it came from, never to another site.
+import { useSearchParams } from 'next/navigation';
+import { useState } from 'react';
+import { ApiError } from '@/components/api/client';
+import { Button } from '@/components/ui/button';
+import { ErrorPanel } from '@/components/ui/error-panel';
+import { Field, controlClass } from '@/components/ui/field';
+import { SkeletonRows } from '@/components/ui/skeleton';
+import { useAuthStatus, useLogin, useSetupPassword } from './queries';
+
+const minPasswordLength = 8;
+
+/** Only a path on this site: `//evil.example` and absolute URLs fall back to the overview. */
+export function safeNext(next: string | null): string {
+  return next && next.startsWith('/') && !next.startsWith('//') && !next.startsWith('/\\') ? next : '/';
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof ApiError && err.status === 401) return 'That password is not right.';
+  if (err instanceof ApiError && err.status === 429) return 'Too many attempts. Wait a minute and try again.';
+  return err instanceof Error ? err.message : String(err);
+}
+
+function LoginFields({ onDone }: { onDone: () => void }) {
+  const login = useLogin();
+  const [password, setPassword] = useState('');
+  return (
+    <form
+      noValidate
+      className="space-y-4"
+      onSubmit={(event) => {
+        event.preventDefault();
+        login.mutate(password, { onSuccess: onDone });
+      }}
+    >
+      <Field id="password" label="Admin password" error={login.error ? messageOf(login.error) : undefined}>
+        {(aria) => <input {...aria} type="password" autoComplete="current-password" autoFocus className={controlClass} value={password} onChange={(event) => setPassword(event.target.value)} />}
+      </Field>
+      <Button type="submit" tone="primary" className="w-full" disabled={login.isPending || password === ''}>
+        {login.isPending ? 'Logging in…' : 'Log in'}
+      </Button>
+    </form>
+  );
+}
+
+function SetupFields({ onDone }: { onDone: () => void }) {
+  const setup = useSetupPassword();
+  const login = useLogin();
+  const [password, setPassword] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [error, setError] = useState<{ field: 'password' | 'repeat'; message: string }>();
+  return (
+    <form
+      noValidate
+      className="space-y-4"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        if (password.length < minPasswordLength) return setError({ field: 'password', message: `Use at least ${minPasswordLength} characters.` });
+        if (password !== repeat) return setError({ field: 'repeat', message: 'The two passwords differ.' });
+        setError(undefined);
+        try {
+          await setup.mutateAsync(password);
+          await login.mutateAsync(password);
+          onDone();
+        } catch (err) {
+          setError({ field: 'password', message: err instanceof ApiError ? (err.fields.password ?? err.message) : messageOf(err) });
+        }
+      }}
+    >
+      <p className="text-sm text-slate-700">This is the first start: choose the admin password. It is stored as a hash on this server.</p>
+      <Field id="new-password" label="Admin password" error={error?.field === 'password' ? error.message : undefined} hint={`At least ${minPasswordLength} characters.`}>
+        {(aria) => <input {...aria} type="password" autoComplete="new-password" autoFocus className={controlClass} value={password} onChange={(event) => setPassword(event.target.value)} />}
+      </Field>
+      <Field id="repeat-password" label="The same password again" error={error?.field === 'repeat' ? error.message : undefined}>
+        {(aria) => <input {...aria} type="password" autoComplete="new-password" className={controlClass} value={repeat} onChange={(event) => setRepeat(event.target.value)} />}
+      </Field>
+      <Button type="submit" tone="primary" className="w-full" disabled={setup.isPending || login.isPending}>
+        {setup.isPending || login.isPending ? 'Saving…' : 'Set password and log in'}
+      </Button>
+    </form>
+  );
+}
+
+export function LoginForm() {
+  const status = useAuthStatus();
+  const params = useSearchParams();
+  // A full navigation, so the server renders the page with the new session cookie.
+  const done = () => {
+    window.location.href = safeNext(params.get('next'));
+  };
+  if (status.isPending) return <SkeletonRows rows={2} label="the login form" />;
+  if (status.isError && !(status.error instanceof ApiError && status.error.status === 404)) {
+    return <ErrorPanel title="The server did not answer" error={status.error} onRetry={() => void status.refetch()} />;
+  }
+  // Without a status route the server has a password (from ADMIN_PASSWORD or the store).
+  const configured = status.data?.passwordConfigured ?? true;
+  return configured ? <LoginFields onDone={done} /> : <SetupFields onDone={done} />;
+}

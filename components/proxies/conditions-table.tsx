@@ -1,0 +1,35 @@
+// A Proxy's conditions (Provisioned, Healthy) like `kubectl describe`.
+import type { Condition } from '@/lib/proxy-spec';
+import { Badge } from '@/components/ui/badge';
+import { formatTime } from '@/components/ui/format';
+import { TableScroll, Td, Th } from '@/components/ui/table';
+
+export function ConditionsTable({ conditions }: { conditions: Condition[] }) {
+  if (conditions.length === 0) return <p className="text-sm text-slate-600">No conditions yet: the reconciler has not looked at this Proxy.</p>;
+  return (
+    <TableScroll label="Conditions">
+      <thead className="bg-slate-50">
+        <tr>
+          <Th>Type</Th>
+          <Th>Status</Th>
+          <Th>Reason</Th>
+          <Th>Message</Th>
+          <Th>Since</Th>
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-100">
+        {conditions.map((condition) => (
+          <tr key={condition.type}>
+            <Td className="font-medium">{condition.type}</Td>
+            <Td>
+              <Badge tone={condition.status === 'True' ? 'ok' : condition.status === 'False' ? 'error' : 'neutral'}>{condition.status}</Badge>
+            </Td>
+            <Td>{condition.reason}</Td>
+            <Td className="min-w-64 whitespace-normal break-words">{condition.message || '—'}</Td>
+            <Td>{formatTime(condition.lastTransitionTime)}</Td>
+          </tr>
+        ))}
+      </tbody>
+    </TableScroll>
+  );
+}

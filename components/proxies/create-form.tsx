@@ -1,0 +1,158 @@
+'use client';
+// Create a Proxy: provider, host, machine type and image from the config's catalogue (each choice
+// with one option made already), port, labels and cloud-init. Checked in the browser with the
+// server's own schema; the server's 400 lands next to the same fields.
+import { useRouter } from 'next/navigation';
+import { useState } from 'react';
+import { ApiError, type FieldMessages } from '@/components/api/client';
+import { type ConfigProvider, useConfig } from '@/components/config/queries';
+import { Button, LinkButton } from '@/components/ui/button';
+import { EmptyState } from '@/components/ui/empty-state';
+import { ErrorPanel } from '@/components/ui/error-panel';
+import { Field, controlClass } from '@/components/ui/field';
+import { Panel } from '@/components/ui/panel';
+import { SkeletonRows } from '@/components/ui/skeleton';
+import { CloudInitFields } from './cloud-init-fields';
+import { buildInput, choicesFor, type CreateFormState, customImage, fieldElementId, fieldOrder, fieldsFromServer, initialFormState } from './create-form-model';
+import { LabelsEditor } from './labels-editor';
+import { useCreateProxy } from './queries';
+
+function suggestName(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(3));
+  return `proxy-${[...bytes].map((byte) => byte.toString(16).padStart(2, '0')).join('')}`;
+}
+
+function focusFirstError(errors: FieldMessages): void {
+  const first = fieldOrder.find((key) => errors[key]);
+  if (!first) return;
+  const element = document.getElementById(fieldElementId[first]);
+  if (element instanceof HTMLInputElement || element instanceof HTMLSelectElement || element instanceof HTMLTextAreaElement) element.focus();
+  else element?.scrollIntoView({ block: 'center' });
+}
+
+function Select({ id, label, value, onChange, options, placeholder, error, hint }: { id: string; label: string; value: string; onChange: (value: string) => void; options: Array<{ value: string; label: string }>; placeholder: string; error?: string; hint?: string }) {
+  return (
+    <Field id={id} label={label} error={error} hint={hint}>
+      {(aria) => (
+        <select {...aria} className={controlClass} value={value} onChange={(event) => onChange(event.target.value)}>
+          <option value="">{placeholder}</option>
+          {options.map((option) => (
+            <option key={option.value} value={option.value}>
+              {option.label}
+            </option>
+          ))}
+        </select>
+      )}
+    </Field>
+  );
+}
+
+function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
+  const router = useRouter();
+  const create = useCreateProxy();
+  const [state, setState] = useState<CreateFormState>(() => initialFormState(providers, suggestName()));
+  const [errors, setErrors] = useState<FieldMessages>({});
+  const [formError, setFormError] = useState<string>();
+  const provider = providers.find((entry) => entry.name === state.provider);
+  const set = <K extends keyof CreateFormState>(key: K) => (value: CreateFormState[K]) => setState((previous) => ({ ...previous, [key]: value }));
+
+  async function submit(event: React.FormEvent) {
+    event.preventDefault();
+    setFormError(undefined);
+    const { input, errors: found } = buildInput(state);
+    setErrors(found);
+    if (Object.keys(found).length > 0) return focusFirstError(found);
+    try {
+      await create.mutateAsync(input);
+      router.push(`/proxies/${encodeURIComponent(input.name)}`);
+    } catch (err) {
+      const fields = err instanceof ApiError ? fieldsFromServer(err.fields) : {};
+      setErrors(fields);
+      const general = fields[''] ?? (Object.keys(fields).length === 0 && err instanceof Error ? err.message : undefined);
+      setFormError(general);
+      focusFirstError(fields);
+    }
+  }
+
+  const machine = provider?.machineTypes.find((entry) => entry.name === state.machineType);
+  return (
+    <form noValidate onSubmit={submit} className="space-y-6" aria-describedby={formError ? 'form-error' : undefined}>
+      {formError ? (
+        <p id="form-error" role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900">
+          {formError}
+        </p>
+      ) : null}
+      <Panel title="Proxy">
+        <div className="grid gap-4 md:grid-cols-2">
+          <Field id="proxy-name" label="Name" error={errors.name} hint="Lower-case letters, digits and dashes; also names its VM.">
+            {(aria) => <input {...aria} className={controlClass} value={state.name} onChange={(event) => set('name')(event.target.value)} autoComplete="off" />}
+          </Field>
+          <Select
+            id="proxy-provider"
+            label="Provider"
+            value={state.provider}
+            error={errors.provider}
+            placeholder="Choose a provider"
+            options={providers.map((entry) => ({ value: entry.name, label: `${entry.name} (${entry.type})${entry.available ? '' : ' — unavailable'}` }))}
+            onChange={(value) => setState((previous) => ({ ...previous, provider: value, ...choicesFor(providers.find((entry) => entry.name === value)) }))}
+          />
+          <Select id="proxy-zone" label="Host (zone)" value={state.zone} error={errors['placement.zone']} placeholder="Choose a host" options={(provider?.hosts ?? []).map((host) => ({ value: host.name, label: host.address ? `${host.name} — ${host.address}` : host.name }))} onChange={set('zone')} />
+          <Select
+            id="proxy-machine-type"
+            label="Machine type"
+            value={state.machineType}
+            error={errors['placement.machineType']}
+            placeholder="Choose a machine type"
+            hint={machine?.vcpus ? `${machine.vcpus} vCPU, ${machine.memoryMiB} MiB memory${provider?.diskSizeGb ? `, ${provider.diskSizeGb} GB disk` : ''}` : undefined}
+            options={(provider?.machineTypes ?? []).map((type) => ({ value: type.name, label: type.vcpus ? `${type.name} (${type.vcpus} vCPU, ${type.memoryMiB} MiB)` : type.name }))}
+            onChange={set('machineType')}
+          />
+          <Select
+            id="proxy-image"
+            label="Image"
+            value={state.image}
+            error={state.image === customImage ? undefined : errors['placement.image']}
+            placeholder="Choose an image"
+            hint="The first Proxy for an image on a host downloads it into the host's pool; later ones start from the cached copy."
+            options={[...(provider?.images ?? []).map((image) => ({ value: image.key, label: image.key })), { value: customImage, label: 'Another image by URL…' }]}
+            onChange={set('image')}
+          />
+          {state.image === customImage ? (
+            <Field id="proxy-image-url" label="Image URL" error={errors['placement.image']} hint="http(s) URL of a qcow2 cloud image; the server must send Content-Length.">
+              {(aria) => <input {...aria} type="url" className={controlClass} value={state.imageUrl} onChange={(event) => set('imageUrl')(event.target.value)} />}
+            </Field>
+          ) : null}
+          <Field id="proxy-port" label="Port" error={errors.port} hint="The port the proxy listens on inside the VM.">
+            {(aria) => <input {...aria} inputMode="numeric" className={controlClass} value={state.port} onChange={(event) => set('port')(event.target.value)} />}
+          </Field>
+        </div>
+      </Panel>
+      <Panel title="Labels">
+        <LabelsEditor rows={state.labels} onChange={set('labels')} error={errors.labels} />
+      </Panel>
+      <Panel title="Cloud-init">
+        <CloudInitFields state={state.cloudInit} onChange={set('cloudInit')} port={Number(state.port)} errors={{ networks: errors.networks, cloudInit: errors.cloudInit }} />
+      </Panel>
+      <div className="flex flex-wrap gap-3">
+        <Button type="submit" tone="primary" disabled={create.isPending}>
+          {create.isPending ? 'Creating…' : 'Create Proxy'}
+        </Button>
+        <LinkButton href="/proxies">Cancel</LinkButton>
+      </div>
+    </form>
+  );
+}
+
+export function CreateProxyForm() {
+  const config = useConfig();
+  if (config.isPending) return <SkeletonRows rows={6} label="the providers config" />;
+  if (config.isError) return <ErrorPanel title="Could not load the providers config" error={config.error} onRetry={() => void config.refetch()} />;
+  if (config.data.providers.length === 0) {
+    return (
+      <EmptyState title="No provider is configured" action={<LinkButton href="/hosts" tone="primary">See how to add a host</LinkButton>}>
+        A Proxy runs on one of your hosts, and none is configured yet.
+      </EmptyState>
+    );
+  }
+  return <CreateProxyFields providers={config.data.providers} />;
+}

@@ -1,0 +1,63 @@
+'use client';
+// Change the admin password: the current one, the new one twice.
+import { useState } from 'react';
+import { ApiError } from '@/components/api/client';
+import { Button } from '@/components/ui/button';
+import { Field, controlClass } from '@/components/ui/field';
+import { useChangePassword } from './queries';
+
+export const minPasswordLength = 8;
+
+export function PasswordForm() {
+  const change = useChangePassword();
+  const [current, setCurrent] = useState('');
+  const [next, setNext] = useState('');
+  const [repeat, setRepeat] = useState('');
+  const [errors, setErrors] = useState<Record<string, string>>({});
+  const [done, setDone] = useState(false);
+
+  function submit(event: React.FormEvent) {
+    event.preventDefault();
+    setDone(false);
+    const found: Record<string, string> = {};
+    if (current === '') found.currentPassword = 'Enter your current password.';
+    if (next.length < minPasswordLength) found.newPassword = `Use at least ${minPasswordLength} characters.`;
+    else if (next !== repeat) found.repeat = 'The two new passwords differ.';
+    setErrors(found);
+    if (Object.keys(found).length > 0) return;
+    change.mutate(
+      { currentPassword: current, newPassword: next },
+      {
+        onSuccess: () => {
+          setDone(true);
+          setCurrent('');
+          setNext('');
+          setRepeat('');
+        },
+        onError: (err) => setErrors(err instanceof ApiError && Object.keys(err.fields).length > 0 ? err.fields : { currentPassword: err.message }),
+      },
+    );
+  }
+
+  return (
+    <form noValidate onSubmit={submit} className="max-w-md space-y-4">
+      <Field id="current-password" label="Current password" error={errors.currentPassword ?? errors.password}>
+        {(aria) => <input {...aria} type="password" autoComplete="current-password" className={controlClass} value={current} onChange={(event) => setCurrent(event.target.value)} />}
+      </Field>
+      <Field id="new-password" label="New password" error={errors.newPassword} hint={`At least ${minPasswordLength} characters.`}>
+        {(aria) => <input {...aria} type="password" autoComplete="new-password" className={controlClass} value={next} onChange={(event) => setNext(event.target.value)} />}
+      </Field>
+      <Field id="repeat-password" label="New password again" error={errors.repeat}>
+        {(aria) => <input {...aria} type="password" autoComplete="new-password" className={controlClass} value={repeat} onChange={(event) => setRepeat(event.target.value)} />}
+      </Field>
+      <Button type="submit" tone="primary" disabled={change.isPending}>
+        {change.isPending ? 'Saving…' : 'Change password'}
+      </Button>
+      {done ? (
+        <p role="status" className="text-sm text-emerald-800">
+          Password changed.
+        </p>
+      ) : null}
+    </form>
+  );
+}

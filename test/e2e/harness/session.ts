@@ -1,0 +1,53 @@
+// One browser test session: the app served against a providers config (the lab's by default), a
+// Chromium with a fresh profile, and a page logged in as the admin. `api()` calls the JSON API
+// with the page's session cookie and a same-origin Origin header, as the dashboard does.
+import type { APIResponse, Page } from 'playwright-core';
+import { type AppServer, startApp, type StartAppOptions } from './app-server';
+import { type Browser, launchBrowser } from './browser';
+import { logIn } from './dashboard';
+
+export interface Session {
+  app: AppServer;
+  browser: Browser;
+  page: Page;
+  api(method: 'GET' | 'POST' | 'PUT' | 'DELETE', path: string, body?: unknown): Promise<APIResponse>;
+  close(): Promise<void>;
+}
+
+/** Checks every 2 s, so tests see a changed host within seconds instead of a minute. */
+export const fastLoops: Record<string, string> = {
+  PROVIDER_CHECK_INTERVAL: '2s',
+  PROVISIONING_POLL_INTERVAL: '2s',
+  RECONCILE_BACKOFF_BASE: '500ms',
+  RECONCILE_BACKOFF_CAP: '5s',
+};
+
+export async function openSession(options: StartAppOptions & { logInNow?: boolean } = {}): Promise<Session> {
+  const app = await startApp({ ...options, env: { ...fastLoops, ...options.env } });
+  let browser: Browser | undefined;
+  try {
+    browser = await launchBrowser();
+    const page = await browser.newPage();
+    if (options.logInNow !== false) await logIn(page, { url: app.url, password: app.password });
+    const opened = browser;
+    return {
+      app,
+      browser: opened,
+      page,
+      api: (method, path, body) =>
+        page.request.fetch(`${app.url}${path}`, {
+          method,
+          headers: { origin: app.url, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { data: JSON.stringify(body) }),
+        }),
+      async close() {
+        await opened.close();
+        await app.stop();
+      },
+    };
+  } catch (err) {
+    await browser?.close();
+    await app.stop();
+    throw err;
+  }
+}

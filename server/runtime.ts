@@ -205,14 +205,21 @@ export function getRuntime(): Promise<Runtime> {
   return existing ?? startRuntimeOnce();
 }
 
+type SignalListener = (signal: NodeJS.Signals) => void;
+
 function stopOnSignals(runtime: Runtime): void {
-  const onSignal = (signal: NodeJS.Signals) => {
-    void runtime.stop().finally(() => {
-      // With no other listener (a plain node process), restore the default: exit. Under Next the
-      // server has its own handler and exits when it is done.
-      if (process.listenerCount(signal) === 0) process.exit(0);
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    // `next start` registered its handler before instrumentation ran, and that handler exits the
+    // process as soon as the HTTP server has closed: milliseconds, long before the loops end and
+    // the connections and the store close. So the handlers already there run after the stop.
+    const host = process.listeners(signal) as SignalListener[];
+    for (const listener of host) process.removeListener(signal, listener);
+    process.once(signal, () => {
+      void runtime.stop().finally(() => {
+        for (const listener of host) listener(signal);
+        // With no other listener (a plain node process), restore the default: exit.
+        if (host.length === 0 && process.listenerCount(signal) === 0) process.exit(0);
+      });
     });
-  };
-  process.once('SIGTERM', onSignal);
-  process.once('SIGINT', onSignal);
+  }
 }

@@ -8,12 +8,15 @@ export interface AuthStatus {
   /** false on first start, before an admin password exists */
   passwordConfigured: boolean;
   authenticated: boolean;
+  /** `environment` when ADMIN_PASSWORD sets it: it is changed there, not here */
+  passwordSource?: string;
 }
 
 function toStatus(raw: unknown): AuthStatus {
   const body = (raw ?? {}) as Record<string, unknown>;
   const configured = body.passwordConfigured ?? body.configured ?? (body.setupRequired === undefined ? true : !body.setupRequired);
-  return { passwordConfigured: configured !== false, authenticated: body.authenticated === true };
+  const source = typeof body.passwordSource === 'string' ? { passwordSource: body.passwordSource } : {};
+  return { passwordConfigured: configured !== false, authenticated: body.authenticated === true, ...source };
 }
 
 export const authKeys = { status: ['auth', 'status'] as const };

@@ -31,7 +31,10 @@ export function DomainsTable({ domains }: { domains: DomainInfo[] }) {
           const kind = kindLabel[domain.kind];
           return (
             <tr key={domain.name} data-testid={`domain-row-${domain.name}`}>
-              <Td className="font-mono text-xs">{domain.name}</Td>
+              <Td className="font-mono text-xs">
+                {domain.name}
+                {domain.note ? <div className="whitespace-normal font-sans text-xs text-amber-900">{domain.note}</div> : null}
+              </Td>
               <Td>{domain.state}</Td>
               <Td title={kind.title}>
                 <Badge tone={kind.tone}>{kind.text}</Badge>

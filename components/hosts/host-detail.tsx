@@ -24,8 +24,6 @@ function HostHealthPanel({ provider, host }: { provider: string; host: string })
 
 export function HostDetail({ provider, host }: { provider: string; host: string }) {
   const inventory = useHostInventory(provider, host);
-  const providers = useProviders();
-  const configuredPool = providers.data?.find((entry) => entry.name === provider)?.targets.find((entry) => entry.name === host)?.details.pool;
   const body = (render: (data: NonNullable<typeof inventory.data>) => React.ReactNode, label: string) => {
     if (inventory.isPending) return <SkeletonRows rows={3} label={label} />;
     if (inventory.isError) return <ErrorPanel title={`Could not list the ${label}`} error={inventory.error} onRetry={() => void inventory.refetch()} />;
@@ -34,8 +32,8 @@ export function HostDetail({ provider, host }: { provider: string; host: string 
   return (
     <div className="space-y-6">
       <HostHealthPanel provider={provider} host={host} />
-      <Panel title="Storage pools">{body((data) => <PoolsTable pools={data.pools} configuredPool={configuredPool} />, 'storage pools')}</Panel>
-      <Panel title="Cached base images">{body((data) => <ImagesTable provider={provider} host={host} pool={configuredPool} images={data.images} />, 'cached images')}</Panel>
+      <Panel title="Storage pools">{body((data) => <PoolsTable pools={data.pools} />, 'storage pools')}</Panel>
+      <Panel title="Cached base images">{body((data) => <ImagesTable provider={provider} host={host} pool={data.pool} images={data.images} />, 'cached images')}</Panel>
       <Panel title="Domains">{body((data) => <DomainsTable domains={data.domains} />, 'domains')}</Panel>
     </div>
   );

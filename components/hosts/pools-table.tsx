@@ -5,7 +5,7 @@ import { TableScroll, Td, Th } from '@/components/ui/table';
 import { UsageBar } from '@/components/ui/usage-bar';
 import type { PoolInfo } from './queries';
 
-export function PoolsTable({ pools, configuredPool }: { pools: PoolInfo[]; configuredPool?: string }) {
+export function PoolsTable({ pools }: { pools: PoolInfo[] }) {
   if (pools.length === 0) return <p className="text-sm text-slate-600">libvirt reports no storage pools on this host.</p>;
   return (
     <TableScroll label="Storage pools">
@@ -24,8 +24,7 @@ export function PoolsTable({ pools, configuredPool }: { pools: PoolInfo[]; confi
           <tr key={pool.name} data-testid={`pool-row-${pool.name}`}>
             <Td>
               <span className="font-medium">{pool.name}</span>
-              {pool.name === configuredPool ? <span className="ml-2 text-xs text-slate-600">(used for Proxies)</span> : null}
-              {pool.path ? <div className="font-mono text-xs text-slate-600">{pool.path}</div> : null}
+              {pool.configured ? <span className="ml-2 text-xs text-slate-600">(used for Proxies)</span> : null}
             </Td>
             <Td>
               <Badge tone={pool.state === 'running' ? 'ok' : 'warning'}>{pool.state}</Badge>

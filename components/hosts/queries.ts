@@ -40,7 +40,8 @@ export interface PoolInfo {
   capacityBytes: number;
   allocationBytes: number;
   availableBytes: number;
-  path?: string;
+  /** the pool the provider uses on this host */
+  configured: boolean;
 }
 
 export interface CachedImage {
@@ -64,9 +65,13 @@ export interface DomainInfo {
   kind: DomainKind;
   proxy?: string;
   ip?: string;
+  /** why the domain is not what it looks like (an unreadable mark, an unreadable state) */
+  note?: string;
 }
 
 export interface HostInventory {
+  /** the pool the provider uses on this host */
+  pool?: string;
   pools: PoolInfo[];
   images: CachedImage[];
   domains: DomainInfo[];
@@ -138,18 +143,19 @@ function toImage(raw: Loose): CachedImage {
   };
 }
 
-const kinds: Record<string, DomainKind> = { managed: 'managed', orphan: 'orphan', orphaned: 'orphan', kvm: 'kvm', 'kvm-gen1': 'kvm', gen1: 'kvm', foreign: 'foreign' };
+const kinds: Record<string, DomainKind> = { managed: 'managed', orphan: 'orphan', orphaned: 'orphan', kvm: 'kvm', 'kvm-gen-1': 'kvm', foreign: 'foreign' };
 
 export function toInventory(raw: unknown): HostInventory {
   const body = (raw ?? {}) as Loose;
   return {
+    pool: text(body.pool),
     pools: list(body.pools, 'pools').map((pool) => ({
       name: text(pool.name) ?? '',
       state: text(pool.state) ?? 'unknown',
       capacityBytes: num(pool.capacityBytes, pool.capacity) ?? 0,
       allocationBytes: num(pool.allocationBytes, pool.allocation) ?? 0,
       availableBytes: num(pool.availableBytes, pool.available) ?? 0,
-      path: text(pool.path),
+      configured: pool.configured === true || (typeof body.pool === 'string' && pool.name === body.pool),
     })),
     images: list(body.images, 'images').map(toImage),
     domains: list(body.domains, 'domains').map((domain) => ({
@@ -158,6 +164,7 @@ export function toInventory(raw: unknown): HostInventory {
       kind: kinds[text(domain.kind) ?? ''] ?? 'foreign',
       proxy: text(domain.proxy) ?? text(domain.proxyName),
       ip: text(domain.ip),
+      note: text(domain.note),
     })),
   };
 }

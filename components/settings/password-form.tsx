@@ -2,6 +2,7 @@
 // Change the admin password: the current one, the new one twice.
 import { useState } from 'react';
 import { ApiError } from '@/components/api/client';
+import { useAuthStatus } from '@/components/auth/queries';
 import { Button } from '@/components/ui/button';
 import { Field, controlClass } from '@/components/ui/field';
 import { useChangePassword } from './queries';
@@ -15,10 +16,13 @@ export function PasswordForm() {
   const [repeat, setRepeat] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
   const [done, setDone] = useState(false);
+  const [formError, setFormError] = useState<string>();
+  const status = useAuthStatus();
 
   function submit(event: React.FormEvent) {
     event.preventDefault();
     setDone(false);
+    setFormError(undefined);
     const found: Record<string, string> = {};
     if (current === '') found.currentPassword = 'Enter your current password.';
     if (next.length < minPasswordLength) found.newPassword = `Use at least ${minPasswordLength} characters.`;
@@ -34,13 +38,25 @@ export function PasswordForm() {
           setNext('');
           setRepeat('');
         },
-        onError: (err) => setErrors(err instanceof ApiError && Object.keys(err.fields).length > 0 ? err.fields : { currentPassword: err.message }),
+        onError: (err) => {
+          if (err instanceof ApiError && Object.keys(err.fields).length > 0) setErrors(err.fields);
+          else if (err instanceof ApiError && err.status === 401) setErrors({ currentPassword: 'That is not the current password.' });
+          else setFormError(err.message);
+        },
       },
     );
   }
 
+  if (status.data?.passwordSource === 'environment') {
+    return <p className="text-sm text-slate-700">The admin password is set by ADMIN_PASSWORD in this server&apos;s environment. Change it there and restart the server.</p>;
+  }
   return (
     <form noValidate onSubmit={submit} className="max-w-md space-y-4">
+      {formError ? (
+        <p role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900">
+          {formError}
+        </p>
+      ) : null}
       <Field id="current-password" label="Current password" error={errors.currentPassword ?? errors.password}>
         {(aria) => <input {...aria} type="password" autoComplete="current-password" className={controlClass} value={current} onChange={(event) => setCurrent(event.target.value)} />}
       </Field>

@@ -60,6 +60,7 @@ export function useRevokeToken() {
 
 export function useChangePassword() {
   return useMutation({
-    mutationFn: (input: { currentPassword: string; newPassword: string }) => apiRequest<unknown>('/api/auth/password', { method: 'POST', body: input }),
+    // A wrong current password is a 401 too: an answer to show, not a lost session.
+    mutationFn: (input: { currentPassword: string; newPassword: string }) => apiRequest<unknown>('/api/auth/password', { method: 'POST', body: input, redirectOn401: false }),
   });
 }

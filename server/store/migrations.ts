@@ -74,6 +74,36 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX provider_health_history_by_provider ON provider_health_history (provider, checked_at);
       CREATE INDEX provider_health_history_by_time ON provider_health_history (checked_at);`,
   },
+  {
+    // server/auth: the admin password (scrypt hash, never the password), the session-signing
+    // secret, sessions by the sha256 of their id, API tokens by the sha256 of their secret.
+    version: 4,
+    name: 'auth',
+    up: `
+      CREATE TABLE admin_password (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        hash TEXT NOT NULL,
+        source TEXT NOT NULL,
+        set_at TEXT NOT NULL
+      );
+      CREATE TABLE auth_secrets (
+        name TEXT PRIMARY KEY,
+        value BLOB NOT NULL
+      );
+      CREATE TABLE sessions (
+        id_hash TEXT PRIMARY KEY,
+        created_at INTEGER NOT NULL,
+        expires_at INTEGER NOT NULL
+      );
+      CREATE INDEX sessions_by_expiry ON sessions (expires_at);
+      CREATE TABLE api_tokens (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        secret_hash TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        last_used_at INTEGER
+      );`,
+  },
 ];
 
 export function schemaVersion(db: Database): number {

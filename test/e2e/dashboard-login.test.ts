@@ -30,7 +30,7 @@ describe('login', () => {
     const { page, app } = session;
     await page.goto(`${app.url}/proxies`);
     await page.waitForURL((url) => url.pathname === '/login', { timeout: 30_000 });
-    await expect(page.getByRole('heading', { name: 'kvm2 proxies' }).isVisible()).resolves.toBe(true);
+    await page.getByLabel('Admin password').waitFor();
     await screenshot(page, 'login');
   });
 

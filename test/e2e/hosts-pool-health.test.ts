@@ -5,7 +5,7 @@ import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Lab, loadLab, virsh } from '../lab/harness/lab';
 import { screenshot } from './harness/browser';
-import { waitForData } from './harness/dashboard';
+import { firstProviderName, waitForData } from './harness/dashboard';
 import { openSession, type Session } from './harness/session';
 
 let lab: Lab;
@@ -70,7 +70,7 @@ describe('hosts', () => {
   it("lists the host's pools on its page, the stopped pool as inactive", async () => {
     const { page, app } = session;
     const host = lab.hosts[0]!;
-    await page.goto(`${app.url}/hosts/lab/${host.name}`);
+    await page.goto(`${app.url}/hosts/${firstProviderName(lab.providersConfig)}/${host.name}`);
     await waitForData(page);
     const active = page.getByTestId(`pool-row-${lab.pool.name}`);
     await active.waitFor({ timeout: 30_000 });

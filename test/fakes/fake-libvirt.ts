@@ -154,6 +154,11 @@ export class FakeConnection implements LibvirtAPI {
     return [...this.hypervisor.domains.values()].map((domain) => this.domainRef(domain));
   }
 
+  async connectListAllStoragePools(): Promise<StoragePool[]> {
+    await this.enter('connectListAllStoragePools');
+    return [...this.hypervisor.pools.values()].map((pool) => ({ name: pool.name, uuid: pool.uuid }));
+  }
+
   // ---- domain ----
 
   async domainLookupByName(name: string): Promise<Domain> {

@@ -19,7 +19,7 @@ describe('store migrations', () => {
     const db = openDatabase({ dataDir });
     expect(schemaVersion(db)).toBe(migrations.at(-1)!.version);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(tables(db)).toEqual(['provider_health', 'provider_health_history', 'proxies', 'proxy_events']);
+    expect(tables(db)).toEqual(['admin_password', 'api_tokens', 'auth_secrets', 'provider_health', 'provider_health_history', 'proxies', 'proxy_events', 'sessions']);
     expect(db.name).toBe(join(dataDir, databaseFileName));
     db.close();
   });
@@ -31,7 +31,7 @@ describe('store migrations', () => {
     v1.close();
 
     const latest = openDatabase({ dataDir: dir.path });
-    expect(schemaVersion(latest)).toBe(3);
+    expect(schemaVersion(latest)).toBe(migrations.at(-1)!.version);
     expect(latest.prepare(`SELECT name FROM proxies`).pluck().all()).toEqual(['alpha']);
     latest.close();
   });
@@ -41,16 +41,17 @@ describe('store migrations', () => {
     openDatabase({ dataDir: dir.path }).close();
     const broken: Migration[] = migrations.map((migration) => ({ ...migration, up: 'THIS IS NOT SQL' }));
     const again = openDatabase({ dataDir: dir.path, migrations: broken });
-    expect(schemaVersion(again)).toBe(3);
+    expect(schemaVersion(again)).toBe(migrations.at(-1)!.version);
     again.close();
   });
 
   it('roll a failing migration back whole, leaving the previous version', () => {
     dir = tempDir();
-    const failing: Migration = { version: 4, name: 'half done', up: `CREATE TABLE extra (id INTEGER); INSERT INTO nowhere VALUES (1);` };
+    const latestVersion = migrations.at(-1)!.version;
+    const failing: Migration = { version: latestVersion + 1, name: 'half done', up: `CREATE TABLE extra (id INTEGER); INSERT INTO nowhere VALUES (1);` };
     expect(() => openDatabase({ dataDir: dir.path, migrations: [...migrations, failing] })).toThrow(StoreMigrationError);
     const db = new BetterSqlite3(join(dir.path, databaseFileName));
-    expect(schemaVersion(db)).toBe(3);
+    expect(schemaVersion(db)).toBe(latestVersion);
     expect(tables(db)).not.toContain('extra');
     db.close();
   });

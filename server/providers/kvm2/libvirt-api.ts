@@ -10,6 +10,7 @@ export type LibvirtAPI = Pick<
   | 'connectGetHostname'
   | 'connectGetDomainCapabilities'
   | 'connectListAllDomains'
+  | 'connectListAllStoragePools'
   | 'domainLookupByName'
   | 'domainDefineXmlFlags'
   | 'domainCreate'

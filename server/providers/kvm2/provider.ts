@@ -63,6 +63,11 @@ export class Kvm2Provider implements Provider {
     return this.context.settings;
   }
 
+  /** The pooled connections to the hosts, for the host inventory (inventory.ts). */
+  get backend(): HostBackend {
+    return this.context.backend;
+  }
+
   private get logger(): Logger {
     return this.context.logger;
   }

@@ -46,6 +46,11 @@ export const rpcCalls: { [M in RpcMethod]: RpcCall<M> } = {
     optionsAt: 0,
     detail: (_args, domains) => ({ domains: domains?.map((dom) => dom.name) }),
   },
+  connectListAllStoragePools: {
+    name: 'ConnectListAllStoragePools',
+    optionsAt: 0,
+    detail: (_args, pools) => ({ pools: pools?.map((pool) => pool.name) }),
+  },
   domainLookupByName: { name: 'DomainLookupByName', optionsAt: 1, ids: ([name]) => ({ domain: name }) },
   domainDefineXmlFlags: {
     name: 'DomainDefineXMLFlags',

@@ -67,6 +67,7 @@ export function freePort(): Promise<number> {
 export interface AppServer {
   url: string;
   dataDir: string;
+  /** the admin password from ADMIN_PASSWORD; empty when the server started without one */
   password: string;
   /** everything the server printed so far */
   logs(): string;
@@ -75,7 +76,8 @@ export interface AppServer {
 
 export interface StartAppOptions {
   providersConfig?: string;
-  password?: string;
+  /** ADMIN_PASSWORD; null starts the server without one (first start: the login page sets it) */
+  password?: string | null;
   /** extra environment (check intervals for tests, ...) */
   env?: Record<string, string>;
   /** an existing data directory (seeded by the caller); a fresh one otherwise */
@@ -128,18 +130,19 @@ export async function startApp(options: StartAppOptions = {}): Promise<AppServer
   const port = await freePort();
   const ownDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'kvm2-e2e-data-'));
-  const password = options.password ?? `e2e-${Math.random().toString(36).slice(2)}-admin`;
+  const password = options.password === null ? '' : (options.password ?? `e2e-${Math.random().toString(36).slice(2)}-admin`);
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: 'production',
     NEXT_TELEMETRY_DISABLED: '1',
     PORT: String(port),
     DATA_DIR: dataDir,
-    ADMIN_PASSWORD: password,
     ...(options.providersConfig ? { PROVIDERS_CONFIG: options.providersConfig } : {}),
     ...options.env,
   };
   if (!options.providersConfig) delete env.PROVIDERS_CONFIG;
+  if (password) env.ADMIN_PASSWORD = password;
+  else delete env.ADMIN_PASSWORD;
   const child = spawn(process.execPath, [nextBin, 'start', '-H', '127.0.0.1', '-p', String(port)], { cwd: repoDir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -1,5 +1,7 @@
 // Steps every browser test takes: log in through the form, wait for a page's data to be on screen.
+import { readFileSync } from 'node:fs';
 import type { Page } from 'playwright-core';
+import { parse as parseYaml } from 'yaml';
 
 export async function logIn(page: Page, options: { url: string; password: string }): Promise<void> {
   await page.goto(`${options.url}/login`);
@@ -11,4 +13,12 @@ export async function logIn(page: Page, options: { url: string; password: string
 /** Until no skeleton announces "Loading …" any more. */
 export async function waitForData(page: Page, timeoutMs = 30_000): Promise<void> {
   await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0, undefined, { timeout: timeoutMs });
+}
+
+/** The name of the first provider entry of a providers config (the lab has one: `lab`). */
+export function firstProviderName(configPath: string): string {
+  const entries = parseYaml(readFileSync(configPath, 'utf8')) as Array<{ name?: unknown }> | null;
+  const name = entries?.[0]?.name;
+  if (typeof name !== 'string') throw new Error(`${configPath} has no provider entry`);
+  return name;
 }

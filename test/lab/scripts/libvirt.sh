@@ -103,7 +103,14 @@ ensure_pool() {
   if ! virsh_root pool-info "$name" >/dev/null 2>&1; then
     virsh_root pool-define-as "$name" dir --target "$path" >/dev/null
   fi
-  [[ $(pool_path "$name") == "$path" ]] || die "pool $name is defined at $(pool_path "$name"), not $path: run down.sh first"
+  # A lab pool left defined by a checkout elsewhere (its processes ended, down.sh never ran) is
+  # moved to this checkout's path; its old directory is left as it was.
+  if [[ $(pool_path "$name") != "$path" ]]; then
+    log "pool $name was defined at $(pool_path "$name"); redefining it at $path"
+    virsh_root pool-destroy "$name" >/dev/null 2>&1 || true
+    virsh_root pool-undefine "$name" >/dev/null
+    virsh_root pool-define-as "$name" dir --target "$path" >/dev/null
+  fi
   local state autostart
   state=$(pool_field "$name" State)
   autostart=$(pool_field "$name" Autostart)

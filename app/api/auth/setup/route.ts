@@ -1,0 +1,11 @@
+// First start: sets the admin password once, while none is configured (409 afterwards).
+import { setupSchema } from '@/server/auth/schemas';
+import { setupPassword } from '@/server/http/auth-api';
+import { authBodyLimitBytes } from '@/server/http/limits';
+import { route } from '@/server/http/route';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = route({ access: 'public', body: setupSchema, bodyLimitBytes: authBodyLimitBytes, status: 201 }, ({ auth, body }) =>
+  setupPassword({ auth, password: body.password }),
+);

@@ -1,0 +1,9 @@
+import { providerHealth } from '@/server/http/providers-api';
+import { route } from '@/server/http/route';
+import { healthQuery, providerParams } from '@/server/http/schemas';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = route({ access: 'admin', params: providerParams, query: healthQuery }, ({ runtime, params, query }) =>
+  providerHealth(runtime, { provider: params.provider, ...query }),
+);

@@ -1,0 +1,6 @@
+import { listProviders } from '@/server/http/providers-api';
+import { route } from '@/server/http/route';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = route({ access: 'admin' }, ({ runtime }) => listProviders(runtime));

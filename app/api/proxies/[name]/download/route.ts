@@ -1,0 +1,8 @@
+// Live progress (bytes, rate, ETA) of the base image this Proxy waits on; `{download: null}` when none runs.
+import { proxyDownload } from '@/server/http/proxy-download';
+import { route } from '@/server/http/route';
+import { proxyParams } from '@/server/http/schemas';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = route({ access: 'admin', params: proxyParams }, ({ runtime, params }) => proxyDownload(runtime, params.name));

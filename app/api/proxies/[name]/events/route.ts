@@ -1,0 +1,8 @@
+import { route } from '@/server/http/route';
+import { eventsQuery, proxyParams } from '@/server/http/schemas';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = route({ access: 'admin', params: proxyParams, query: eventsQuery }, ({ runtime, params, query }) =>
+  runtime.proxies.events(params.name, query.limit),
+);

@@ -1,0 +1,9 @@
+import { proxyCreateSchema } from '@/lib/proxy-spec';
+import { route } from '@/server/http/route';
+import { proxyListQuery } from '@/server/http/schemas';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = route({ access: 'admin', query: proxyListQuery }, ({ runtime, query }) => runtime.proxies.list(query));
+
+export const POST = route({ access: 'admin', body: proxyCreateSchema, status: 201 }, ({ runtime, body }) => runtime.proxies.create(body));

@@ -1,0 +1,6 @@
+import { tokenParamsSchema } from '@/server/auth/schemas';
+import { route } from '@/server/http/route';
+
+export const dynamic = 'force-dynamic';
+
+export const DELETE = route({ access: 'admin', params: tokenParamsSchema }, ({ auth, params }) => auth.revokeToken(params.id));

@@ -1,0 +1,13 @@
+import { createTokenSchema } from '@/server/auth/schemas';
+import { authBodyLimitBytes } from '@/server/http/limits';
+import { route } from '@/server/http/route';
+
+export const dynamic = 'force-dynamic';
+
+/** Never the secrets: id, name, prefix, dates. */
+export const GET = route({ access: 'admin' }, ({ auth }) => ({ tokens: auth.listTokens() }));
+
+/** The answer's `token` is the only time the whole token is shown. */
+export const POST = route({ access: 'admin', body: createTokenSchema, bodyLimitBytes: authBodyLimitBytes, status: 201 }, ({ auth, body }) =>
+  auth.createToken(body.name),
+);

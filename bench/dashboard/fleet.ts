@@ -1,0 +1,120 @@
+// The bench's fleet: a kvm2 provider over ten in-memory hypervisors (the image already cached on
+// each, so nothing is downloaded), a runtime over a fresh store with that provider, 1,000 Proxies
+// created through the Proxy service (the reconciler turns them into domains, 100 per host), and a
+// day of health history per host for the charts.
+import { createHash, randomBytes } from 'node:crypto';
+import type { Kvm2Entry } from '@/server/providers/config';
+import { resolveImage } from '@/server/providers/kvm2/image-resolve';
+import { withDefaults } from '@/server/providers/kvm2/kvm2';
+import { createKvm2Provider } from '@/server/providers/kvm2/provider';
+import { ProviderRegistry } from '@/server/providers/registry';
+import { settingsFromEnv } from '@/server/control/settings';
+import { type Runtime, startRuntimeOnce } from '@/server/runtime';
+import { createLogger } from '@/server/telemetry/logger';
+import { FakeHostBackend } from '@/test/fakes/fake-host-backend';
+import { FakeHypervisor } from '@/test/fakes/fake-libvirt';
+
+export const providerName = 'bench';
+export const hostCount = 10;
+export const proxyCount = 1_000;
+export const hostNames = Array.from({ length: hostCount }, (_, index) => `host-${String(index + 1).padStart(2, '0')}`);
+
+const image = randomBytes(64 * 1024);
+const imageDigest = createHash('sha256').update(image).digest('hex');
+
+function benchEntry(): Kvm2Entry {
+  return {
+    name: providerName,
+    type: 'kvm2',
+    kvm2: {
+      sshKeyFile: '/dev/null',
+      insecureIgnoreHostKey: true,
+      // Never fetched: every hypervisor has the image cached already.
+      images: { debian: { url: 'http://127.0.0.1:9/debian.qcow2', sha256: imageDigest } },
+      machineTypes: { small: { vcpus: 1, memoryMiB: 1024 } },
+      hosts: hostNames.map((name, index) => ({ name, address: `10.99.0.${index + 1}:22`, user: 'bench', bridge: 'br0', virtType: 'qemu' })),
+    },
+  } as Kvm2Entry;
+}
+
+export interface Fleet {
+  runtime: Runtime;
+  /** resolves when every Proxy has a domain on its host */
+  settled(timeoutMs: number): Promise<void>;
+}
+
+export async function startFleet(options: { dataDir: string; adminPassword: string }): Promise<Fleet> {
+  const entry = benchEntry();
+  const settings = withDefaults(entry);
+  const cached = resolveImage(settings, 'debian');
+  const hypervisors = Object.fromEntries(
+    hostNames.map((name, index) => {
+      const hypervisor = new FakeHypervisor({ poolCapacity: (200 + index * 20) * 1024 ** 3 });
+      hypervisor.hostname = `${name}.bench`;
+      hypervisor.addVolume({ name: cached.baseVolume, format: 'qcow2', content: image });
+      hypervisor.addVolume({ name: cached.markerVolume, content: imageDigest });
+      return [name, hypervisor];
+    }),
+  );
+  const backend = new FakeHostBackend(hypervisors);
+  const logger = createLogger({ level: 'silent' });
+  const registry = new ProviderRegistry();
+  registry.register<Kvm2Entry>('kvm2', () => ({ provider: createKvm2Provider({ entry, logger, backend }) }));
+
+  process.env.ADMIN_PASSWORD = options.adminPassword;
+  const runtime = await startRuntimeOnce({
+    settings: settingsFromEnv({ DATA_DIR: options.dataDir, RECONCILE_WORKERS: '8', PROVIDER_CHECK_INTERVAL: '30s', PROBE_INTERVAL: '1h' }),
+    registry,
+    configLoader: async () => [entry],
+    logger,
+    // No traffic leaves the machine: every probe answers at once, healthy.
+    probe: async () => ({ healthy: true, reason: 'ProxyAnswered', message: '', latencyMs: 12 }),
+  });
+
+  seedHistory(runtime);
+  for (let index = 0; index < proxyCount; index += 1) {
+    runtime.proxies.create({
+      name: `proxy-${String(index).padStart(4, '0')}`,
+      mode: 'Managed',
+      provider: providerName,
+      placement: { zone: hostNames[index % hostCount], machineType: 'small', image: 'debian' },
+      port: 3128,
+      labels: { pool: 'crawl', shard: String(index % 4) },
+      cloudInit: '#cloud-config\n',
+    });
+  }
+
+  return {
+    runtime,
+    async settled(timeoutMs) {
+      const deadline = Date.now() + timeoutMs;
+      const domains = () => Object.values(hypervisors).reduce((sum, hypervisor) => sum + hypervisor.domains.size, 0);
+      while (domains() < proxyCount) {
+        if (Date.now() > deadline) throw new Error(`only ${domains()} of ${proxyCount} domains after ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+    },
+  };
+}
+
+/** A check every 5 minutes for the last day, with a short outage on one host. */
+function seedHistory(runtime: Runtime): void {
+  const now = Date.now();
+  for (let step = 288; step > 0; step -= 1) {
+    const at = now - step * 5 * 60_000;
+    const targets = hostNames.map((name, index) => {
+      const down = index === 3 && step > 100 && step < 110;
+      const free = 150 + index * 20 - (288 - step) * 0.05;
+      return {
+        name,
+        ready: !down,
+        reason: down ? 'Unreachable' : 'Reachable',
+        message: down ? 'dial tcp: connect ECONNREFUSED' : '',
+        details: { user: 'bench', pool: 'default', poolState: 'running', poolCapacityGiB: String(200 + index * 20), poolAvailableGiB: free.toFixed(2) },
+        latencyMs: 20 + ((step * 7 + index * 13) % 40),
+        checkedAt: new Date(at).toISOString(),
+      };
+    });
+    runtime.store.health.record({ provider: providerName, targets, nowMs: at });
+  }
+}

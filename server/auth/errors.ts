@@ -1,0 +1,53 @@
+// Typed errors of authentication. Messages never carry the password, a token or a cookie value.
+
+/** Wrong password or unknown/revoked/expired credential. */
+export class InvalidCredentialsError extends Error {
+  readonly code = 'ERR_INVALID_CREDENTIALS';
+  constructor(message = 'wrong password') {
+    super(message);
+    this.name = 'InvalidCredentialsError';
+  }
+}
+
+/** Too many failed logins from one client (or from everywhere at once); try again later. */
+export class TooManyAttemptsError extends Error {
+  readonly code = 'ERR_TOO_MANY_ATTEMPTS';
+  constructor(readonly retryAfterSeconds: number) {
+    super(`too many failed login attempts; try again in ${retryAfterSeconds} s`);
+    this.name = 'TooManyAttemptsError';
+  }
+}
+
+/** First-start setup is only possible while no admin password exists. */
+export class PasswordAlreadySetError extends Error {
+  readonly code = 'ERR_PASSWORD_ALREADY_SET';
+  constructor() {
+    super('an admin password is already configured; log in, then change it under Settings');
+    this.name = 'PasswordAlreadySetError';
+  }
+}
+
+export class PasswordNotSetError extends Error {
+  readonly code = 'ERR_PASSWORD_NOT_SET';
+  constructor() {
+    super('no admin password is configured yet: set one first (POST /api/auth/setup) or start the server with ADMIN_PASSWORD');
+    this.name = 'PasswordNotSetError';
+  }
+}
+
+/** ADMIN_PASSWORD owns the password: a change through the API would be undone at the next start. */
+export class PasswordManagedByEnvironmentError extends Error {
+  readonly code = 'ERR_PASSWORD_FROM_ENVIRONMENT';
+  constructor() {
+    super('the admin password comes from the ADMIN_PASSWORD environment variable; change it there and restart');
+    this.name = 'PasswordManagedByEnvironmentError';
+  }
+}
+
+export class TokenNotFoundError extends Error {
+  readonly code = 'ERR_TOKEN_NOT_FOUND';
+  constructor(readonly tokenId: string) {
+    super(`no API token with id ${JSON.stringify(tokenId)}`);
+    this.name = 'TokenNotFoundError';
+  }
+}

@@ -1,0 +1,92 @@
+// API tokens for crawler clients and scrapers (discovery and metrics). A token reads
+// `kvm2p_<id>_<secret>`: the id finds the row, the secret is 32 random bytes stored only as its
+// sha256 (a hash that cannot be brute-forced at that entropy, so no slow KDF is needed) and
+// compared in constant time. The whole token is returned once, by create; lists show the id,
+// the name and the non-secret prefix.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Database } from 'better-sqlite3';
+import { z } from 'zod';
+
+export const tokenPrefix = 'kvm2p_';
+
+export const tokenNameSchema = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .min(1, { error: 'is required' })
+  .max(64, { error: 'must be at most 64 characters' })
+  .regex(/^[\p{L}\p{N} ._:@/-]+$/u, { error: 'may contain letters, digits, spaces and . _ : @ / -' });
+
+export const tokenIdSchema = z.string({ error: 'must be a string' }).regex(/^[0-9a-f]{16}$/, { error: 'must be a token id (16 hex characters)' });
+
+/** A token as listed: never the secret. */
+export interface ApiTokenView {
+  id: string;
+  name: string;
+  /** `kvm2p_<id>`, the part of the token that tells tokens apart */
+  prefix: string;
+  createdAt: string;
+  lastUsedAt?: string;
+}
+
+export interface CreatedApiToken extends ApiTokenView {
+  /** the whole token; this is the only time it is shown */
+  token: string;
+}
+
+interface TokenRow {
+  id: string;
+  name: string;
+  secret_hash: string;
+  created_at: number;
+  last_used_at: number | null;
+}
+
+const secretHash = (secret: string): string => createHash('sha256').update(secret).digest('hex');
+const tokenPattern = /^kvm2p_([0-9a-f]{16})_([A-Za-z0-9_-]{43})$/;
+/** last_used_at is written at most this often per token, so scrapers do not turn reads into writes. */
+const touchIntervalMs = 60_000;
+
+const toView = (row: TokenRow): ApiTokenView => ({
+  id: row.id,
+  name: row.name,
+  prefix: `${tokenPrefix}${row.id}`,
+  createdAt: new Date(row.created_at).toISOString(),
+  ...(row.last_used_at !== null ? { lastUsedAt: new Date(row.last_used_at).toISOString() } : {}),
+});
+
+export class TokenStore {
+  constructor(private readonly db: Database) {}
+
+  create(options: { name: string; nowMs: number }): CreatedApiToken {
+    const id = randomBytes(8).toString('hex');
+    const secret = randomBytes(32).toString('base64url');
+    this.db.prepare(`INSERT INTO api_tokens (id, name, secret_hash, created_at) VALUES (?, ?, ?, ?)`).run(id, options.name, secretHash(secret), options.nowMs);
+    const row = this.db.prepare(`SELECT * FROM api_tokens WHERE id = ?`).get(id) as TokenRow;
+    return { ...toView(row), token: `${tokenPrefix}${id}_${secret}` };
+  }
+
+  list(): ApiTokenView[] {
+    return (this.db.prepare(`SELECT * FROM api_tokens ORDER BY created_at, id`).all() as TokenRow[]).map(toView);
+  }
+
+  /** false when no such token exists. */
+  revoke(id: string): boolean {
+    return this.db.prepare(`DELETE FROM api_tokens WHERE id = ?`).run(id).changes === 1;
+  }
+
+  /** The token's id when `token` is a live token, else undefined. */
+  verify(token: string, nowMs: number): string | undefined {
+    const match = tokenPattern.exec(token);
+    if (!match) return undefined;
+    const [, id, secret] = match as unknown as [string, string, string];
+    const row = this.db.prepare(`SELECT * FROM api_tokens WHERE id = ?`).get(id) as TokenRow | undefined;
+    if (!row) return undefined;
+    const expected = Buffer.from(row.secret_hash, 'hex');
+    const given = Buffer.from(secretHash(secret), 'hex');
+    if (!timingSafeEqual(given, expected)) return undefined;
+    if (row.last_used_at === null || nowMs - row.last_used_at >= touchIntervalMs) {
+      this.db.prepare(`UPDATE api_tokens SET last_used_at = ? WHERE id = ?`).run(nowMs, id);
+    }
+    return id;
+  }
+}

@@ -1,0 +1,92 @@
+// The shape of every API route handler: refuse cross-site writes, authenticate, parse params,
+// query and body with zod, call one server function, answer JSON. Every failure on the way,
+// the handler's own included, goes through toResponse, so handlers hold no try/catch.
+//
+//   export const GET = route({ access: 'admin', params: nameParams }, ({ runtime, params }) => runtime.proxies.get(params.name));
+import type { z } from 'zod';
+import { authServiceFor } from '@/server/auth/access';
+import { readCookie } from '@/server/auth/cookies';
+import type { AuthService, Principal } from '@/server/auth/service';
+import { getRuntime, type Runtime } from '@/server/runtime';
+import { UnauthenticatedError } from './errors';
+import { checkSameOrigin } from './origin';
+import { defaultBodyLimitBytes, parseInput, queryObject, readJson } from './request';
+import { noStore, toResponse } from './to-response';
+
+/**
+ * public: anyone (the auth routes themselves); admin: a session cookie; reader: a session cookie
+ * or an API token as `Authorization: Bearer` (discovery and metrics, for crawler clients).
+ */
+export type Access = 'public' | 'admin' | 'reader';
+
+type Schema = z.ZodType;
+type Parsed<S extends Schema | undefined> = S extends Schema ? z.output<S> : undefined;
+
+export interface RouteOptions<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> {
+  access: Access;
+  params?: P;
+  query?: Q;
+  body?: B;
+  bodyLimitBytes?: number;
+  /** status of a successful answer that is not a Response already (default 200) */
+  status?: number;
+}
+
+export interface RouteInput<P, Q, B> {
+  request: Request;
+  runtime: Runtime;
+  auth: AuthService;
+  /** undefined only on public routes without credentials */
+  principal: Principal | undefined;
+  /** the session cookie's value, when the request carries one */
+  sessionCookie: string | undefined;
+  params: P;
+  query: Q;
+  body: B;
+}
+
+/** What Next passes as the second argument: the dynamic segments, as a promise. */
+export interface RouteContext {
+  params: Promise<Record<string, string | string[] | undefined>>;
+}
+
+export type RouteHandler = (request: Request, context?: RouteContext) => Promise<Response>;
+
+function bearerToken(request: Request): string | undefined {
+  const header = request.headers.get('authorization');
+  const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
+  return match?.[1];
+}
+
+function authenticate(options: { request: Request; auth: AuthService; access: Access; sessionCookie: string | undefined }): Principal | undefined {
+  const { request, auth, access, sessionCookie } = options;
+  if (sessionCookie !== undefined && auth.sessionValid(sessionCookie)) return { kind: 'session' };
+  const token = access === 'reader' ? bearerToken(request) : undefined;
+  const principal = token === undefined ? undefined : auth.tokenPrincipal(token);
+  if (principal) return principal;
+  if (access === 'public') return undefined;
+  throw new UnauthenticatedError(access === 'reader' ? 'send an API token (Authorization: Bearer ...) or log in' : 'log in first');
+}
+
+export function route<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
+  options: RouteOptions<P, Q, B>,
+  handler: (input: RouteInput<Parsed<P>, Parsed<Q>, Parsed<B>>) => unknown,
+): RouteHandler {
+  return async (request, context) => {
+    try {
+      checkSameOrigin(request);
+      const runtime = await getRuntime();
+      const auth = await authServiceFor(runtime.store);
+      const sessionCookie = readCookie(request.headers.get('cookie'));
+      const principal = authenticate({ request, auth, access: options.access, sessionCookie });
+      const params = (options.params ? parseInput(options.params, (await context?.params) ?? {}) : undefined) as Parsed<P>;
+      const query = (options.query ? parseInput(options.query, queryObject(new URL(request.url))) : undefined) as Parsed<Q>;
+      const body = (options.body ? parseInput(options.body, await readJson(request, options.bodyLimitBytes ?? defaultBodyLimitBytes)) : undefined) as Parsed<B>;
+      const result = await handler({ request, runtime, auth, principal, sessionCookie, params, query, body });
+      if (result instanceof Response) return result;
+      return Response.json(result ?? null, { status: options.status ?? 200, headers: noStore });
+    } catch (err) {
+      return toResponse(err);
+    }
+  };
+}

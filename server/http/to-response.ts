@@ -1,0 +1,108 @@
+// The one mapping from a thrown error to an HTTP answer `{error, fields?}`. Errors are recognised
+// by their stable `code` (or, for provider errors, by the class found along the cause chain),
+// never by message text. Anything unrecognised is a 500 whose body says nothing about the cause;
+// the cause goes to the log (error messages never carry secrets; request bodies are not logged).
+import type { FieldError } from '@/lib/proxy-spec';
+import { errorClassOf, type ProviderErrorClass } from '@/server/providers/errors';
+import { logger as childLogger, type Logger } from '@/server/telemetry/logger';
+
+export interface ErrorBody {
+  error: string;
+  /** one entry per offending field, for 400 answers */
+  fields?: FieldError[];
+}
+
+const statusByCode: Record<string, number> = {
+  ERR_INVALID_INPUT: 400,
+  ERR_PROXY_INVALID: 400,
+  ERR_UNAUTHENTICATED: 401,
+  ERR_INVALID_CREDENTIALS: 401,
+  ERR_FOREIGN_ORIGIN: 403,
+  ERR_RESOURCE_NOT_FOUND: 404,
+  ERR_PROXY_NOT_FOUND: 404,
+  ERR_TOKEN_NOT_FOUND: 404,
+  ERR_HOST_NOT_FOUND: 404,
+  ERR_IMAGE_NOT_FOUND: 404,
+  ERR_PROXY_EXISTS: 409,
+  ERR_PROXY_DELETING: 409,
+  ERR_PASSWORD_ALREADY_SET: 409,
+  ERR_PASSWORD_NOT_SET: 409,
+  ERR_PASSWORD_FROM_ENVIRONMENT: 409,
+  ERR_IMAGE_IN_USE: 409,
+  ERR_PAYLOAD_TOO_LARGE: 413,
+  ERR_UNSUPPORTED_MEDIA_TYPE: 415,
+  ERR_UNSUPPORTED_OPERATION: 422,
+  ERR_TOO_MANY_ATTEMPTS: 429,
+  ERR_RESOURCE_UNAVAILABLE: 503,
+  // The server itself cannot serve yet: bad settings in the environment, a store it cannot open.
+  ERR_SETTINGS: 503,
+  ERR_STORE_VERSION: 503,
+  ERR_STORE_MIGRATION: 503,
+};
+
+// What the provider said, with the status that fits: a refusal no retry will change (422), a host
+// that cannot be reached or answered transiently (503), a missing instance or volume (404), a
+// pool without room (507 Insufficient Storage).
+const statusByProviderClass: Record<ProviderErrorClass, number> = {
+  permanent: 422,
+  transient: 503,
+  notFound: 404,
+  quotaExceeded: 507,
+};
+
+let log: Logger | undefined;
+
+/** Where unexpected errors are logged; tests pass a capturing logger. */
+export function setHttpLogger(logger: Logger | undefined): void {
+  log = logger;
+}
+
+export function httpLogger(): Logger {
+  log ??= childLogger('http');
+  return log;
+}
+
+function codeOf(err: unknown): string | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code : undefined;
+}
+
+function fieldsOf(err: unknown): FieldError[] | undefined {
+  const fields = (err as { fields?: unknown } | null)?.fields;
+  if (!Array.isArray(fields)) return undefined;
+  return fields.filter(
+    (field): field is FieldError => typeof (field as FieldError)?.path === 'string' && typeof (field as FieldError)?.message === 'string',
+  );
+}
+
+function statusOf(err: unknown): number | undefined {
+  const code = codeOf(err);
+  const byCode = code === undefined ? undefined : statusByCode[code];
+  if (byCode !== undefined) return byCode;
+  const providerClass = errorClassOf(err);
+  return providerClass === undefined ? undefined : statusByProviderClass[providerClass];
+}
+
+function headersOf(err: unknown): Record<string, string> {
+  const retryAfter = (err as { retryAfterSeconds?: unknown } | null)?.retryAfterSeconds;
+  return typeof retryAfter === 'number' ? { 'retry-after': String(Math.max(1, Math.ceil(retryAfter))) } : {};
+}
+
+export const noStore = { 'cache-control': 'no-store' } as const;
+
+/** The JSON answer for a failed request. */
+export function toResponse(err: unknown): Response {
+  const status = statusOf(err);
+  if (status === undefined) {
+    const name = err instanceof Error ? err.name : typeof err;
+    const message = err instanceof Error ? err.message : String(err);
+    httpLogger().error({ errorName: name, errorCode: codeOf(err), error: message }, 'request failed with an unexpected error');
+    return Response.json({ error: 'internal error' } satisfies ErrorBody, { status: 500, headers: noStore });
+  }
+  const fields = status === 400 ? fieldsOf(err) : undefined;
+  const body: ErrorBody = {
+    error: err instanceof Error ? err.message : String(err),
+    ...(fields && fields.length > 0 ? { fields } : {}),
+  };
+  return Response.json(body, { status, headers: { ...noStore, ...headersOf(err) } });
+}

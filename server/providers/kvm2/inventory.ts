@@ -1,0 +1,323 @@
+// The host inventory the dashboard shows, and manual eviction of a cached base image.
+//
+// Listing a host reads every storage pool (state and sizes), this entry's cached base images in
+// the host's configured pool (size, digest from the marker, complete or not) and every domain
+// (state, kvm2's or the first-generation provider's mark), and counts for each base image the
+// domains whose disks back onto it: each disk's file and backing chain as the domain XML gives
+// them, followed through the pool's volumes (an inactive domain's XML names only its overlay).
+//
+// Eviction runs in the spec's order, marker first, then the base, and is refused while any domain
+// on the host backs onto the base (libvirt would unlink it under running guests). A marker
+// without its base, or a base without its marker, is cleaned up the same way.
+import { DomainState, isLibvirtError, LibvirtError, StoragePoolState, storagePoolStateWords, type Domain, type StoragePool, type StorageVol } from '@/server/libvirt';
+import { ErrPermanent, ErrTransient, ProviderError } from '@/server/providers/errors';
+import { classify } from './errors';
+import { lookupVolume } from './image';
+import { dependencyClosure, domainFacts, parseCachedImageName, type CachedImageName, type DomainFacts } from './inventory-parse';
+import { configuredHost, type Kvm2Host, type Kvm2Settings } from './kvm2';
+import type { HostBackend, LibvirtAPI } from './libvirt-api';
+import type { InstanceMetadata } from './metadata';
+import { markerSizeBytes } from './volume';
+import { parseVolumeXML, type VolumeDescription } from './xml-parse';
+
+export interface PoolListing {
+  name: string;
+  /** virsh's word: running, inactive, building, degraded, inaccessible */
+  state: string;
+  capacityBytes: number;
+  allocationBytes: number;
+  availableBytes: number;
+  /** the pool the provider uses on this host */
+  configured: boolean;
+}
+
+export interface CachedImageListing {
+  /** the base volume's name (also its marker's name without `.sha256`) */
+  volume: string;
+  markerVolume: string;
+  entry: string;
+  key: string;
+  format: string;
+  sizeBytes?: number;
+  allocationBytes?: number;
+  /** the digest the marker holds */
+  sha256?: string;
+  /** base and a marker holding a digest: what Create reuses */
+  complete: boolean;
+  baseExists: boolean;
+  markerExists: boolean;
+  /** domains on this host backing onto the base */
+  domains: string[];
+}
+
+/** virsh's word for each domain state (`virsh domstate`). */
+export const domainStateWords: Record<number, string> = {
+  [DomainState.NoState]: 'no state',
+  [DomainState.Running]: 'running',
+  [DomainState.Blocked]: 'idle',
+  [DomainState.Paused]: 'paused',
+  [DomainState.Shutdown]: 'in shutdown',
+  [DomainState.Shutoff]: 'shut off',
+  [DomainState.Crashed]: 'crashed',
+  [DomainState.PmSuspended]: 'pmsuspended',
+};
+
+export interface DomainListing {
+  name: string;
+  /** virsh's word, e.g. running, shut off; `unknown` when it could not be read */
+  state: string;
+  mark?: InstanceMetadata;
+  /** why a kvm2 mark that is there could not be read */
+  markProblem?: string;
+  gen1: boolean;
+}
+
+export interface HostListing {
+  host: string;
+  pool: string;
+  pools: PoolListing[];
+  images: CachedImageListing[];
+  domains: DomainListing[];
+}
+
+export interface InventoryTarget {
+  settings: Kvm2Settings;
+  backend: HostBackend;
+  host: string;
+  signal?: AbortSignal;
+}
+
+export class HostNotFoundError extends Error {
+  readonly code = 'ERR_HOST_NOT_FOUND';
+  constructor(readonly hostName: string, provider: string) {
+    super(`provider ${JSON.stringify(provider)} has no host named ${JSON.stringify(hostName)}`);
+    this.name = 'HostNotFoundError';
+  }
+}
+
+export class ImageNotFoundError extends Error {
+  readonly code = 'ERR_IMAGE_NOT_FOUND';
+  constructor(readonly volume: string, reason: string) {
+    super(`${JSON.stringify(volume)} ${reason}`);
+    this.name = 'ImageNotFoundError';
+  }
+}
+
+export class ImageInUseError extends Error {
+  readonly code = 'ERR_IMAGE_IN_USE';
+  constructor(readonly volume: string, readonly domains: string[], host: string) {
+    super(
+      `base image ${volume} on host ${host} is in use by ${domains.length} domain(s) (${domains.join(', ')}); ` +
+        'evicting it would pull the disk out from under them: delete their Proxies first',
+    );
+    this.name = 'ImageInUseError';
+  }
+}
+
+/** Domains and volumes read at once on a host: the RPCs share one multiplexed connection. */
+const concurrency = 8;
+
+async function mapLimited<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
+  return results;
+}
+
+interface DomainRead {
+  listing: DomainListing;
+  facts: DomainFacts | undefined;
+}
+
+/** Every domain with its state and disk facts; one that vanished meanwhile is left out. */
+async function readDomains(api: LibvirtAPI, signal?: AbortSignal): Promise<DomainRead[]> {
+  const domains = await api.connectListAllDomains({ flags: 0, signal });
+  const read = await mapLimited(domains, async (dom: Domain): Promise<DomainRead | undefined> => {
+    try {
+      const [{ state }, xml] = await Promise.all([api.domainGetState(dom, { signal }), api.domainGetXmlDesc(dom, { flags: 0, signal })]);
+      const facts = domainFacts(xml);
+      const listing: DomainListing = { name: dom.name, state: domainStateWords[state] ?? `state ${state}`, gen1: facts.gen1 };
+      if (facts.mark) listing.mark = facts.mark;
+      if (facts.markProblem) listing.markProblem = facts.markProblem;
+      return { listing, facts };
+    } catch (err) {
+      if (isLibvirtError(err, 'ErrNoDomain')) return undefined;
+      if (!(err instanceof LibvirtError)) throw err;
+      return { listing: { name: dom.name, state: 'unknown', gen1: false, markProblem: err.message }, facts: undefined };
+    }
+  });
+  return read.filter((entry): entry is DomainRead => entry !== undefined).sort((a, b) => a.listing.name.localeCompare(b.listing.name));
+}
+
+interface PoolVolume {
+  ref: StorageVol;
+  description: VolumeDescription;
+}
+
+async function readVolumes(api: LibvirtAPI, pool: StoragePool, signal?: AbortSignal): Promise<PoolVolume[]> {
+  const refs = await api.storagePoolListAllVolumes(pool, { flags: 0, signal });
+  const read = await mapLimited(refs, async (ref) => {
+    try {
+      return { ref, description: parseVolumeXML(await api.storageVolGetXmlDesc(ref, { signal })) };
+    } catch (err) {
+      if (isLibvirtError(err, 'ErrNoStorageVol')) return undefined;
+      throw err;
+    }
+  });
+  return read.filter((entry): entry is PoolVolume => entry !== undefined);
+}
+
+/** For each base path, the names of the domains whose disks depend on it. */
+function usersByPath(options: { domains: DomainRead[]; volumes: PoolVolume[]; pool: string }): Map<string, string[]> {
+  const backingOf = new Map<string, string>();
+  const pathByName = new Map<string, string>();
+  for (const { description } of options.volumes) {
+    if (description.path && description.backingPath) backingOf.set(description.path, description.backingPath);
+    if (description.path) pathByName.set(description.name, description.path);
+  }
+  const pathOfVolume = (ref: { pool: string; volume: string }) => (ref.pool === options.pool ? pathByName.get(ref.volume) : undefined);
+  const users = new Map<string, string[]>();
+  for (const { listing, facts } of options.domains) {
+    if (!facts) continue;
+    for (const path of dependencyClosure({ facts, backingOf, pathOfVolume })) users.set(path, [...(users.get(path) ?? []), listing.name]);
+  }
+  return users;
+}
+
+async function readMarkerDigest(api: LibvirtAPI, marker: StorageVol, signal?: AbortSignal): Promise<string | undefined> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of api.storageVolDownload(marker, { length: markerSizeBytes, signal })) chunks.push(chunk);
+  const text = Buffer.concat(chunks).toString('latin1').trim();
+  return /^[0-9a-f]{64}$/.test(text) ? text : undefined;
+}
+
+async function cachedImages(options: { api: LibvirtAPI; entry: string; volumes: PoolVolume[]; users: Map<string, string[]>; signal?: AbortSignal }): Promise<CachedImageListing[]> {
+  const { api, entry, volumes, users, signal } = options;
+  const byName = new Map(volumes.map((volume) => [volume.description.name, volume]));
+  const bases = new Map<string, CachedImageName>();
+  for (const name of byName.keys()) {
+    const parsed = parseCachedImageName(entry, name);
+    if (parsed) bases.set(parsed.base, parsed);
+  }
+  const listed = await mapLimited([...bases.values()], async (image): Promise<CachedImageListing> => {
+    const base = byName.get(image.base);
+    const marker = byName.get(image.marker);
+    const sha256 = marker ? await readMarkerDigest(api, marker.ref, signal) : undefined;
+    return {
+      volume: image.base,
+      markerVolume: image.marker,
+      entry,
+      key: image.key,
+      format: base?.description.format ?? image.format,
+      ...(base?.description.capacityBytes !== undefined ? { sizeBytes: base.description.capacityBytes } : {}),
+      ...(base?.description.allocationBytes !== undefined ? { allocationBytes: base.description.allocationBytes } : {}),
+      ...(sha256 ? { sha256 } : {}),
+      complete: base !== undefined && sha256 !== undefined,
+      baseExists: base !== undefined,
+      markerExists: marker !== undefined,
+      domains: (base?.description.path ? users.get(base.description.path) : undefined) ?? [],
+    };
+  });
+  return listed.sort((a, b) => a.volume.localeCompare(b.volume));
+}
+
+async function readPools(api: LibvirtAPI, host: Kvm2Host, signal?: AbortSignal): Promise<Array<PoolListing & { ref: StoragePool }>> {
+  const pools = await api.connectListAllStoragePools({ flags: 0, signal });
+  const listed = await mapLimited(pools, async (ref) => {
+    const info = await api.storagePoolGetInfo(ref, { signal });
+    return {
+      ref,
+      name: ref.name,
+      state: storagePoolStateWords[info.state] ?? `state ${info.state}`,
+      capacityBytes: info.capacity,
+      allocationBytes: info.allocation,
+      availableBytes: info.available,
+      configured: ref.name === host.pool,
+    };
+  });
+  return listed.sort((a, b) => a.name.localeCompare(b.name));
+}
+
+function hostOf(target: InventoryTarget): Kvm2Host {
+  const host = configuredHost(target.settings, target.host);
+  if (!host) throw new HostNotFoundError(target.host, target.settings.name);
+  return host;
+}
+
+/** Our own typed errors pass; everything from libvirt or the connection gets the contract's class. */
+async function classified<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (err) {
+    if (err instanceof HostNotFoundError || err instanceof ImageNotFoundError || err instanceof ImageInUseError || err instanceof ProviderError) throw err;
+    throw classify(err, { op: 'get' });
+  }
+}
+
+export function listHost(target: InventoryTarget): Promise<HostListing> {
+  return classified(async () => {
+    const host = hostOf(target);
+    const { signal } = target;
+    const api = await target.backend.pooled(host.name, { signal });
+    const [pools, domains] = await Promise.all([readPools(api, host, signal), readDomains(api, signal)]);
+    const configured = pools.find((pool) => pool.configured);
+    const running = configured?.state === storagePoolStateWords[StoragePoolState.Running];
+    const volumes = configured && running ? await readVolumes(api, configured.ref, signal) : [];
+    const users = usersByPath({ domains, volumes, pool: host.pool });
+    const images = await cachedImages({ api, entry: target.settings.name, volumes, users, signal });
+    return {
+      host: host.name,
+      pool: host.pool,
+      pools: pools.map(({ ref: _ref, ...pool }) => pool),
+      images,
+      domains: domains.map((domain) => domain.listing),
+    };
+  });
+}
+
+export interface EvictOutcome {
+  host: string;
+  volume: string;
+  /** volumes deleted, in order (marker first) */
+  removed: string[];
+}
+
+export function evictCachedImage(target: InventoryTarget & { volume: string }): Promise<EvictOutcome> {
+  return classified(async () => {
+    const host = hostOf(target);
+    const image = parseCachedImageName(target.settings.name, target.volume);
+    if (!image) throw new ImageNotFoundError(target.volume, `is not a cached base image of provider ${JSON.stringify(target.settings.name)}`);
+    const { signal } = target;
+    const api = await target.backend.pooled(host.name, { signal });
+    const pool = await api.storagePoolLookupByName(host.pool, { signal });
+    const info = await api.storagePoolGetInfo(pool, { signal });
+    if (info.state !== StoragePoolState.Running) {
+      throw new ErrPermanent(`storage pool ${JSON.stringify(host.pool)} on host ${host.name} is not running; start it before evicting`);
+    }
+    const marker = await lookupVolume(api, pool, image.marker, signal);
+    const base = await lookupVolume(api, pool, image.base, signal);
+    if (!marker && !base) throw new ImageNotFoundError(image.base, `is not in pool ${JSON.stringify(host.pool)} on host ${host.name}`);
+    if (base) {
+      const basePath = await api.storageVolGetPath(base, { signal });
+      const [domains, volumes] = await Promise.all([readDomains(api, signal), readVolumes(api, pool, signal)]);
+      // A domain whose disks could not be read might back onto the base: do not guess.
+      const unreadable = domains.filter((domain) => domain.facts === undefined).map((domain) => domain.listing.name);
+      if (unreadable.length > 0) throw new ErrTransient(`could not read the disks of ${unreadable.join(', ')} on host ${host.name}; not evicting ${image.base}`);
+      const users = usersByPath({ domains, volumes, pool: host.pool }).get(basePath) ?? [];
+      if (users.length > 0) throw new ImageInUseError(image.base, users, host.name);
+    }
+    const removed: string[] = [];
+    for (const volume of [marker, base]) {
+      if (!volume) continue;
+      await api.storageVolDelete(volume, { signal });
+      removed.push(volume.name);
+    }
+    return { host: host.name, volume: image.base, removed };
+  });
+}

@@ -1,0 +1,175 @@
+// A Proxy's life through the dashboard against the lab: the form refuses bad input in the browser
+// and shows the server's refusal next to its field; a created Proxy appears as Provisioning and its
+// domain on the host page; Evict is refused for the base image it uses; Delete removes its domain
+// from the host; then the image, unused, can be evicted.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type Lab, loadLab, virsh } from '../lab/harness/lab';
+import { screenshot } from './harness/browser';
+import { firstProviderName, waitForData } from './harness/dashboard';
+import { openSession, type Session } from './harness/session';
+
+let lab: Lab;
+let session: Session;
+let provider: string;
+const proxyName = `e2e-${Date.now().toString(36)}`;
+let instanceName = '';
+let baseVolume = '';
+
+beforeAll(async () => {
+  lab = loadLab();
+  provider = firstProviderName(lab.providersConfig);
+  session = await openSession({ providersConfig: lab.providersConfig });
+});
+
+afterAll(async () => {
+  if (session) {
+    // Never leave a VM behind for the next test: delete through the API and wait for it to go.
+    await session.api('DELETE', `/api/proxies/${proxyName}`);
+    await waitUntil(async () => (await session.api('GET', `/api/proxies/${proxyName}`)).status() === 404, 120_000).catch(() => undefined);
+    await session.close();
+  }
+});
+
+async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
+}
+
+const hostPage = (host: string) => `${session.app.url}/hosts/${provider}/${host}`;
+const labHost = () => lab.hosts[0]!.name;
+
+async function poolVolumes(): Promise<string[]> {
+  return (await virsh(['vol-list', lab.pool.name])).split('\n').map((line) => line.trim().split(/\s+/)[0] ?? '').filter(Boolean);
+}
+
+function countPosts(page: Page): () => number {
+  let posts = 0;
+  page.on('request', (request) => {
+    if (request.method() === 'POST' && new URL(request.url()).pathname === '/api/proxies') posts += 1;
+  });
+  return () => posts;
+}
+
+describe('a Proxy created through the dashboard', () => {
+  it('refuses an invalid name and a missing network in the browser, without asking the server', async () => {
+    const { page, app } = session;
+    const posts = countPosts(page);
+    await page.goto(`${app.url}/proxies/new`);
+    await waitForData(page);
+    await page.getByLabel('Name').fill('Not_A_Name');
+    await page.getByRole('button', { name: 'Create Proxy' }).click();
+    await page.locator('#proxy-name-error').waitFor();
+    await expect(page.locator('#proxy-name-error').textContent()).resolves.toContain('DNS-1123');
+    await expect(page.locator('#squid-networks-error').textContent()).resolves.toContain('at least one network');
+    await expect(page.getByLabel('Name').getAttribute('aria-invalid')).resolves.toBe('true');
+    expect(posts()).toBe(0);
+  });
+
+  it("shows the server's refusal next to the field it names", async () => {
+    const { page, app } = session;
+    await page.goto(`${app.url}/proxies/new`);
+    await waitForData(page);
+    // A provider removed from the config after the form loaded: only the server can know.
+    await page.getByLabel('Provider').evaluate((select) => select.append(new Option('gone (kvm2)', 'gone')));
+    await page.getByLabel('Provider').selectOption('gone');
+    await page.getByLabel('Machine type').evaluate((select) => select.append(new Option('small', 'small')));
+    await page.getByLabel('Machine type').selectOption('small');
+    await page.getByLabel('Image', { exact: true }).evaluate((select) => select.append(new Option('lab', 'lab')));
+    await page.getByLabel('Image', { exact: true }).selectOption('lab');
+    await page.getByLabel('Networks allowed to use the proxy').fill('198.18.0.0/15');
+    await page.getByRole('button', { name: 'Create Proxy' }).click();
+    await page.locator('#proxy-provider-error').waitFor({ timeout: 15_000 });
+    await expect(page.locator('#proxy-provider-error').textContent()).resolves.toMatch(/gone|provider/i);
+  });
+
+  it('appears as Provisioning after Create, with the image and machine type preselected', async () => {
+    const { page, app } = session;
+    await page.goto(`${app.url}/proxies/new`);
+    await waitForData(page);
+    await expect(page.getByLabel('Provider').inputValue()).resolves.toBe(provider);
+    await expect(page.getByLabel('Machine type').inputValue()).resolves.not.toBe('');
+    await expect(page.getByLabel('Image', { exact: true }).inputValue()).resolves.not.toBe('');
+    await page.getByLabel('Name').fill(proxyName);
+    await page.getByLabel('Host (zone)').selectOption(labHost());
+    await page.getByRole('button', { name: 'Add label' }).click();
+    await page.getByLabel('Label 1 key').fill('pool');
+    await page.getByLabel('Label 1 value').fill('e2e');
+    await page.getByLabel('Networks allowed to use the proxy').fill('198.18.0.0/15, 127.0.0.1');
+    await page.getByText('Show the generated cloud-init').click();
+    const preview = (await page.getByTestId('squid-preview').textContent()) ?? '';
+    expect(preview).toContain('acl allowed_clients src 198.18.0.0/15');
+    expect(preview).not.toContain('allow all');
+    await screenshot(page, 'proxy-create-form');
+    await page.getByRole('button', { name: 'Create Proxy' }).click();
+    await page.waitForURL((url) => url.pathname === `/proxies/${proxyName}`, { timeout: 30_000 });
+    await page.getByText('Provisioning', { exact: true }).first().waitFor({ timeout: 120_000 });
+    const view = (await (await session.api('GET', `/api/proxies/${proxyName}`)).json()) as { instanceName?: string; proxy?: { instanceName?: string } };
+    instanceName = view.instanceName ?? view.proxy?.instanceName ?? '';
+    expect(instanceName).not.toBe('');
+    await screenshot(page, 'proxy-detail');
+    await page.goto(`${app.url}/proxies`);
+    await expect(page.getByTestId(`proxy-row-${proxyName}`).textContent()).resolves.toContain('Provisioning');
+    await screenshot(page, 'proxies');
+  });
+
+  it("shows its domain on the host's page as managed, linked to the Proxy", async () => {
+    const { page } = session;
+    await page.goto(hostPage(labHost()));
+    const row = page.getByTestId(`domain-row-${instanceName}`);
+    await row.waitFor({ timeout: 120_000 });
+    const text = (await row.textContent()) ?? '';
+    expect(text).toContain('managed');
+    expect(text).toContain(proxyName);
+  });
+
+  it('refuses to evict the base image the Proxy uses: the button is disabled with the reason, the API answers 409', async () => {
+    const { page } = session;
+    await page.goto(hostPage(labHost()));
+    const inUse = page.locator('[data-testid^="image-row-"]', { hasText: 'In use by' }).first();
+    await inUse.waitFor({ timeout: 60_000 });
+    baseVolume = ((await inUse.getAttribute('data-testid')) ?? '').replace('image-row-', '');
+    const evict = inUse.getByRole('button', { name: /Evict/ });
+    await expect(evict.isDisabled()).resolves.toBe(true);
+    await expect(inUse.textContent()).resolves.toContain('delete those Proxies first');
+    await screenshot(page, 'host-detail-with-proxy');
+    const refused = await session.api('DELETE', `/api/providers/${provider}/hosts/${labHost()}/images/${baseVolume}`);
+    expect(refused.status()).toBe(409);
+    expect(await poolVolumes()).toContain(baseVolume);
+  });
+
+  it('is gone from the host after Delete', async () => {
+    const { page, app } = session;
+    await page.goto(`${app.url}/proxies/${proxyName}`);
+    await page.getByRole('button', { name: 'Delete', exact: true }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog.textContent()).resolves.toContain('destroys the VM');
+    await dialog.getByRole('button', { name: 'Delete Proxy' }).click();
+    await page.waitForURL((url) => url.pathname === '/proxies');
+    await page.goto(hostPage(labHost()));
+    await waitForData(page);
+    // The page polls the host every 5 s; the domain goes once the reconciler has deleted it.
+    await waitUntil(async () => (await page.getByTestId(`domain-row-${instanceName}`).count()) === 0, 120_000);
+    const domains = await virsh(['list', '--all', '--name']);
+    expect(domains.split('\n').map((line) => line.trim())).not.toContain(instanceName);
+  });
+
+  it('evicts the base image once no VM uses it: marker and image leave the pool', async () => {
+    const { page } = session;
+    await page.goto(hostPage(labHost()));
+    const row = page.getByTestId(`image-row-${baseVolume}`);
+    await row.waitFor({ timeout: 30_000 });
+    await waitUntil(async () => !(await row.getByRole('button', { name: /Evict/ }).isDisabled()), 60_000);
+    await row.getByRole('button', { name: /Evict/ }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog.textContent()).resolves.toContain('digest marker first');
+    await dialog.getByRole('button', { name: 'Evict image' }).click();
+    await row.waitFor({ state: 'detached', timeout: 30_000 });
+    const volumes = await poolVolumes();
+    expect(volumes).not.toContain(baseVolume);
+    expect(volumes).not.toContain(`${baseVolume}.sha256`);
+  });
+});

@@ -1,0 +1,43 @@
+// API tokens from the Settings page: a new token's secret is shown once and works on the
+// discovery API; after a reload only its name is listed; revoked, it stops working.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screenshot } from './harness/browser';
+import { waitForData } from './harness/dashboard';
+import { openSession, type Session } from './harness/session';
+
+let session: Session;
+
+beforeAll(async () => {
+  session = await openSession();
+});
+
+afterAll(async () => {
+  await session?.close();
+});
+
+describe('API tokens', () => {
+  it('shows a new token once, lists it afterwards without its secret, and revokes it', async () => {
+    const { page, app } = session;
+    await page.goto(`${app.url}/settings`);
+    await waitForData(page);
+    await page.getByLabel('New token name').fill('crawler-e2e');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const secret = ((await page.getByTestId('new-token').textContent()) ?? '').trim();
+    expect(secret.length).toBeGreaterThan(16);
+    await screenshot(page, 'settings-new-token');
+    // Outside the browser, so the admin's session cookie does not ride along.
+    const discovery = await fetch(`${app.url}/api/discovery/proxies`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(discovery.status).toBe(200);
+
+    await page.reload();
+    await waitForData(page);
+    await page.getByRole('cell', { name: /^crawler-e2e/ }).waitFor();
+    await expect(page.content()).resolves.not.toContain(secret);
+
+    await page.getByRole('button', { name: 'Revoke crawler-e2e' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Revoke token' }).click();
+    await page.getByRole('cell', { name: /^crawler-e2e/ }).waitFor({ state: 'detached' });
+    const refused = await fetch(`${app.url}/api/discovery/proxies`, { headers: { authorization: `Bearer ${secret}` } });
+    expect(refused.status).toBe(401);
+  });
+});

@@ -1,0 +1,129 @@
+// The control plane on the lab, end to end through the runtime: two Proxies (one per lab host)
+// get running domains and stay Provisioning (the lab image boots no OS, so no address ever comes;
+// on this libvirt Get is even ErrTransient, which must back off, never fail the Proxy); orphan GC
+// collects the domain of a Proxy whose record is gone and spares the one whose Proxy exists,
+// although ListByTag lists each domain under both hosts (one libvirtd behind two SSH endpoints);
+// deleting a Proxy removes its domain, overlay and seed, and then the record.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProxyView } from '@/lib/proxy-spec';
+import { ProxyNotFoundError } from '@/server/control/errors';
+import { instanceName } from '@/server/control/names';
+import { managedTag } from '@/server/providers/contract';
+import type { Runtime } from '@/server/runtime';
+import { loadLab, type Lab } from './harness/lab';
+import { ControlLabRun, domainState, labProxy, waitFor } from './control-support';
+
+let lab: Lab;
+let run: ControlLabRun;
+let runtime: Runtime;
+let entry: string;
+let kept: string;
+let orphaned: string;
+
+beforeAll(async () => {
+  lab = loadLab();
+  run = new ControlLabRun(lab);
+  entry = run.entryName('life');
+  kept = run.proxyName('kept');
+  orphaned = run.proxyName('orphan');
+  // GC every 2 s, so a sweep certainly runs while both Proxies exist and soon after one is gone.
+  runtime = await run.start({ entries: [{ suffix: 'life' }], env: { GC_INTERVAL: '2s' } });
+});
+afterAll(async () => {
+  await run?.cleanUp();
+});
+
+const view = (name: string): ProxyView => runtime.proxies.get(name);
+
+/** Waits until the Proxy has a providerID and its domain runs; returns the providerID. */
+async function provisioned(name: string): Promise<string> {
+  const providerID = await waitFor(`${name} to record its instance`, () => view(name).status.providerID, { timeoutMs: 90_000 });
+  expect(await waitFor(`${instanceName(name)} to run`, async () => ((await domainState(instanceName(name))) === 'running' ? true : undefined))).toBe(true);
+  return providerID;
+}
+
+/** Waits for `passes` more Get calls on the instance, checking the phase at every poll. */
+async function staysProvisioning(name: string, providerID: string, passes: number): Promise<string[]> {
+  const scoped = run.scoped.get(entry);
+  const target = (scoped?.gets.get(providerID) ?? 0) + passes;
+  const seen: string[] = [];
+  await waitFor(`${passes} more reconcile passes of ${name}`, () => {
+    seen.push(view(name).status.phase);
+    return (scoped?.gets.get(providerID) ?? 0) >= target ? true : undefined;
+  }, { timeoutMs: 30_000, intervalMs: 100 });
+  return [...new Set(seen)];
+}
+
+describe('the runtime on the lab', () => {
+  it('two Proxies reach Provisioning with running domains and stay there, retrying, over several passes', async () => {
+    runtime.proxies.create(labProxy({ name: kept, provider: entry, zone: 'lab1' }));
+    const keptID = await provisioned(kept);
+    // The second one on lab2, once the base is cached: both endpoints share one pool.
+    runtime.proxies.create(labProxy({ name: orphaned, provider: entry, zone: 'lab2' }));
+    const orphanedID = await provisioned(orphaned);
+    expect(keptID).toBe(`hosts/lab1/domains/${instanceName(kept)}`);
+    expect(orphanedID).toBe(`hosts/lab2/domains/${instanceName(orphaned)}`);
+
+    for (const [name, providerID] of [[kept, keptID], [orphaned, orphanedID]] as const) {
+      expect(await staysProvisioning(name, providerID, 3)).toEqual(['Provisioning']);
+      const { status } = view(name);
+      expect(status.ip).toBeUndefined();
+      const provisionedCondition = status.conditions.find((condition) => condition.type === 'Provisioned');
+      expect(provisionedCondition?.status).toBe('False');
+      // No address yet: Provisioning without IP where ARP answers, ErrTransient (every address
+      // source failed) where libvirt's ARP source errors on an empty neighbour table.
+      if (provisionedCondition?.reason === 'ReconcileError') {
+        expect(status.lastError).toMatchObject({ class: 'transient' });
+        expect(status.lastError?.message).toContain('every address source failed');
+      } else {
+        expect(provisionedCondition?.reason).toBe('InstanceProvisioning');
+      }
+      expect(runtime.proxies.events(name).some((event) => event.reason === 'Failed')).toBe(false);
+      expect(await domainState(instanceName(name))).toBe('running');
+    }
+    expect(run.probes).toEqual([]);
+  });
+
+  it('orphan GC deletes the domain whose Proxy record is gone and never the one whose Proxy exists', async () => {
+    const provider = runtime.providers.get(entry);
+    const listed = (await provider!.listByTag(managedTag)).map((instance) => instance.providerID).sort();
+    // One libvirtd behind both endpoints: every domain is listed under lab1 and under lab2.
+    expect(listed).toEqual(
+      [kept, orphaned].flatMap((name) => [`hosts/lab1/domains/${instanceName(name)}`, `hosts/lab2/domains/${instanceName(name)}`]).sort(),
+    );
+
+    const orphanDomain = instanceName(orphaned);
+    runtime.store.proxies.remove(view(orphaned).uid);
+    await waitFor(`GC to delete ${orphanDomain}`, async () => ((await domainState(orphanDomain)) === undefined ? true : undefined), { timeoutMs: 30_000 });
+    expect(await run.instanceVolumes(orphanDomain)).toEqual([]);
+    expect(run.logs.some((line) => line.msg === 'orphan instance deleted' && line.providerID === `hosts/lab1/domains/${orphanDomain}`)).toBe(true);
+
+    // A sweep now sees the kept domain twice and deletes neither listing of it.
+    const [report] = await runtime.gc.sweep();
+    expect(report).toMatchObject({ provider: entry, listed: 2, deleted: [], failed: [] });
+    expect(await domainState(instanceName(kept))).toBe('running');
+    expect(await run.instanceVolumes(instanceName(kept))).toEqual([`${instanceName(kept)}-seed.iso`, `${instanceName(kept)}.qcow2`]);
+    expect(view(kept).status.phase).toBe('Provisioning');
+  });
+
+  it('deleting a Proxy removes its domain, overlay and seed, then its record', async () => {
+    const domain = instanceName(kept);
+    expect(runtime.proxies.delete(kept).deletionRequestedAt).toBeDefined();
+    const phases: string[] = [];
+    await waitFor(`${kept} to be removed`, () => {
+      try {
+        phases.push(view(kept).status.phase);
+        return undefined;
+      } catch (err) {
+        if (err instanceof ProxyNotFoundError) return true;
+        throw err;
+      }
+    }, { timeoutMs: 60_000, intervalMs: 50 });
+    expect(phases.filter((phase) => phase !== 'Provisioning' && phase !== 'Deleting')).toEqual([]);
+    expect(await domainState(domain)).toBeUndefined();
+    expect(await run.instanceVolumes(domain)).toEqual([]);
+    expect(runtime.proxies.list().map((proxy) => proxy.name)).not.toContain(kept);
+    // The cached base stays for the next Proxy.
+    expect(await run.baseVolumes()).toEqual([`base-${entry}-lab.qcow2`, `base-${entry}-lab.qcow2.sha256`]);
+  });
+});

@@ -1,0 +1,237 @@
+// Shared by the control-*.test.ts lab tests: the runtime (store, reconciler, monitor, GC, probes)
+// in-process over the lab's real hosts, with its own DATA_DIR, a providers config derived from
+// .lab/providers.yaml under entry names of its own (so its base images never collide with another
+// test's), short intervals, and cleanup of every domain and volume it caused.
+//
+// Every kvm2 provider the runtime builds is scoped to this run's instance names: the lab's one
+// libvirtd is shared with other tests and helpers, and orphan GC deletes every managed domain
+// whose uid is not in *this* store, which would include theirs. The scope only narrows what
+// ListByTag returns and refuses a Delete outside it; GC's own decision (by uid) is untouched.
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { parse, stringify } from 'yaml';
+import { instanceName } from '@/server/control/names';
+import { settingsFromEnv } from '@/server/control/settings';
+import type { ProbeRequest, ProbeResult } from '@/server/control/probe';
+import type { Kvm2Entry } from '@/server/providers/config';
+import type { CallOptions, CreateRequest, Instance, Provider, Target } from '@/server/providers/contract';
+import { parseProviderID } from '@/server/providers/kvm2/provider-id';
+import { createKvm2Provider } from '@/server/providers/kvm2/provider';
+import { ProviderRegistry } from '@/server/providers/registry';
+import { createRuntime, type Runtime } from '@/server/runtime';
+import { createLogger } from '@/server/telemetry/logger';
+import { createMetrics } from '@/server/telemetry/metrics';
+import { type Lab, removeDomain, removeVolume, runCommand, virsh } from './harness/lab';
+
+export interface LogLine {
+  level: number;
+  msg: string;
+  [key: string]: unknown;
+}
+
+/** A kvm2 provider narrowed to the domains `owns` accepts; counts Get calls per providerID. */
+export class ScopedProvider implements Provider {
+  readonly gets = new Map<string, number>();
+
+  constructor(
+    private readonly inner: Provider,
+    private readonly owns: (domain: string) => boolean,
+  ) {}
+
+  get name(): string {
+    return this.inner.name;
+  }
+
+  get type(): string {
+    return this.inner.type;
+  }
+
+  create(request: CreateRequest, options?: CallOptions): Promise<Instance> {
+    return this.inner.create(request, options);
+  }
+
+  get(providerID: string, options?: CallOptions): Promise<Instance> {
+    this.gets.set(providerID, (this.gets.get(providerID) ?? 0) + 1);
+    return this.inner.get(providerID, options);
+  }
+
+  async delete(providerID: string, options?: CallOptions): Promise<void> {
+    const { domain } = parseProviderID(providerID);
+    if (!this.owns(domain)) throw new Error(`test scope: refusing to delete ${providerID}, which this run did not create`);
+    return this.inner.delete(providerID, options);
+  }
+
+  async listByTag(tag: string, options?: CallOptions): Promise<Instance[]> {
+    return (await this.inner.listByTag(tag, options)).filter((instance) => this.owns(instance.name));
+  }
+
+  check(options?: CallOptions): Promise<Target[]> {
+    return this.inner.check(options);
+  }
+}
+
+/** An entry of the run's providers config: its suffix and what changes on the lab's `kvm2:` block. */
+export interface EntrySpec {
+  suffix: string;
+  kvm2?: Record<string, unknown>;
+  /** replaces every host's pool */
+  pool?: string;
+}
+
+export interface StartOptions {
+  entries: EntrySpec[];
+  /** environment settings on top of the run's defaults (durations as the server reads them) */
+  env?: Record<string, string>;
+}
+
+const runDefaults: Record<string, string> = {
+  PROVISIONING_POLL_INTERVAL: '1s',
+  RECONCILE_BACKOFF_BASE: '250ms',
+  RECONCILE_BACKOFF_CAP: '1s',
+  RESYNC_INTERVAL: '5s',
+  QUOTA_RETRY: '5m',
+  PROVIDER_CHECK_INTERVAL: '1m',
+  PROVIDER_CHECK_TIMEOUT: '15s',
+  GC_INTERVAL: '10m',
+  PROBE_INTERVAL: '1m',
+  CONFIG_RELOAD_DELAY: '100ms',
+};
+
+/** One test file's runtime on the lab, and everything it must clean up. */
+export class ControlLabRun {
+  readonly id = randomBytes(3).toString('hex');
+  readonly logs: LogLine[] = [];
+  /** every probe the prober asked for (none expected: no lab VM ever gets an address) */
+  readonly probes: ProbeRequest[] = [];
+  readonly scoped = new Map<string, ScopedProvider>();
+  private readonly dir = mkdtempSync(join(tmpdir(), 'control-lab-'));
+  private readonly domains = new Set<string>();
+  private readonly entryNames = new Set<string>();
+  private current: Runtime | undefined;
+
+  constructor(readonly lab: Lab) {}
+
+  get runtime(): Runtime {
+    if (!this.current) throw new Error('the runtime has not been started');
+    return this.current;
+  }
+
+  /** `c-<run>-<suffix>`: a file-safe entry name, part of every base image it caches. */
+  entryName(suffix: string): string {
+    const name = `c-${this.id}-${suffix}`;
+    this.entryNames.add(name);
+    return name;
+  }
+
+  /** A unique Proxy name; its instance (domain) name is remembered for scope and cleanup. */
+  proxyName(what: string): string {
+    const name = `ctl-${this.id}-${what}`;
+    this.domains.add(instanceName(name));
+    return name;
+  }
+
+  /** Writes the config (the lab's `lab` entry under each spec's name) and starts the runtime. */
+  async start(options: StartOptions): Promise<Runtime> {
+    const configPath = join(this.dir, 'providers.yaml');
+    writeFileSync(configPath, stringify(options.entries.map((spec) => this.entry(spec))));
+    const settings = settingsFromEnv({
+      ...runDefaults,
+      DATA_DIR: join(this.dir, 'data'),
+      PROVIDERS_CONFIG: configPath,
+      // The stub probe below never sends it anywhere; the lab's own image server if it did.
+      PROBE_URL: `${this.lab.imageServer.url}/healthz`,
+      ...options.env,
+    });
+    const registry = new ProviderRegistry();
+    registry.register('kvm2', (entry, context) => {
+      const provider = createKvm2Provider({ entry: entry as Kvm2Entry, logger: context.logger });
+      const scoped = new ScopedProvider(provider, (domain) => this.domains.has(domain));
+      this.scoped.set(entry.name, scoped);
+      return { provider: scoped, close: () => provider.close() };
+    });
+    const logger = createLogger({ level: 'info', destination: { write: (line: string) => void this.logs.push(JSON.parse(line) as LogLine) } });
+    this.current = createRuntime({
+      settings,
+      registry,
+      logger,
+      metrics: createMetrics(),
+      probe: async (request): Promise<ProbeResult> => {
+        this.probes.push(request);
+        return { healthy: false, reason: 'ConnectionFailed', message: 'the lab test stub does not probe', latencyMs: 0 };
+      },
+    });
+    await this.current.start();
+    return this.current;
+  }
+
+  private entry(spec: EntrySpec): Kvm2Entry {
+    const [lab] = parse(readFileSync(this.lab.providersConfig, 'utf8')) as Kvm2Entry[];
+    if (!lab) throw new Error(`${this.lab.providersConfig} holds no entry`);
+    const hosts = lab.kvm2.hosts.map((host) => (spec.pool ? { ...host, pool: spec.pool } : host));
+    return { ...lab, name: this.entryName(spec.suffix), kvm2: { ...lab.kvm2, hosts, ...spec.kvm2 } };
+  }
+
+  /** Volume names in the lab pool. */
+  async volumes(): Promise<string[]> {
+    const listing = await virsh(['vol-list', '--pool', this.lab.pool.name]);
+    return listing
+      .split('\n')
+      .map((line) => line.trim().split(/\s+/)[0] ?? '')
+      .filter((name) => name !== '');
+  }
+
+  /** Volumes of the instance, as the provider names them: overlay and seed. */
+  async instanceVolumes(domain: string): Promise<string[]> {
+    return (await this.volumes()).filter((name) => name === `${domain}.qcow2` || name === `${domain}-seed.iso`).sort();
+  }
+
+  /** Base images and markers cached for this run's entries. */
+  async baseVolumes(): Promise<string[]> {
+    const prefixes = [...this.entryNames].map((entry) => `base-${entry}-`);
+    return (await this.volumes()).filter((name) => prefixes.some((prefix) => name.startsWith(prefix))).sort();
+  }
+
+  /** Stops the runtime, then removes every domain and volume the run caused and its temp dir. */
+  async cleanUp(): Promise<void> {
+    await this.current?.stop().catch(() => undefined);
+    for (const domain of this.domains) await removeDomain(domain).catch(() => undefined);
+    const domains = [...this.domains];
+    const ours = [...(await this.baseVolumes()), ...(await this.volumes()).filter((name) => domains.some((domain) => name.startsWith(domain)))];
+    // Markers first, so an interrupted cleanup leaves bases that are refetched, never trusted.
+    for (const name of ours.sort((a, b) => Number(b.endsWith('.sha256')) - Number(a.endsWith('.sha256')))) {
+      await removeVolume(this.lab.pool.name, name).catch(() => undefined);
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+}
+
+/** root virsh's state of a domain, or undefined when there is none. */
+export async function domainState(domain: string): Promise<string | undefined> {
+  const result = await runCommand(['virsh', '-q', '-c', 'qemu:///system', 'domstate', domain]);
+  return result.exitCode === 0 ? result.stdout.trim() : undefined;
+}
+
+/** Polls `probe` every `intervalMs` until it returns a value other than undefined. */
+export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, options: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
+  const { timeoutMs = 60_000, intervalMs = 250 } = options;
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, intervalMs));
+  }
+}
+
+/** A Managed Proxy on `provider` in the lab's terms (image `lab`, machine type `small`). */
+export function labProxy(options: { name: string; provider: string; zone?: string; machineType?: string }) {
+  return {
+    name: options.name,
+    mode: 'Managed' as const,
+    provider: options.provider,
+    placement: { zone: options.zone ?? 'lab1', machineType: options.machineType ?? 'small', image: 'lab' },
+    cloudInit: '#cloud-config\nhostname: control-lab\n',
+  };
+}

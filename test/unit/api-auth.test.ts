@@ -1,0 +1,177 @@
+// Authentication and CSRF at the HTTP API: every route but the auth routes and healthz wants a
+// session (discovery and metrics also take an API token); mutating requests from a foreign Origin
+// are refused; login sets a hardened cookie, is rate-limited per client, and first-start setup
+// works once. Refused requests change nothing.
+import { afterEach, describe, expect, it } from 'vitest';
+import { adminPassword, handlers as h, routeTable, startApi, type ApiHarness } from './api-harness';
+
+let api: ApiHarness | undefined;
+afterEach(async () => {
+  await api?.close();
+  api = undefined;
+});
+
+const bodyFor: Record<string, unknown> = {
+  'POST /api/auth/login': { password: adminPassword },
+  'POST /api/auth/setup': { password: 'another password' },
+  'POST /api/auth/password': { currentPassword: adminPassword, newPassword: 'another password' },
+  'POST /api/proxies': { name: 'beta', mode: 'Static', address: '192.0.2.20' },
+  'PUT /api/proxies/alpha': { mode: 'Static', address: '192.0.2.30' },
+  'POST /api/tokens': { name: 'sneaky' },
+};
+
+const setCookieOf = (headers: Headers) => headers.get('set-cookie') ?? '';
+
+describe('authentication', () => {
+  it('answers 401 on every route without a session, with a forged cookie, and with a token where none is accepted', async () => {
+    api = await startApi();
+    const token = api.auth.createToken('reader').token;
+    const guarded = routeTable.filter((row) => row.access !== 'public');
+    expect(guarded.length).toBeGreaterThanOrEqual(18);
+    const before = api.snapshot();
+    for (const row of guarded) {
+      const body = bodyFor[`${row.method} ${row.path}`];
+      for (const credentials of [{}, { session: 'forged.cookie' }, { session: `${api.session?.split('.')[0]}.AAAA` }]) {
+        const answer = await api.call(row.handler, row.path, row.method, { ...credentials, params: row.params, body });
+        expect(answer.status, `${row.method} ${row.path} ${JSON.stringify(credentials)}`).toBe(401);
+        expect(answer.json.error).toMatch(/log in|token/);
+      }
+      if (row.access === 'admin') {
+        const withToken = await api.call(row.handler, row.path, row.method, { bearer: token, params: row.params, body });
+        expect(withToken.status, `${row.method} ${row.path} with a token`).toBe(401);
+      }
+    }
+    expect(api.snapshot()).toBe(before);
+  });
+
+  it('accepts an API token on discovery and metrics only, and refuses a revoked or malformed one', async () => {
+    api = await startApi();
+    const created = api.auth.createToken('crawler');
+    for (const row of routeTable.filter((entry) => entry.access === 'reader')) {
+      expect((await api.call(row.handler, row.path, row.method, { bearer: created.token })).status).toBe(200);
+      expect((await api.call(row.handler, row.path, row.method, { bearer: `${created.token}x` })).status).toBe(401);
+      expect((await api.call(row.handler, row.path, row.method, { bearer: created.token.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')) })).status).toBe(401);
+    }
+    api.auth.revokeToken(created.id);
+    expect((await api.call(h.discovery.GET, '/api/discovery/proxies', 'GET', { bearer: created.token })).status).toBe(401);
+    const row = api.runtime.store.db.prepare(`SELECT * FROM api_tokens`).all();
+    expect(JSON.stringify(row)).not.toContain(created.token.split('_').at(-1));
+  });
+
+  it('refuses every mutating request from a foreign Origin with 403, session or not, and changes nothing', async () => {
+    api = await startApi();
+    await api.call(h.proxies.POST, '/api/proxies', 'POST', { session: true, body: { name: 'alpha', mode: 'Static', address: '192.0.2.10' } });
+    await api.until(() => api!.runtime.store.proxies.get('alpha')?.status.phase === 'Running', 'alpha Running');
+    const mutating = routeTable.filter((row) => row.method !== 'GET');
+    expect(mutating.length).toBeGreaterThanOrEqual(9);
+    const before = api.snapshot();
+    const foreign = [
+      { origin: 'https://evil.example' },
+      { origin: 'http://dash.test:3001' },
+      { origin: 'null' },
+      { origin: null, headers: { 'sec-fetch-site': 'cross-site' } },
+      { origin: null, headers: { 'sec-fetch-site': 'same-site' } },
+    ];
+    for (const row of mutating) {
+      for (const variant of foreign) {
+        const answer = await api.call(row.handler, row.path, row.method, { session: true, params: row.params, body: bodyFor[`${row.method} ${row.path}`], ...variant });
+        expect(answer.status, `${row.method} ${row.path} from ${JSON.stringify(variant)}`).toBe(403);
+        expect(answer.json.error).toContain('cross-site');
+      }
+    }
+    expect(api.snapshot()).toBe(before);
+    // The same request from our own page, or from a script that sends no Origin, goes through.
+    expect((await api.call(h.tokens.POST, '/api/tokens', 'POST', { session: true, body: { name: 'ok' } })).status).toBe(201);
+    expect((await api.call(h.tokens.POST, '/api/tokens', 'POST', { session: true, body: { name: 'script' }, origin: null })).status).toBe(201);
+    expect((await api.call(h.tokens.POST, '/api/tokens', 'POST', { session: true, body: { name: 'nav' }, origin: null, headers: { 'sec-fetch-site': 'same-origin' } })).status).toBe(201);
+  });
+
+  it('logs in with an HttpOnly, SameSite=Strict cookie with an expiry, Secure over HTTPS, and logs out for real', async () => {
+    api = await startApi();
+    const wrong = await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: 'not it' } });
+    expect(wrong.status).toBe(401);
+    expect(setCookieOf(wrong.headers)).toBe('');
+
+    const plain = await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: adminPassword } });
+    expect(plain.status).toBe(200);
+    const cookie = setCookieOf(plain.headers);
+    expect(cookie).toMatch(/^kvm2_session=[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+; /);
+    for (const attribute of ['HttpOnly', 'SameSite=Strict', 'Path=/', 'Max-Age=43200', 'Expires=']) expect(cookie).toContain(attribute);
+    expect(cookie).not.toContain('Secure');
+    expect(plain.text).not.toContain(cookie.split(';')[0]!.split('=')[1]!);
+
+    const https = await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: adminPassword }, headers: { 'x-forwarded-proto': 'https' } });
+    expect(setCookieOf(https.headers)).toContain('; Secure');
+
+    const session = /kvm2_session=([^;]+)/.exec(cookie)![1]!;
+    expect((await api.call(h.status.GET, '/api/auth/status', 'GET', { session })).json).toEqual({ passwordConfigured: true, authenticated: true, passwordSource: 'setup' });
+    const out = await api.call(h.logout.POST, '/api/auth/logout', 'POST', { session });
+    expect(out.status).toBe(200);
+    expect(setCookieOf(out.headers)).toContain('Max-Age=0');
+    expect((await api.call(h.providers.GET, '/api/providers', 'GET', { session })).status).toBe(401);
+    expect((await api.call(h.status.GET, '/api/auth/status', 'GET', { session })).json.authenticated).toBe(false);
+    // Other sessions live on.
+    expect((await api.call(h.providers.GET, '/api/providers', 'GET', { session: true })).status).toBe(200);
+  });
+
+  it('rate-limits failed logins per client with 429 and Retry-After, without checking the password meanwhile', async () => {
+    api = await startApi();
+    const from = (address: string, password: string) =>
+      api!.call(h.login.POST, '/api/auth/login', 'POST', { body: { password }, headers: { 'x-forwarded-for': address } });
+    for (let attempt = 0; attempt < 5; attempt++) expect((await from('198.51.100.7', `guess-${attempt}`)).status).toBe(401);
+    const blocked = await from('198.51.100.7', adminPassword);
+    expect(blocked.status).toBe(429);
+    expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(blocked.json.error).toContain('too many');
+    // Behind a proxy the last X-Forwarded-For entry is the client; another client is unaffected.
+    expect((await from('203.0.113.1, 198.51.100.7', adminPassword)).status).toBe(429);
+    expect((await from('198.51.100.8', adminPassword)).status).toBe(200);
+  });
+
+  it('changes the password: the current one is checked, every other session ends, the caller gets a new one', async () => {
+    api = await startApi();
+    const other = await api.logIn();
+    const wrong = await api.call(h.password.POST, '/api/auth/password', 'POST', { session: true, body: { currentPassword: 'nope', newPassword: 'brand new password' } });
+    expect(wrong.status).toBe(401);
+    const changed = await api.call(h.password.POST, '/api/auth/password', 'POST', {
+      session: true,
+      body: { currentPassword: adminPassword, newPassword: 'brand new password' },
+    });
+    expect(changed.status).toBe(200);
+    const fresh = /kvm2_session=([^;]+)/.exec(setCookieOf(changed.headers))![1]!;
+    expect((await api.call(h.providers.GET, '/api/providers', 'GET', { session: other })).status).toBe(401);
+    expect((await api.call(h.providers.GET, '/api/providers', 'GET', { session: fresh })).status).toBe(200);
+    expect((await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: adminPassword } })).status).toBe(401);
+    await api.logIn('brand new password');
+    const stored = api.runtime.store.db.prepare(`SELECT hash, source FROM admin_password`).get() as { hash: string; source: string };
+    expect(stored.hash).toMatch(/^scrypt\$/);
+    expect(stored.hash).not.toContain('brand new password');
+    expect(stored.source).toBe('change');
+  });
+
+  it('on first start offers setup once: login waits for it, a short password is refused, a second setup is 409', async () => {
+    api = await startApi({ passwordConfigured: false });
+    expect((await api.call(h.status.GET, '/api/auth/status', 'GET')).json).toEqual({ passwordConfigured: false, authenticated: false });
+    expect((await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: 'anything' } })).status).toBe(409);
+    const short = await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'short' } });
+    expect(short.status).toBe(400);
+    expect(short.json.fields).toEqual([{ path: 'password', message: 'must be at least 8 characters' }]);
+    expect((await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'first password' } })).status).toBe(201);
+    expect((await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'second password' } })).status).toBe(409);
+    await api.logIn('first password');
+    expect((await api.call(h.status.GET, '/api/auth/status', 'GET')).json.passwordConfigured).toBe(true);
+  });
+
+  it('takes the password from ADMIN_PASSWORD, and refuses to change it through the API', async () => {
+    api = await startApi({ environmentPassword: 'from the environment' });
+    expect(api.session).toBeDefined();
+    expect((await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'first password' } })).status).toBe(409);
+    const change = await api.call(h.password.POST, '/api/auth/password', 'POST', {
+      session: true,
+      body: { currentPassword: 'from the environment', newPassword: 'something else' },
+    });
+    expect(change.status).toBe(409);
+    expect(change.json.error).toContain('ADMIN_PASSWORD');
+    expect((await api.call(h.status.GET, '/api/auth/status', 'GET', { session: true })).json).toMatchObject({ passwordSource: 'environment' });
+  });
+});

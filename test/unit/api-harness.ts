@@ -1,0 +1,266 @@
+// Shared by the api-*.test.ts files: the process runtime started over a fake provider (`fake-1`)
+// and a kvm2 provider (`kvm2-home`) on an in-memory libvirt, the auth service with a cheap scrypt
+// cost, every route handler in a table, a `call` that builds a Request the way a browser would
+// send it, every response body and log line captured, and a snapshot of everything stored.
+import { join } from 'node:path';
+import * as login from '@/app/api/auth/login/route';
+import * as logout from '@/app/api/auth/logout/route';
+import * as password from '@/app/api/auth/password/route';
+import * as setup from '@/app/api/auth/setup/route';
+import * as status from '@/app/api/auth/status/route';
+import * as config from '@/app/api/config/route';
+import * as discovery from '@/app/api/discovery/proxies/route';
+import * as healthz from '@/app/api/healthz/route';
+import * as metrics from '@/app/api/metrics/route';
+import * as providerHealth from '@/app/api/providers/[provider]/health/route';
+import * as hostImage from '@/app/api/providers/[provider]/hosts/[host]/images/[volume]/route';
+import * as host from '@/app/api/providers/[provider]/hosts/[host]/route';
+import * as providers from '@/app/api/providers/route';
+import * as proxyDownload from '@/app/api/proxies/[name]/download/route';
+import * as proxyEvents from '@/app/api/proxies/[name]/events/route';
+import * as proxy from '@/app/api/proxies/[name]/route';
+import * as proxies from '@/app/api/proxies/route';
+import * as token from '@/app/api/tokens/[id]/route';
+import * as tokens from '@/app/api/tokens/route';
+import { StoragePoolState } from '@/server/libvirt';
+import { useAuthService } from '@/server/auth/access';
+import { AuthService } from '@/server/auth/service';
+import { settingsFromEnv } from '@/server/control/settings';
+import type { RouteHandler } from '@/server/http/route';
+import { setHttpLogger } from '@/server/http/to-response';
+import { withDefaults } from '@/server/providers/kvm2/kvm2';
+import { createKvm2Provider, type Kvm2Provider } from '@/server/providers/kvm2/provider';
+import { ProviderRegistry } from '@/server/providers/registry';
+import { type Runtime, startRuntimeOnce } from '@/server/runtime';
+import { createLogger } from '@/server/telemetry/logger';
+import { createMetrics } from '@/server/telemetry/metrics';
+import { tempDir } from '@/test/fakes/control-plane';
+import { FakeHostBackend } from '@/test/fakes/fake-host-backend';
+import { FakeHypervisor } from '@/test/fakes/fake-libvirt';
+import { FakeProvider } from '@/test/fakes/fake-provider';
+
+export const origin = 'http://dash.test:3000';
+export const adminPassword = 'correct horse battery';
+export const cheapCost = { N: 1024, r: 8, p: 1 };
+
+type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+
+export interface RouteRow {
+  method: Method;
+  /** the path with sample values in the dynamic segments */
+  path: string;
+  handler: RouteHandler;
+  params?: Record<string, string>;
+  /** who may call it without a session */
+  access: 'public' | 'admin' | 'reader';
+}
+
+const p = (params: Record<string, string>) => params;
+
+/** Every route of the API (healthz aside, which touches nothing). */
+export const routeTable: RouteRow[] = [
+  { method: 'POST', path: '/api/auth/login', handler: login.POST, access: 'public' },
+  { method: 'POST', path: '/api/auth/setup', handler: setup.POST, access: 'public' },
+  { method: 'GET', path: '/api/auth/status', handler: status.GET, access: 'public' },
+  { method: 'POST', path: '/api/auth/logout', handler: logout.POST, access: 'admin' },
+  { method: 'POST', path: '/api/auth/password', handler: password.POST, access: 'admin' },
+  { method: 'GET', path: '/api/config', handler: config.GET, access: 'admin' },
+  { method: 'GET', path: '/api/providers', handler: providers.GET, access: 'admin' },
+  { method: 'GET', path: '/api/providers/fake-1/health', handler: providerHealth.GET, params: p({ provider: 'fake-1' }), access: 'admin' },
+  { method: 'GET', path: '/api/providers/kvm2-home/hosts/hv-1', handler: host.GET, params: p({ provider: 'kvm2-home', host: 'hv-1' }), access: 'admin' },
+  {
+    method: 'DELETE',
+    path: '/api/providers/kvm2-home/hosts/hv-1/images/base-kvm2-home-debian.qcow2',
+    handler: hostImage.DELETE,
+    params: p({ provider: 'kvm2-home', host: 'hv-1', volume: 'base-kvm2-home-debian.qcow2' }),
+    access: 'admin',
+  },
+  { method: 'GET', path: '/api/proxies', handler: proxies.GET, access: 'admin' },
+  { method: 'POST', path: '/api/proxies', handler: proxies.POST, access: 'admin' },
+  { method: 'GET', path: '/api/proxies/alpha', handler: proxy.GET, params: p({ name: 'alpha' }), access: 'admin' },
+  { method: 'PUT', path: '/api/proxies/alpha', handler: proxy.PUT, params: p({ name: 'alpha' }), access: 'admin' },
+  { method: 'DELETE', path: '/api/proxies/alpha', handler: proxy.DELETE, params: p({ name: 'alpha' }), access: 'admin' },
+  { method: 'GET', path: '/api/proxies/alpha/events', handler: proxyEvents.GET, params: p({ name: 'alpha' }), access: 'admin' },
+  { method: 'GET', path: '/api/proxies/alpha/download', handler: proxyDownload.GET, params: p({ name: 'alpha' }), access: 'admin' },
+  { method: 'GET', path: '/api/discovery/proxies', handler: discovery.GET, access: 'reader' },
+  { method: 'GET', path: '/api/metrics', handler: metrics.GET, access: 'reader' },
+  { method: 'GET', path: '/api/tokens', handler: tokens.GET, access: 'admin' },
+  { method: 'POST', path: '/api/tokens', handler: tokens.POST, access: 'admin' },
+  { method: 'DELETE', path: '/api/tokens/0123456789abcdef', handler: token.DELETE, params: p({ id: '0123456789abcdef' }), access: 'admin' },
+];
+
+export const handlers = { login, logout, password, setup, status, config, discovery, healthz, metrics, providerHealth, hostImage, host, providers, proxyDownload, proxyEvents, proxy, proxies, token, tokens };
+
+export interface CallOptions {
+  body?: unknown;
+  /** sent as is, instead of JSON.stringify(body) */
+  rawBody?: string;
+  params?: Record<string, string>;
+  /** the session cookie value to send; true: the harness's own session */
+  session?: string | boolean;
+  bearer?: string;
+  /** null sends no Origin */
+  origin?: string | null;
+  headers?: Record<string, string>;
+}
+
+export interface Answer {
+  status: number;
+  headers: Headers;
+  text: string;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions read arbitrary JSON
+  json: any;
+}
+
+export interface ApiHarness {
+  runtime: Runtime;
+  fake: FakeProvider;
+  kvm2: Kvm2Provider;
+  hypervisor: FakeHypervisor;
+  auth: AuthService;
+  /** every response body the harness received, in order */
+  responses: string[];
+  /** every log line written (runtime, providers, HTTP layer) */
+  logs: string[];
+  /** the session opened at start (when a password was configured) */
+  session: string | undefined;
+  call(handler: RouteHandler, path: string, method: Method, options?: CallOptions): Promise<Answer>;
+  logIn(passwordText?: string): Promise<string>;
+  /** everything in the store, the fakes' instances and the hypervisor's volumes and domains, as JSON */
+  snapshot(): string;
+  until(condition: () => boolean, what: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** ADMIN_PASSWORD for the auth service */
+  environmentPassword?: string;
+  /** false: start without an admin password (first start) */
+  passwordConfigured?: boolean;
+  /** key and known_hosts files for the kvm2 entry (the fake backend never reads them) */
+  kvm2Files?: { sshKeyFile: string; knownHostsFile: string };
+}
+
+const runtimeKey = Symbol.for('kvm2-proxies.runtime');
+
+function kvm2Settings(files: StartOptions['kvm2Files']) {
+  return withDefaults({
+    name: 'kvm2-home',
+    type: 'kvm2',
+    kvm2: {
+      ...(files ? { sshKeyFile: files.sshKeyFile, knownHostsFile: files.knownHostsFile } : { sshKeyFile: '/dev/null', insecureIgnoreHostKey: true }),
+      images: { debian: { url: 'http://user:hunter2@127.0.0.1:9/debian.qcow2?sig=abc', sha256: 'a'.repeat(64) } },
+      machineTypes: { small: { vcpus: 1, memoryMiB: 256 } },
+      hosts: [{ name: 'hv-1', address: '10.0.0.1:22', user: 'virt', bridge: 'br0', virtType: 'qemu' }],
+    },
+  } as Parameters<typeof withDefaults>[0]);
+}
+
+export async function startApi(options: StartOptions = {}): Promise<ApiHarness> {
+  if ((globalThis as Record<symbol, unknown>)[runtimeKey]) throw new Error('a runtime is already running in this process');
+  const dir = tempDir('api-');
+  const logs: string[] = [];
+  const logger = createLogger({ level: 'trace', destination: { write: (line: string) => void logs.push(line) } });
+  setHttpLogger(logger.child({ name: 'http' }));
+  const fake = new FakeProvider({ name: 'fake-1', targets: [{ name: 'host-a', ready: true, reason: 'Reachable', message: '', details: {}, latencyMs: 2, checkedAt: '' }] });
+  const hypervisor = new FakeHypervisor();
+  hypervisor.addPool({ name: 'isos', state: StoragePoolState.Inactive });
+  const kvm2 = createKvm2Provider({ settings: kvm2Settings(options.kvm2Files), backend: new FakeHostBackend({ 'hv-1': hypervisor }), logger });
+  const registry = new ProviderRegistry();
+  registry.register('fake', () => ({ provider: fake, close: () => fake.close() }));
+  registry.register('kvm2', () => ({ provider: kvm2, close: () => kvm2.close() }));
+  const quiet = '20d';
+  const runtime = await startRuntimeOnce({
+    settings: settingsFromEnv({
+      DATA_DIR: dir.path,
+      PROVIDERS_CONFIG: join(dir.path, 'providers.yaml'),
+      GC_INTERVAL: quiet,
+      RESYNC_INTERVAL: quiet,
+      PROBE_INTERVAL: quiet,
+      PROVIDER_CHECK_INTERVAL: quiet,
+      HOUSEKEEPING_INTERVAL: quiet,
+    }),
+    registry,
+    configLoader: async () => [
+      { name: 'fake-1', type: 'fake' },
+      { name: 'kvm2-home', type: 'kvm2' },
+    ],
+    logger,
+    metrics: createMetrics(),
+    probe: async () => ({ healthy: true, reason: 'TargetReachable' as const, message: 'stub', latencyMs: 3, egressIP: '203.0.113.9' }),
+  });
+  const auth = new AuthService({ db: runtime.store.db, cost: cheapCost, ...(options.environmentPassword ? { adminPassword: options.environmentPassword } : {}) });
+  await auth.init();
+  useAuthService(runtime.store, auth);
+  if (options.passwordConfigured !== false && !options.environmentPassword) await auth.setup(adminPassword);
+
+  const responses: string[] = [];
+  const call: ApiHarness['call'] = async (handler, path, method, callOptions = {}) => {
+    const headers: Record<string, string> = { accept: 'application/json', host: new URL(origin).host, ...callOptions.headers };
+    if (callOptions.origin !== null && method !== 'GET') headers.origin = callOptions.origin ?? origin;
+    const session = callOptions.session === true ? harness.session : callOptions.session || undefined;
+    if (session) headers.cookie = `kvm2_session=${session}`;
+    if (callOptions.bearer) headers.authorization = `Bearer ${callOptions.bearer}`;
+    const body = callOptions.rawBody ?? (callOptions.body === undefined ? undefined : JSON.stringify(callOptions.body));
+    if (body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
+    const request = new Request(`${origin}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const response = await handler(request, { params: Promise.resolve(callOptions.params ?? {}) });
+    const text = await response.text();
+    responses.push(text);
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, json };
+  };
+
+  const logIn = async (passwordText = options.environmentPassword ?? adminPassword) => {
+    const answer = await call(login.POST, '/api/auth/login', 'POST', { body: { password: passwordText } });
+    if (answer.status !== 200) throw new Error(`login failed: ${answer.status} ${answer.text}`);
+    const cookie = /kvm2_session=([^;]+)/.exec(answer.headers.get('set-cookie') ?? '')?.[1];
+    if (!cookie) throw new Error('login set no cookie');
+    return cookie;
+  };
+
+  const until = async (condition: () => boolean, what: string) => {
+    for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    if (!condition()) throw new Error(`timed out waiting for ${what}`);
+  };
+
+  const snapshot = () => {
+    const db = runtime.store.db;
+    const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all() as string[];
+    const stored = Object.fromEntries(
+      tables.filter((table) => !table.startsWith('provider_health')).map((table) => [table, db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all()]),
+    );
+    const volumes = [...hypervisor.pools.values()].map((pool) => [pool.name, [...pool.volumes.keys()].sort()]);
+    return JSON.stringify({ stored, fake: [...fake.instances.keys()].sort(), volumes, domains: [...hypervisor.domains.keys()].sort() });
+  };
+
+  const harness: ApiHarness = {
+    runtime,
+    fake,
+    kvm2,
+    hypervisor,
+    auth,
+    responses,
+    logs,
+    session: undefined,
+    call,
+    logIn,
+    snapshot,
+    until,
+    async close() {
+      await runtime.stop();
+      delete (globalThis as Record<symbol, unknown>)[runtimeKey];
+      setHttpLogger(undefined);
+      dir.remove();
+    },
+  };
+  // The monitor's first check runs at start; wait for it so snapshots do not race it.
+  await until(() => runtime.store.health.latest().length === 2, 'the first provider health check');
+  if (options.passwordConfigured !== false || options.environmentPassword) harness.session = await logIn();
+  return harness;
+}

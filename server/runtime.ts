@@ -117,6 +117,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     registry: options.registry ?? providerRegistry,
     providers: providerSet,
     logger: log.child({ loop: 'config' }),
+    providerLogger: log,
     clock,
     debounceMs: settings.configReloadDelayMs,
     onApplied: () => {

@@ -31,6 +31,8 @@ export interface ConfigManagerOptions {
   registry: ProviderRegistry;
   providers: ProviderSet;
   logger: Logger;
+  /** parent of each provider's own logger (which adds `provider` itself) */
+  providerLogger: Logger;
   clock: Clock;
   debounceMs: number;
   /** after a new provider set is in place */
@@ -138,12 +140,12 @@ export class ConfigManager {
   }
 
   private async apply(entries: ProviderEntryBase[], version: string): Promise<void> {
-    const { registry, providers, logger } = this.options;
+    const { registry, providers, logger, providerLogger } = this.options;
     const handles = new Map<string, ProviderHandle>();
     const unavailable = new Map<string, string>();
     for (const entry of entries) {
       try {
-        handles.set(entry.name, await registry.build(entry, { logger: logger.child({ provider: entry.name }) }));
+        handles.set(entry.name, await registry.build(entry, { logger: providerLogger }));
       } catch (err) {
         unavailable.set(entry.name, errorMessage(err));
         logger.warn({ provider: entry.name, type: entry.type, error: errorMessage(err) }, 'provider unavailable');

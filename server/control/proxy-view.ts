@@ -20,7 +20,8 @@ export function toProxyView(record: ProxyRecord): ProxyView {
   const target = probeTarget(record);
   const probe = target !== undefined && record.probe?.target === target ? record.probe : undefined;
   const healthy = probe?.healthy ?? false;
-  const phase: ProxyPhase = status.phase === 'Running' && healthy ? 'Ready' : status.phase;
+  // A delete request shows at once, before the reconciler's next pass writes the phase itself.
+  const phase: ProxyPhase = record.deletionRequestedAt ? 'Deleting' : status.phase === 'Running' && healthy ? 'Ready' : status.phase;
   const provisioned = findCondition(status.conditions, 'Provisioned');
   const healthyCondition = probe?.condition ?? notProbed(record.createdAt, target ? 'waiting for the first probe' : 'probed once Running');
   return {

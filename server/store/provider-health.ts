@@ -14,6 +14,8 @@ export interface HealthSample {
   reason: string;
   latencyMs: number;
   checkedAt: string;
+  /** the pool's free space at that check, for the free-space chart; absent when unknown */
+  poolAvailableGiB?: number;
 }
 
 interface TargetRow {
@@ -93,13 +95,17 @@ export class ProviderHealthStore {
             .prepare(`SELECT * FROM provider_health_history WHERE provider = ? AND target = ? AND checked_at >= ? ORDER BY checked_at, id`)
             .all(options.provider, options.target, options.sinceMs)
     ) as TargetRow[];
-    return rows.map((row) => ({
-      target: row.target,
-      ready: row.ready === 1,
-      reason: row.reason,
-      latencyMs: row.latency_ms,
-      checkedAt: new Date(row.checked_at).toISOString(),
-    }));
+    return rows.map((row) => {
+      const poolAvailableGiB = Number((JSON.parse(row.details) as Record<string, string>).poolAvailableGiB);
+      return {
+        target: row.target,
+        ready: row.ready === 1,
+        reason: row.reason,
+        latencyMs: row.latency_ms,
+        checkedAt: new Date(row.checked_at).toISOString(),
+        ...(Number.isFinite(poolAvailableGiB) ? { poolAvailableGiB } : {}),
+      };
+    });
   }
 
   /** Drops history older than `beforeMs`; returns how many rows. */

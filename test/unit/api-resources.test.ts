@@ -188,6 +188,7 @@ describe('the HTTP API', () => {
     const deleted = await api.call(h.proxy.DELETE, '/api/proxies/static-1', 'DELETE', { session: true, params: { name: 'static-1' } });
     expect(deleted.status).toBe(202);
     expect(typeof deleted.json.deletionRequestedAt).toBe('string');
+    expect(deleted.json.status.phase).toBe('Deleting');
     await api.until(() => api.runtime.store.proxies.get('static-1') === undefined, 'static-1 to go');
     const gone = await api.call(h.proxy.GET, '/api/proxies/static-1', 'GET', { session: true, params: { name: 'static-1' } });
     expect(gone.status).toBe(404);

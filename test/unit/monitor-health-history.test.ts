@@ -67,10 +67,24 @@ describe('provider health monitor', () => {
     expect(latest[0]?.details).toEqual({ user: 'kvm2lab', pool: 'default' });
     const history = store.health.history({ provider: 'kvm2-home', sinceMs: 0, target: 'lab2' });
     expect(history.map((sample) => sample.reason)).toEqual(['Reachable', 'PoolNotActive']);
+    expect(history.every((sample) => sample.poolAvailableGiB === undefined)).toBe(true);
     expect(await gauge('kvm2-home', 'lab1')).toBe(1);
     expect(await gauge('kvm2-home', 'lab2')).toBe(0);
     expect(await gauge('kvm2-office', 'office')).toBe(0);
     expect(await metrics.registry.metrics()).toContain('proxy_operator_provider_target_up{provider="kvm2-home",target="lab1"} 1');
+  });
+
+  it('keeps each check\'s pool free space in the history, for the free-space chart', async () => {
+    vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
+    const withSpace = (free: string): Target => ({ ...target('lab1', true), details: { pool: 'default', poolAvailableGiB: free } });
+    const provider = new FakeProvider({ name: 'kvm2-home', targets: [withSpace('40.5')] });
+    monitorOver(await providerSetOf([provider])).start();
+    await vi.advanceTimersByTimeAsync(0);
+    provider.targets = [withSpace('12.25')];
+    await vi.advanceTimersByTimeAsync(60_000);
+
+    const history = store.health.history({ provider: 'kvm2-home', sinceMs: 0 });
+    expect(history.map((sample) => sample.poolAvailableGiB)).toEqual([40.5, 12.25]);
   });
 
   it('aborts a check at the timeout, and records Timeout on the known targets when the provider ignores the abort', async () => {

@@ -3,12 +3,15 @@
 // created through the Proxy service (the reconciler turns them into domains, 100 per host), and a
 // day of health history per host for the charts.
 import { createHash, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Kvm2Entry } from '@/server/providers/config';
 import { resolveImage } from '@/server/providers/kvm2/image-resolve';
 import { withDefaults } from '@/server/providers/kvm2/kvm2';
 import { createKvm2Provider } from '@/server/providers/kvm2/provider';
 import { ProviderRegistry } from '@/server/providers/registry';
 import { settingsFromEnv } from '@/server/control/settings';
+import { DomainInterfaceAddressesSource } from '@/server/libvirt';
 import { type Runtime, startRuntimeOnce } from '@/server/runtime';
 import { createLogger } from '@/server/telemetry/logger';
 import { FakeHostBackend } from '@/test/fakes/fake-host-backend';
@@ -39,8 +42,21 @@ function benchEntry(): Kvm2Entry {
 
 export interface Fleet {
   runtime: Runtime;
-  /** resolves when every Proxy has a domain on its host */
+  /** resolves when every Proxy is Ready: its domain defined, addressed (the guest agent answers) and probed */
   settled(timeoutMs: number): Promise<void>;
+}
+
+/** The guest agent's answer for a booted domain: one IPv4 address on eth0. */
+function giveAddresses(hypervisors: Record<string, FakeHypervisor>): void {
+  Object.values(hypervisors).forEach((hypervisor, hostIndex) => {
+    let index = 0;
+    for (const domain of hypervisor.domains.values()) {
+      index += 1;
+      if (domain.addresses[DomainInterfaceAddressesSource.Agent]) continue;
+      const addr = `10.${100 + hostIndex}.${Math.floor(index / 250)}.${(index % 250) + 2}`;
+      domain.addresses[DomainInterfaceAddressesSource.Agent] = [{ name: 'eth0', hwaddr: '52:54:00:00:00:01', addrs: [{ type: 0, addr, prefix: 24 }] }];
+    }
+  });
 }
 
 export async function startFleet(options: { dataDir: string; adminPassword: string }): Promise<Fleet> {
@@ -62,8 +78,11 @@ export async function startFleet(options: { dataDir: string; adminPassword: stri
   registry.register<Kvm2Entry>('kvm2', () => ({ provider: createKvm2Provider({ entry, logger, backend }) }));
 
   process.env.ADMIN_PASSWORD = options.adminPassword;
+  // The runtime loads a config only from a file it can watch; the loader below ignores its text.
+  const configPath = join(options.dataDir, 'providers.yaml');
+  writeFileSync(configPath, '# the bench passes its entry through configLoader\n');
   const runtime = await startRuntimeOnce({
-    settings: settingsFromEnv({ DATA_DIR: options.dataDir, RECONCILE_WORKERS: '8', PROVIDER_CHECK_INTERVAL: '30s', PROBE_INTERVAL: '1h' }),
+    settings: settingsFromEnv({ DATA_DIR: options.dataDir, PROVIDERS_CONFIG: configPath, RECONCILE_WORKERS: '8', PROVISIONING_POLL_INTERVAL: '2s', PROVIDER_CHECK_INTERVAL: '30s', PROBE_INTERVAL: '1h' }),
     registry,
     configLoader: async () => [entry],
     logger,
@@ -88,10 +107,11 @@ export async function startFleet(options: { dataDir: string; adminPassword: stri
     runtime,
     async settled(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      const domains = () => Object.values(hypervisors).reduce((sum, hypervisor) => sum + hypervisor.domains.size, 0);
-      while (domains() < proxyCount) {
-        if (Date.now() > deadline) throw new Error(`only ${domains()} of ${proxyCount} domains after ${timeoutMs} ms`);
-        await new Promise((resolve) => setTimeout(resolve, 250));
+      const ready = () => runtime.proxies.list({ phase: 'Ready' }).length;
+      while (ready() < proxyCount) {
+        if (Date.now() > deadline) throw new Error(`only ${ready()} of ${proxyCount} Proxies Ready after ${timeoutMs} ms`);
+        giveAddresses(hypervisors);
+        await new Promise((resolve) => setTimeout(resolve, 500));
       }
     },
   };

@@ -41,7 +41,7 @@ export function DomainsTable({ domains }: { domains: DomainInfo[] }) {
               </Td>
               <Td>
                 {domain.proxy ? (
-                  <Link href={`/proxies/${encodeURIComponent(domain.proxy)}`} className="text-blue-800 underline underline-offset-2">
+                  <Link prefetch={false} href={`/proxies/${encodeURIComponent(domain.proxy)}`} className="text-blue-800 underline underline-offset-2">
                     {domain.proxy}
                   </Link>
                 ) : (

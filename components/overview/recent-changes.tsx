@@ -24,7 +24,7 @@ export function RecentChanges() {
           <time className="text-xs text-slate-600" dateTime={condition.lastTransitionTime}>
             {formatTime(condition.lastTransitionTime)}
           </time>
-          <Link href={`/proxies/${encodeURIComponent(proxy)}`} className="font-medium text-blue-800 underline-offset-2 hover:underline">
+          <Link prefetch={false} href={`/proxies/${encodeURIComponent(proxy)}`} className="font-medium text-blue-800 underline-offset-2 hover:underline">
             {proxy}
           </Link>
           <span>

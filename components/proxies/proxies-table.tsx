@@ -56,7 +56,7 @@ function ProxyRow({ proxy, nowMs }: { proxy: ProxyView; nowMs: number }) {
   return (
     <tr data-testid={`proxy-row-${proxy.name}`}>
       <Td>
-        <Link href={`/proxies/${encodeURIComponent(proxy.name)}`} className="font-medium text-blue-800 underline-offset-2 hover:underline">
+        <Link prefetch={false} href={`/proxies/${encodeURIComponent(proxy.name)}`} className="font-medium text-blue-800 underline-offset-2 hover:underline">
           {proxy.name}
         </Link>
       </Td>

@@ -27,6 +27,6 @@ export function authServiceFor(store: Store, options: Omit<AuthServiceOptions, '
 }
 
 /** Uses `service` for `store` from now on (tests: a lower scrypt cost, a fixed clock). */
-export function useAuthService(store: Store, service: AuthService): void {
+export function installAuthService(store: Store, service: AuthService): void {
   services.set(store, Promise.resolve(service));
 }

@@ -23,7 +23,7 @@ export type Principal = { kind: 'session' } | { kind: 'token'; tokenId: string }
 export interface AuthStatus {
   passwordConfigured: boolean;
   authenticated: boolean;
-  /** where the password came from; absent before one exists */
+  /** where the password came from; only for the logged-in admin */
   passwordSource?: PasswordSource;
 }
 
@@ -73,13 +73,11 @@ export class AuthService {
     this.sessions.revokeAll();
   }
 
+  /** Anyone may ask; where the password came from is told only to the logged-in admin. */
   status(sessionCookie: string | undefined): AuthStatus {
     const stored = this.admin.password();
-    return {
-      passwordConfigured: stored !== undefined,
-      authenticated: sessionCookie !== undefined && this.sessionValid(sessionCookie),
-      ...(stored ? { passwordSource: stored.source } : {}),
-    };
+    const authenticated = sessionCookie !== undefined && this.sessionValid(sessionCookie);
+    return { passwordConfigured: stored !== undefined, authenticated, ...(stored && authenticated ? { passwordSource: stored.source } : {}) };
   }
 
   /** First start: sets the password once; PasswordAlreadySetError afterwards. */

@@ -4,7 +4,7 @@
 # users and polkit rule, and the contents of .lab except reports/ (the test run's own results).
 set -euo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
-for part in lib network libvirt ssh image; do
+for part in lib network guest-network libvirt ssh image; do
   # shellcheck source=/dev/null
   source "$here/scripts/$part.sh"
 done
@@ -43,6 +43,7 @@ main() {
   remove_image_server
   remove_ssh
   remove_network
+  remove_vm_route
   clean_lab_dir
   log "lab is down"
 }

@@ -1,7 +1,11 @@
 // The lab's image server: serves the lab image and the awkward variants the kvm2 image fetch must
-// handle, on loopback only. Plain Node (no build step): `node image-server.mjs --port P --image F`.
+// handle, on loopback (and, with --also-listen, on the root end of the VM link, where the lab's VMs
+// reach it; see scripts/guest-network.sh). Plain Node (no build step):
+// `node image-server.mjs --port P --image F [--also-listen ADDRESS]...`.
 //
-//   GET|HEAD /images/<file>               a file of the image directory, with Content-Length
+//   GET|HEAD /images/<file>               a file of the image directory (symlinks followed, streamed:
+//                                         guest.qcow2 is hundreds of MiB), with Content-Length
+//   GET /probe                            200 "probe target"; the proxy probes' target (counted)
 //   /variants/chunked.qcow2               the image without Content-Length (chunked encoding)
 //   /variants/empty.qcow2                 Content-Length: 0
 //   /variants/404 | /variants/429 | /variants/503   that status (429/503 with Retry-After: 1)
@@ -12,7 +16,8 @@
 //   POST /stats/reset                     zeroes the counts (204)
 //   GET /healthz                          200, not counted
 import { createServer } from 'node:http';
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { readFile, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { parseArgs } from 'node:util';
 
@@ -20,6 +25,7 @@ const { values: args } = parseArgs({
   options: {
     port: { type: 'string', default: '18080' },
     host: { type: 'string', default: '127.0.0.1' },
+    'also-listen': { type: 'string', multiple: true, default: [] },
     image: { type: 'string' },
   },
 });
@@ -92,11 +98,20 @@ function sendSlow(req, res, query) {
 async function sendImageFile(req, res, name) {
   // Only plain names inside the image directory: no path can climb out of it.
   if (name !== basename(name) || !/^[\w.-]+$/.test(name)) return sendStatus(res, 404);
+  const path = join(imageDir, name);
+  let size;
   try {
-    sendBytes(req, res, await readFile(join(imageDir, name)));
+    const info = await stat(path);
+    if (!info.isFile()) return sendStatus(res, 404);
+    size = info.size;
   } catch {
-    sendStatus(res, 404);
+    return sendStatus(res, 404);
   }
+  res.writeHead(200, { 'Content-Type': 'application/octet-stream', 'Content-Length': size });
+  if (req.method === 'HEAD') return res.end();
+  const body = createReadStream(path);
+  body.on('error', () => res.destroy());
+  body.pipe(res);
 }
 
 const variants = {
@@ -127,24 +142,33 @@ async function handle(req, res) {
   }
   count(req.method ?? 'GET', path);
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendStatus(res, 405, { Allow: 'GET, HEAD' });
+  if (path === '/probe') return sendBytes(req, res, Buffer.from('probe target\n'));
   const variant = variants[path];
   if (variant) return variant(req, res, url.searchParams);
   if (path.startsWith('/images/')) return sendImageFile(req, res, path.slice('/images/'.length));
   return sendStatus(res, 404);
 }
 
-const server = createServer((req, res) => {
+function onRequest(req, res) {
   res.on('finish', () => console.log(`${new Date().toISOString()} ${req.method} ${req.url} ${res.statusCode}`));
   handle(req, res).catch((err) => {
     console.error(err);
     if (!res.headersSent) sendStatus(res, 500);
     else res.destroy();
   });
+}
+
+const servers = [args.host, ...args['also-listen']].map((host) => {
+  const listener = createServer(onRequest);
+  listener.listen(Number(args.port), host, () => console.log(`image server on http://${host}:${args.port}`));
+  return listener;
 });
-server.listen(Number(args.port), args.host, () => console.log(`image server on http://${args.host}:${args.port}`));
 for (const signal of ['SIGTERM', 'SIGINT']) {
   process.on(signal, () => {
-    server.close(() => process.exit(0));
-    server.closeAllConnections();
+    let open = servers.length;
+    for (const listener of servers) {
+      listener.close(() => (open -= 1) === 0 && process.exit(0));
+      listener.closeAllConnections();
+    }
   });
 }

@@ -4,7 +4,7 @@
 # server; writes .lab/lab.json and .lab/providers.yaml. What is already up is checked, not restarted.
 set -euo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
-for part in lib packages network libvirt ssh image; do
+for part in lib packages network guest-network libvirt ssh image; do
   # shellcheck source=/dev/null
   source "$here/scripts/$part.sh"
 done
@@ -21,11 +21,13 @@ main() {
   choose_pool_dir
   install -d -m 755 "$LAB_DIR" "$RUN_DIR" "$LOG_DIR"
   ensure_network
+  ensure_vm_route
   ensure_libvirt
   ensure_ssh
   ensure_image
   ensure_image_server
   write_config
+  write_guest_json
   log "lab is up: $LAB_DIR/lab.json"
   log "providers config: $LAB_DIR/providers.yaml"
 }

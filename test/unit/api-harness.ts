@@ -23,7 +23,7 @@ import * as proxies from '@/app/api/proxies/route';
 import * as token from '@/app/api/tokens/[id]/route';
 import * as tokens from '@/app/api/tokens/route';
 import { StoragePoolState } from '@/server/libvirt';
-import { useAuthService } from '@/server/auth/access';
+import { installAuthService } from '@/server/auth/access';
 import { AuthService } from '@/server/auth/service';
 import { settingsFromEnv } from '@/server/control/settings';
 import type { RouteHandler } from '@/server/http/route';
@@ -43,7 +43,7 @@ export const origin = 'http://dash.test:3000';
 export const adminPassword = 'correct horse battery';
 export const cheapCost = { N: 1024, r: 8, p: 1 };
 
-type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export interface RouteRow {
   method: Method;
@@ -108,8 +108,45 @@ export interface Answer {
   status: number;
   headers: Headers;
   text: string;
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- test assertions read arbitrary JSON
   json: any;
+}
+
+export interface Client {
+  call(handler: RouteHandler, path: string, method: Method, options?: CallOptions): Promise<Answer>;
+  logIn(passwordText?: string): Promise<string>;
+}
+
+/** Calls route handlers the way the dashboard's browser would: same Origin, JSON, the session cookie. */
+export function createClient(options: { responses: string[]; session: () => string | undefined; defaultPassword: string }): Client {
+  const { responses } = options;
+  const call: Client['call'] = async (handler, path, method, callOptions = {}) => {
+    const headers: Record<string, string> = { accept: 'application/json', host: new URL(origin).host, ...callOptions.headers };
+    if (callOptions.origin !== null && method !== 'GET') headers.origin = callOptions.origin ?? origin;
+    const session = callOptions.session === true ? options.session() : callOptions.session || undefined;
+    if (session) headers.cookie = `kvm2_session=${session}`;
+    if (callOptions.bearer) headers.authorization = `Bearer ${callOptions.bearer}`;
+    const body = callOptions.rawBody ?? (callOptions.body === undefined ? undefined : JSON.stringify(callOptions.body));
+    if (body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
+    const request = new Request(`${origin}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
+    const response = await handler(request, { params: Promise.resolve(callOptions.params ?? {}) });
+    const text = await response.text();
+    responses.push(text);
+    let json: unknown;
+    try {
+      json = text === '' ? undefined : JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+    return { status: response.status, headers: response.headers, text, json };
+  };
+  const logIn: Client['logIn'] = async (passwordText = options.defaultPassword) => {
+    const answer = await call(login.POST, '/api/auth/login', 'POST', { body: { password: passwordText } });
+    if (answer.status !== 200) throw new Error(`login failed: ${answer.status} ${answer.text}`);
+    const cookie = /kvm2_session=([^;]+)/.exec(answer.headers.get('set-cookie') ?? '')?.[1];
+    if (!cookie) throw new Error('login set no cookie');
+    return cookie;
+  };
+  return { call, logIn };
 }
 
 export interface ApiHarness {
@@ -124,8 +161,8 @@ export interface ApiHarness {
   logs: string[];
   /** the session opened at start (when a password was configured) */
   session: string | undefined;
-  call(handler: RouteHandler, path: string, method: Method, options?: CallOptions): Promise<Answer>;
-  logIn(passwordText?: string): Promise<string>;
+  call: Client['call'];
+  logIn: Client['logIn'];
   /** everything in the store, the fakes' instances and the hypervisor's volumes and domains, as JSON */
   snapshot(): string;
   until(condition: () => boolean, what: string): Promise<void>;
@@ -191,38 +228,11 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
   });
   const auth = new AuthService({ db: runtime.store.db, cost: cheapCost, ...(options.environmentPassword ? { adminPassword: options.environmentPassword } : {}) });
   await auth.init();
-  useAuthService(runtime.store, auth);
+  installAuthService(runtime.store, auth);
   if (options.passwordConfigured !== false && !options.environmentPassword) await auth.setup(adminPassword);
 
   const responses: string[] = [];
-  const call: ApiHarness['call'] = async (handler, path, method, callOptions = {}) => {
-    const headers: Record<string, string> = { accept: 'application/json', host: new URL(origin).host, ...callOptions.headers };
-    if (callOptions.origin !== null && method !== 'GET') headers.origin = callOptions.origin ?? origin;
-    const session = callOptions.session === true ? harness.session : callOptions.session || undefined;
-    if (session) headers.cookie = `kvm2_session=${session}`;
-    if (callOptions.bearer) headers.authorization = `Bearer ${callOptions.bearer}`;
-    const body = callOptions.rawBody ?? (callOptions.body === undefined ? undefined : JSON.stringify(callOptions.body));
-    if (body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
-    const request = new Request(`${origin}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-    const response = await handler(request, { params: Promise.resolve(callOptions.params ?? {}) });
-    const text = await response.text();
-    responses.push(text);
-    let json: unknown;
-    try {
-      json = text === '' ? undefined : JSON.parse(text);
-    } catch {
-      json = undefined;
-    }
-    return { status: response.status, headers: response.headers, text, json };
-  };
-
-  const logIn = async (passwordText = options.environmentPassword ?? adminPassword) => {
-    const answer = await call(login.POST, '/api/auth/login', 'POST', { body: { password: passwordText } });
-    if (answer.status !== 200) throw new Error(`login failed: ${answer.status} ${answer.text}`);
-    const cookie = /kvm2_session=([^;]+)/.exec(answer.headers.get('set-cookie') ?? '')?.[1];
-    if (!cookie) throw new Error('login set no cookie');
-    return cookie;
-  };
+  const { call, logIn } = createClient({ responses, session: () => harness.session, defaultPassword: options.environmentPassword ?? adminPassword });
 
   const until = async (condition: () => boolean, what: string) => {
     for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));

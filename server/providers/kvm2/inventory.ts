@@ -13,12 +13,15 @@ import { DomainState, isLibvirtError, LibvirtError, StoragePoolState, storagePoo
 import { ErrPermanent, ErrTransient, ProviderError } from '@/server/providers/errors';
 import { classify } from './errors';
 import { lookupVolume } from './image';
+import { HostNotFoundError, ImageInUseError, ImageNotFoundError } from './inventory-errors';
 import { dependencyClosure, domainFacts, parseCachedImageName, type CachedImageName, type DomainFacts } from './inventory-parse';
 import { configuredHost, type Kvm2Host, type Kvm2Settings } from './kvm2';
 import type { HostBackend, LibvirtAPI } from './libvirt-api';
 import type { InstanceMetadata } from './metadata';
 import { markerSizeBytes } from './volume';
 import { parseVolumeXML, type VolumeDescription } from './xml-parse';
+
+export { HostNotFoundError, ImageInUseError, ImageNotFoundError } from './inventory-errors';
 
 export interface PoolListing {
   name: string;
@@ -85,33 +88,6 @@ export interface InventoryTarget {
   backend: HostBackend;
   host: string;
   signal?: AbortSignal;
-}
-
-export class HostNotFoundError extends Error {
-  readonly code = 'ERR_HOST_NOT_FOUND';
-  constructor(readonly hostName: string, provider: string) {
-    super(`provider ${JSON.stringify(provider)} has no host named ${JSON.stringify(hostName)}`);
-    this.name = 'HostNotFoundError';
-  }
-}
-
-export class ImageNotFoundError extends Error {
-  readonly code = 'ERR_IMAGE_NOT_FOUND';
-  constructor(readonly volume: string, reason: string) {
-    super(`${JSON.stringify(volume)} ${reason}`);
-    this.name = 'ImageNotFoundError';
-  }
-}
-
-export class ImageInUseError extends Error {
-  readonly code = 'ERR_IMAGE_IN_USE';
-  constructor(readonly volume: string, readonly domains: string[], host: string) {
-    super(
-      `base image ${volume} on host ${host} is in use by ${domains.length} domain(s) (${domains.join(', ')}); ` +
-        'evicting it would pull the disk out from under them: delete their Proxies first',
-    );
-    this.name = 'ImageInUseError';
-  }
 }
 
 /** Domains and volumes read at once on a host: the RPCs share one multiplexed connection. */

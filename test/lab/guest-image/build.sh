@@ -3,7 +3,8 @@
 # with debootstrap, booting under UEFI (OVMF) and BIOS (SeaBIOS) from one GPT qcow2, with
 # cloud-init (NoCloud), qemu-guest-agent, Squid and a serial console (ttyS0).
 #
-#   bash test/lab/guest-image/build.sh      prints the image's path on stdout (progress on stderr)
+#   bash test/lab/guest-image/build.sh                   builds (or finds) the image, prints its path
+#   bash test/lab/guest-image/build.sh --link-if-cached  never builds: links and prints it if cached
 #
 # Cached under /var/cache/kvm2lab/guest-image/<key>/ (override with KVM2LAB_CACHE), where <key> is
 # the hash of this directory's scripts: a second run with unchanged scripts returns at once. Not in
@@ -111,10 +112,20 @@ prune_old_builds() {
 }
 
 main() {
-  [[ $(id -u) -eq 0 ]] || die "run as root (debootstrap and chroot need it)"
   local key out
   key=$(cache_key)
   out=$IMAGE_CACHE/$key
+  if [[ ${1:-} == --link-if-cached ]]; then
+    # No lock: a build in progress only renames its result into place once it is complete.
+    if [[ ! -f $out/guest.qcow2.sha256 ]]; then
+      rm -f "$LAB_IMAGES/guest.qcow2" # an older build's image is not the current scripts' image
+      return 0
+    fi
+    link_into_lab "$out/guest.qcow2"
+    echo "$out/guest.qcow2"
+    return 0
+  fi
+  [[ $(id -u) -eq 0 ]] || die "run as root (debootstrap and chroot need it)"
   install -d -m 755 "$CACHE_ROOT" "$IMAGE_CACHE"
   exec 9>"$IMAGE_CACHE.lock"
   flock 9 # one build at a time; a second caller waits and then finds the cache filled

@@ -72,6 +72,8 @@ datasource_list: [NoCloud, None]
 network: {config: disabled}
 # C.UTF-8 is built into glibc: nothing to generate, and the image carries no other locale.
 locale: C.UTF-8
+# The hostname in /etc/hosts: without DNS, Squid otherwise spends minutes looking it up at start.
+manage_etc_hosts: localhost
 # No sshd in the image: no host keys to generate.
 ssh_genkeytypes: []
 EOF
@@ -105,14 +107,20 @@ prune_kernel_modules() {
 configure_root() {
   echo kvm2-guest >"$ROOT/etc/hostname"
   printf '127.0.0.1\tlocalhost\n' >"$ROOT/etc/hosts"
+  # debootstrap copied the build machine's resolver; the lab's VMs have none (dnsmasq serves DHCP
+  # only), and a lookup then fails at once on 127.0.0.1 instead of timing out somewhere else.
+  echo '# no DNS on the kvm2 lab network' >"$ROOT/etc/resolv.conf"
   printf 'LABEL=%s\t/\text4\tdefaults,noatime\t0\t1\n' "$GUEST_ROOT_LABEL" >"$ROOT/etc/fstab"
   : >"$ROOT/etc/machine-id" # generated on first boot, so every VM gets its own
   rm -f "$ROOT/var/lib/dbus/machine-id"
   configure_network
   mask_agent_autostart
   prune_kernel_modules
-  # Timers that would only compete for the emulated CPU during the first minutes.
-  in_root systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer fstrim.timer >/dev/null 2>&1
+  # Units that would only compete for the emulated CPU during the first minutes: maintenance timers,
+  # gettys on virtual consoles nobody sees (the serial getty stays), cron (nothing uses it).
+  in_root systemctl mask apt-daily.timer apt-daily-upgrade.timer e2scrub_all.timer e2scrub_reap.service \
+    fstrim.timer systemd-binfmt.service getty-static.service >/dev/null 2>&1
+  in_root systemctl disable getty@tty1.service cron.service >/dev/null 2>&1
   in_root passwd -l root >/dev/null
 }
 

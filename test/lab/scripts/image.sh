@@ -3,12 +3,18 @@
 
 ensure_image() {
   install -d -m 755 "$IMAGE_DIR"
+  # The real guest image, when guest-image/build.sh has built it for the current scripts: linked as
+  # .lab/images/guest.qcow2 (a hash of three small files; never a build here, up.sh stays fast).
+  bash "$LAB_SRC/guest-image/build.sh" --link-if-cached >/dev/null
   [[ -f $IMAGE_DIR/lab.qcow2 ]] && return 0
   qemu-img create -q -f qcow2 "$IMAGE_DIR/lab.qcow2.tmp" 64M
   mv "$IMAGE_DIR/lab.qcow2.tmp" "$IMAGE_DIR/lab.qcow2"
 }
 
-image_server_answers() { curl -fsS --max-time 2 "$IMAGE_SERVER_URL/healthz"; }
+# On loopback for the app and the tests, and on the VM link for the VMs (see guest-network.sh).
+image_server_answers() {
+  curl -fsS --max-time 2 "$IMAGE_SERVER_URL/healthz" && curl -fsS --max-time 2 "$IMAGE_SERVER_VM_URL/healthz"
+}
 
 ensure_image_server() {
   if pid_alive "$IMAGE_SERVER_PID" node && image_server_answers >/dev/null 2>&1; then
@@ -16,6 +22,7 @@ ensure_image_server() {
   fi
   stop_pidfile "$IMAGE_SERVER_PID" node
   setsid node "$LAB_SRC/image-server.mjs" --port "$IMAGE_SERVER_PORT" --image "$IMAGE_DIR/lab.qcow2" \
+    --also-listen "$VM_LINK_ROOT_IP" \
     >>"$LOG_DIR/image-server.log" 2>&1 </dev/null &
   echo $! >"$IMAGE_SERVER_PID"
   wait_for 10 "the image server" image_server_answers

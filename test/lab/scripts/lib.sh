@@ -32,6 +32,16 @@ BRIDGE=kvm2lab-br0
 BRIDGE_ADDR=198.18.100.1/24
 DHCP_RANGE=198.18.100.10,198.18.100.250,1h
 
+# The route from the root namespace (where the app and its proxy probes run) to the VM network:
+# a veth pair root <-> hypervisor namespace, forwarding in the hypervisor namespace only.
+VM_NET=198.18.100.0/24
+VM_LINK=kvm2lab-vmnet # root end; the namespace end is VM_LINK_PEER
+VM_LINK_PEER=uplink
+VM_LINK_ROOT_IP=198.18.0.1
+VM_LINK_ROOT_ADDR=$VM_LINK_ROOT_IP/30
+VM_LINK_NS_IP=198.18.0.2
+VM_LINK_NS_ADDR=$VM_LINK_NS_IP/30
+
 LAB_USER=kvm2lab
 NOLV_USER=kvm2nolv
 
@@ -44,6 +54,9 @@ DBUS_SOCKET=/run/dbus/system_bus_socket
 
 IMAGE_SERVER_PORT=18080
 IMAGE_SERVER_URL="http://127.0.0.1:$IMAGE_SERVER_PORT"
+# The same server as the VMs see it (through VM_LINK): what a proxy probe fetches through Squid.
+IMAGE_SERVER_VM_URL="http://$VM_LINK_ROOT_IP:$IMAGE_SERVER_PORT"
+GUEST_JSON="$LAB_DIR/guest.json"
 
 LIBVIRTD_PID="$RUN_DIR/libvirtd.pid"
 VIRTLOGD_PID="$RUN_DIR/virtlogd.pid"

@@ -1,0 +1,98 @@
+// One origin for the browser: /api/** is answered in this process by the app's own route handlers
+// (so they see the bench's runtime, whose kvm2 provider runs over in-memory hypervisors), and
+// everything else (pages, scripts, styles) is passed to `next start` running the production build.
+// JSON is gzipped like Next's own responses, so transfer sizes compare.
+import { readdirSync, statSync } from 'node:fs';
+import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join, relative, sep } from 'node:path';
+import { Readable } from 'node:stream';
+import { gzipSync } from 'node:zlib';
+
+type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
+interface ApiRoute {
+  pattern: RegExp;
+  params: string[];
+  file: string;
+}
+
+/** app/api/**\/route.ts as URL patterns, `[name]` segments as parameters. */
+function apiRoutes(appDir: string): ApiRoute[] {
+  const routes: ApiRoute[] = [];
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir)) {
+      const path = join(dir, entry);
+      if (statSync(path).isDirectory()) walk(path);
+      else if (entry === 'route.ts') {
+        const segments = relative(appDir, dir).split(sep);
+        const params = segments.filter((segment) => segment.startsWith('[')).map((segment) => segment.slice(1, -1));
+        const source = segments.map((segment) => (segment.startsWith('[') ? '([^/]+)' : segment.replace(/[.*+?^${}()|[\]\\]/g, '\\$&'))).join('/');
+        routes.push({ pattern: new RegExp(`^/${source}$`), params, file: path });
+      }
+    }
+  };
+  walk(join(appDir, 'api'));
+  return routes;
+}
+
+async function answerApi(options: { req: IncomingMessage; res: ServerResponse; routes: ApiRoute[] }): Promise<void> {
+  const { req, res, routes } = options;
+  const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
+  const route = routes.find((candidate) => candidate.pattern.test(url.pathname));
+  const handlers = route ? ((await import(route.file)) as Record<string, Handler | undefined>) : undefined;
+  const handler = handlers?.[req.method ?? 'GET'];
+  if (!route || !handler) {
+    res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":"not found"}');
+    return;
+  }
+  const match = route.pattern.exec(url.pathname) ?? [];
+  const params = Object.fromEntries(route.params.map((name, index) => [name, decodeURIComponent(match[index + 1] ?? '')]));
+  const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  const request = new Request(url, {
+    method: req.method,
+    headers: Object.entries(req.headers).flatMap(([key, value]) => (value === undefined ? [] : [[key, Array.isArray(value) ? value.join(', ') : value] as [string, string]])),
+    ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: 'half' } : {}),
+  } as RequestInit);
+  const response = await handler(request, { params: Promise.resolve(params) });
+  const body = Buffer.from(await response.arrayBuffer());
+  const headers: Record<string, string | string[]> = Object.fromEntries(response.headers);
+  const cookies = response.headers.getSetCookie();
+  if (cookies.length > 0) headers['set-cookie'] = cookies;
+  const gzip = /\bgzip\b/.test(String(req.headers['accept-encoding'])) && body.length > 1024;
+  res.writeHead(response.status, { ...headers, ...(gzip ? { 'content-encoding': 'gzip', vary: 'Accept-Encoding' } : {}) });
+  res.end(gzip ? gzipSync(body) : body);
+}
+
+function passToNext(options: { req: IncomingMessage; res: ServerResponse; nextPort: number }): void {
+  const { req, res, nextPort } = options;
+  const upstream = httpRequest({ host: '127.0.0.1', port: nextPort, method: req.method, path: req.url, headers: req.headers }, (answer) => {
+    res.writeHead(answer.statusCode ?? 502, answer.headers);
+    answer.pipe(res);
+  });
+  upstream.on('error', (err) => res.writeHead(502).end(String(err)));
+  req.pipe(upstream);
+}
+
+export async function startGateway(options: { repoDir: string; nextPort: number }): Promise<{ url: string; close: () => Promise<void> }> {
+  const routes = apiRoutes(join(options.repoDir, 'app'));
+  const server: Server = createServer((req, res) => {
+    if ((req.url ?? '').startsWith('/api/')) {
+      answerApi({ req, res, routes }).catch((err: unknown) => {
+        if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ error: String(err) }));
+      });
+    } else {
+      passToNext({ req, res, nextPort: options.nextPort });
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

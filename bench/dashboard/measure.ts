@@ -1,0 +1,103 @@
+// Page measurements in Chromium: time from navigation to "fully rendered" (a condition checked on
+// every animation frame), how long after the page's API data arrived that was, and the gzipped
+// JavaScript transferred (from the network log, cache disabled), split into what the HTML asks
+// for (first load) and what is fetched lazily afterwards.
+import type { BrowserContext, Page } from 'playwright-core';
+
+export interface PageFigures {
+  navigationToRenderedMs: number;
+  /** rendered minus the responseEnd of the last API response the page needs */
+  renderedAfterDataMs: number;
+  dataArrivedMs: number;
+  firstLoadJsBytes: number;
+  lazyJsBytes: number;
+}
+
+export interface PageSpec {
+  url: string;
+  /** a function body run on every frame; true once the page is fully rendered */
+  rendered: string;
+  /** path prefixes of the API responses the page waits for */
+  apiPaths: string[];
+}
+
+const scriptPaths = (html: string): Set<string> => new Set([...html.matchAll(/\/_next\/static\/[^"'\s]+?\.js/g)].map((match) => match[0]));
+
+async function renderedAt(page: Page, rendered: string): Promise<number> {
+  await page.waitForFunction(
+    `(() => { if (!(${rendered})) return false; window.__renderedAt ??= performance.now(); return true; })()`,
+    undefined,
+    { polling: 'raf', timeout: 120_000 },
+  );
+  return page.evaluate(() => (window as unknown as { __renderedAt: number }).__renderedAt);
+}
+
+export async function measurePage(context: BrowserContext, spec: PageSpec): Promise<PageFigures> {
+  const page = await context.newPage();
+  const cdp = await context.newCDPSession(page);
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  const scripts = new Map<string, string>();
+  const bytes = new Map<string, number>();
+  cdp.on('Network.responseReceived', (event) => {
+    if (event.type === 'Script') scripts.set(event.requestId, new URL(event.response.url).pathname);
+  });
+  cdp.on('Network.loadingFinished', (event) => bytes.set(event.requestId, event.encodedDataLength));
+  try {
+    const response = await page.goto(spec.url, { waitUntil: 'commit' });
+    const html = (await response?.text()) ?? '';
+    const navigationToRenderedMs = await renderedAt(page, spec.rendered);
+    await page.waitForLoadState('networkidle');
+    const dataArrivedMs = await page.evaluate(
+      (prefixes) =>
+        Math.max(
+          0,
+          ...performance
+            .getEntriesByType('resource')
+            .filter((entry) => prefixes.some((prefix) => new URL(entry.name).pathname.startsWith(prefix)))
+            .map((entry) => (entry as PerformanceResourceTiming).responseEnd),
+        ),
+      spec.apiPaths,
+    );
+    const inHtml = scriptPaths(html);
+    let firstLoadJsBytes = 0;
+    let lazyJsBytes = 0;
+    for (const [requestId, path] of scripts) {
+      const size = bytes.get(requestId) ?? 0;
+      if (inHtml.has(path)) firstLoadJsBytes += size;
+      else lazyJsBytes += size;
+    }
+    return { navigationToRenderedMs, renderedAfterDataMs: navigationToRenderedMs - dataArrivedMs, dataArrivedMs, firstLoadJsBytes, lazyJsBytes };
+  } finally {
+    await page.close();
+  }
+}
+
+/** The reference: the same rows as a plain DOM table built by hand, in the same browser. */
+export async function referenceTableMs(context: BrowserContext, rows: Array<Record<string, unknown>>): Promise<number> {
+  const page = await context.newPage();
+  try {
+    await page.setContent('<!doctype html><html><body></body></html>');
+    return await page.evaluate(async (data) => {
+      const started = performance.now();
+      const table = document.createElement('table');
+      const body = table.createTBody();
+      for (const row of data) {
+        const tr = body.insertRow();
+        for (const key of ['name', 'mode', 'provider', 'phase', 'ip', 'healthy', 'age']) tr.insertCell().textContent = String(row[key] ?? '');
+      }
+      document.body.append(table);
+      void document.body.offsetHeight;
+      await new Promise((resolve) => requestAnimationFrame(resolve));
+      return performance.now() - started;
+    }, rows);
+  } finally {
+    await page.close();
+  }
+}
+
+export function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
+}

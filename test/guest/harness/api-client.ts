@@ -1,0 +1,71 @@
+// The product's HTTP API as a script sees it: log in with the admin password, then call the JSON
+// routes with the session cookie and the server's own Origin (mutating requests need it).
+import type { ProxyView } from '@/lib/proxy-spec';
+
+export class ApiError extends Error {
+  readonly code = 'GUEST_API_FAILED';
+  constructor(
+    message: string,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface ProxyEvent {
+  type: string;
+  reason: string;
+  message: string;
+}
+
+export class ApiClient {
+  private constructor(
+    readonly url: string,
+    private readonly cookie: string,
+  ) {}
+
+  static async logIn(options: { url: string; password: string }): Promise<ApiClient> {
+    const response = await fetch(`${options.url}/api/auth/login`, {
+      method: 'POST',
+      headers: { origin: options.url, 'content-type': 'application/json' },
+      body: JSON.stringify({ password: options.password }),
+    });
+    if (!response.ok) throw new ApiError(`login answered ${response.status}: ${await response.text()}`, response.status);
+    const cookie = response.headers.getSetCookie().find((line) => line.startsWith('kvm2_session='));
+    if (!cookie) throw new ApiError('login set no session cookie', response.status);
+    return new ApiClient(options.url, cookie.split(';')[0] ?? '');
+  }
+
+  /** METHOD PATH with an optional JSON body; resolves with the status and the parsed answer. */
+  async call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+    const response = await fetch(`${this.url}${path}`, {
+      method,
+      headers: {
+        cookie: this.cookie,
+        origin: this.url,
+        accept: 'application/json',
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(30_000),
+    });
+    const text = await response.text();
+    return { status: response.status, json: text === '' ? undefined : JSON.parse(text) };
+  }
+
+  /** The proxy, or undefined once it is gone (404). */
+  async proxy(name: string): Promise<ProxyView | undefined> {
+    const { status, json } = await this.call('GET', `/api/proxies/${name}`);
+    if (status === 404) return undefined;
+    if (status !== 200) throw new ApiError(`GET /api/proxies/${name} answered ${status}: ${JSON.stringify(json)}`, status);
+    return json as ProxyView;
+  }
+
+  async events(name: string): Promise<ProxyEvent[]> {
+    const { status, json } = await this.call('GET', `/api/proxies/${name}/events?limit=200`);
+    if (status !== 200) throw new ApiError(`GET /api/proxies/${name}/events answered ${status}`, status);
+    const list = Array.isArray(json) ? json : ((json as { events?: unknown[] }).events ?? []);
+    return list as ProxyEvent[];
+  }
+}

@@ -1,0 +1,152 @@
+// The lab as the real-guest tests see it: the lab itself (harness/lab.ts), its guest variant
+// (.lab/guest.json, written by test/lab/scripts/guest-network.sh), the guest image (built or found
+// in its cache by test/lab/guest-image/build.sh) and a providers config that offers that image.
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { type Lab, type LabHost, LabNotUpError, loadLab, runCommand, virsh } from '@/test/lab/harness/lab';
+
+const guestJsonSchema = z.object({
+  vmNetwork: z.string(),
+  vmGateway: z.string(),
+  rootAddress: z.string(),
+  imageServerVmUrl: z.string(),
+  guestImageBuilder: z.string(),
+});
+export type GuestVariant = z.infer<typeof guestJsonSchema>;
+
+export interface GuestLab extends Lab {
+  guest: GuestVariant;
+  /** lab1: both lab hosts reach the one libvirtd, so one is enough */
+  host: LabHost;
+}
+
+export function loadGuestLab(): GuestLab {
+  const lab = loadLab();
+  const path = join(lab.dir, 'guest.json');
+  if (!existsSync(path)) throw new LabNotUpError(`${path} does not exist (the lab predates its guest variant)`);
+  const host = lab.hosts[0];
+  if (!host) throw new LabNotUpError('lab.json lists no hosts');
+  return { ...lab, guest: guestJsonSchema.parse(JSON.parse(readFileSync(path, 'utf8'))), host };
+}
+
+const buildJsonSchema = z.object({
+  key: z.string(),
+  sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  bytes: z.number(),
+  kernel: z.string(),
+  seconds: z.object({ rootfs: z.number(), disk: z.number(), total: z.number() }),
+});
+
+export interface GuestImage {
+  /** the cached qcow2 */
+  path: string;
+  sha256: string;
+  bytes: number;
+  /** served by the lab's image server (Content-Length) */
+  url: string;
+  /** how long the build took when it ran (cold), from its build.json */
+  coldBuildSeconds: number;
+  /** how long this call took: the build, or the cache lookup */
+  thisCallSeconds: number;
+  built: boolean;
+}
+
+export class GuestImageBuildError extends Error {
+  readonly code = 'GUEST_IMAGE_BUILD_FAILED';
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'GuestImageBuildError';
+  }
+}
+
+/** Builds the guest image (minutes, once per version of the build scripts) or finds it cached. */
+export async function ensureGuestImage(lab: GuestLab): Promise<GuestImage> {
+  const started = performance.now();
+  const result = await runCommand(['bash', lab.guest.guestImageBuilder], { timeoutMs: 1_500_000 });
+  const thisCallSeconds = (performance.now() - started) / 1000;
+  if (result.exitCode !== 0) throw new GuestImageBuildError(`guest-image/build.sh failed (exit ${result.exitCode}):\n${result.stderr.slice(-4000)}`);
+  const path = result.stdout.trim();
+  const build = buildJsonSchema.parse(JSON.parse(readFileSync(join(path, '..', 'build.json'), 'utf8')));
+  return {
+    path,
+    sha256: build.sha256,
+    bytes: build.bytes,
+    url: `${lab.imageServer.url}/images/guest.qcow2`,
+    coldBuildSeconds: build.seconds.total,
+    thisCallSeconds,
+    built: result.stderr.includes('] built '),
+  };
+}
+
+/** The catalogue keys the guest config offers; the sha256 prefix makes a rebuilt image a new key. */
+export function guestImageKeys(image: GuestImage): { uefi: string; bios: string } {
+  const tag = image.sha256.slice(0, 12);
+  return { uefi: `guest-${tag}`, bios: `guest-bios-${tag}` };
+}
+
+export const guestProviders = { withAgent: 'guest', withoutAgent: 'guest-noagent' } as const;
+export const guestMachineType = 'guest';
+
+function providerYaml(options: { lab: GuestLab; image: GuestImage; name: string; installGuestAgent: boolean }): string {
+  const { lab, image, name, installGuestAgent } = options;
+  const keys = guestImageKeys(image);
+  return `- name: ${name}
+  type: kvm2
+  kvm2:
+    sshKeyFile: ${lab.sshKeyFile}
+    knownHostsFile: ${lab.knownHostsFile}
+    diskSizeGb: 2
+    installGuestAgent: ${installGuestAgent}
+    images:
+      ${keys.uefi}:
+        url: ${image.url}
+        sha256: ${image.sha256}
+      ${keys.bios}:
+        url: ${image.url}
+        sha256: ${image.sha256}
+        firmware: bios
+    machineTypes:
+      # Software emulation: one vCPU keeps the second core for the app and the test; 1 GiB is
+      # what cloud-init (Python) and Squid start comfortably in.
+      ${guestMachineType}: {vcpus: 1, memoryMiB: 1024}
+    hosts:
+      - name: ${lab.host.name}
+        address: "${lab.host.address}"
+        user: ${lab.user}
+        bridge: ${lab.bridge}
+        pool: ${lab.pool.name}
+        virtType: qemu
+`;
+}
+
+/** Writes the providers config of the guest tests into DIR and returns its path. */
+export function writeGuestProvidersConfig(options: { lab: GuestLab; image: GuestImage; dir: string }): string {
+  const { lab, image } = options;
+  const text = [
+    '# Providers config of the real-guest tests (test/guest): the lab host with the guest image.',
+    providerYaml({ lab, image, name: guestProviders.withAgent, installGuestAgent: true }),
+    providerYaml({ lab, image, name: guestProviders.withoutAgent, installGuestAgent: false }),
+  ].join('\n');
+  const path = join(options.dir, 'providers.yaml');
+  writeFileSync(path, text);
+  return path;
+}
+
+/** Volumes of the lab pool whose name starts with PREFIX. */
+export async function poolVolumes(lab: Lab, prefix: string): Promise<string[]> {
+  const listing = await virsh(['vol-list', '--pool', lab.pool.name]);
+  return listing
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/)[0] ?? '')
+    .filter((name) => name.startsWith(prefix));
+}
+
+/** The cached base images of the guest providers: they outlive Proxies by design, not test runs. */
+export async function removeGuestBaseImages(lab: Lab): Promise<void> {
+  for (const provider of Object.values(guestProviders)) {
+    // Marker first, as the spec's manual eviction does.
+    const volumes = (await poolVolumes(lab, `base-${provider}-`)).sort((a, b) => Number(b.endsWith('.sha256')) - Number(a.endsWith('.sha256')));
+    for (const volume of volumes) await virsh(['vol-delete', '--pool', lab.pool.name, volume]);
+  }
+}

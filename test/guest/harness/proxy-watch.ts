@@ -1,0 +1,63 @@
+// Polls a Proxy through the API until a condition holds, noting when each phase was first seen:
+// the boot of a real guest under software emulation takes minutes, and the report wants to know
+// where they went.
+import type { ProxyView } from '@/lib/proxy-spec';
+import type { ApiClient } from './api-client';
+
+export class ProxyWaitError extends Error {
+  readonly code = 'GUEST_PROXY_WAIT';
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProxyWaitError';
+  }
+}
+
+export class PhaseTimeline {
+  /** phase -> seconds after `startedAt` when a poll first saw it */
+  readonly firstSeen = new Map<string, number>();
+  readonly order: string[] = [];
+
+  constructor(readonly startedAt = performance.now()) {}
+
+  note(phase: string): void {
+    if (this.firstSeen.has(phase)) return;
+    this.firstSeen.set(phase, (performance.now() - this.startedAt) / 1000);
+    this.order.push(phase);
+  }
+
+  toJSON(): Record<string, number> {
+    return Object.fromEntries([...this.firstSeen].map(([phase, seconds]) => [phase, Math.round(seconds * 10) / 10]));
+  }
+}
+
+export interface WaitOptions {
+  api: ApiClient;
+  name: string;
+  /** what "done" means */
+  until: (view: ProxyView | undefined) => boolean;
+  what: string;
+  timeoutMs: number;
+  timeline?: PhaseTimeline;
+  intervalMs?: number;
+}
+
+/** Resolves with the last view seen (undefined when the proxy is gone); a Failed proxy ends the wait. */
+export async function waitForProxy(options: WaitOptions): Promise<ProxyView | undefined> {
+  const deadline = Date.now() + options.timeoutMs;
+  let last: ProxyView | undefined;
+  for (;;) {
+    last = await options.api.proxy(options.name);
+    if (last) options.timeline?.note(last.status.phase);
+    if (options.until(last)) return last;
+    if (last?.status.phase === 'Failed') {
+      throw new ProxyWaitError(`${options.name} failed while waiting for ${options.what}: ${JSON.stringify(last.status)}`);
+    }
+    if (Date.now() > deadline) {
+      const events = await options.api.events(options.name).catch(() => []);
+      throw new ProxyWaitError(
+        `${options.name}: no ${options.what} within ${options.timeoutMs / 1000} s; last status ${JSON.stringify(last?.status)}; events ${JSON.stringify(events.slice(0, 15))}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 2_000));
+  }
+}

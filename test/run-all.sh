@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `npm test`: unit tests, then the lab (brought up here, idempotently), lab integration and browser
-# tests, then the lab tear-down test. Prints `N passed, N failed` from vitest's JSON reports.
+# tests, the real-guest tests, then the lab tear-down test. Prints `N passed, N failed` from vitest's JSON reports.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -16,6 +16,9 @@ run() { # run NAME VITEST_ARGS...: one vitest run with its own JSON report
 run unit --project unit
 if bash test/lab/up.sh; then
   run lab --project lab --project e2e
+  # A real guest OS under software emulation (minutes): its own step, since every app it starts
+  # sweeps orphans on the one shared libvirtd.
+  run guest --project guest
   run teardown --project teardown
 else
   echo "the lab did not come up: lab, browser and tear-down tests cannot run" >&2

@@ -2,7 +2,7 @@
 // One host's check history as two small charts: latency with up/down under it, and the pool's free
 // space. Loaded lazily (recharts is the heaviest thing on the page) behind a skeleton.
 import { Area, CartesianGrid, ComposedChart, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { formatClock, formatLatency } from '@/components/ui/format';
+import { clockFormatterFor, formatLatency, spanOf } from '@/components/ui/format';
 import type { HealthSample } from './queries';
 
 interface Point {
@@ -29,6 +29,7 @@ export default function HostHealthCharts({ samples, host }: { samples: HealthSam
   const points = toPoints(samples);
   if (points.length === 0) return <p className="text-sm text-slate-600">No checks recorded yet; the first one arrives within the check interval.</p>;
   const withSpace = points.filter((point) => point.freeGiB !== undefined);
+  const tick = clockFormatterFor(spanOf(points));
   return (
     <div className="grid gap-4 lg:grid-cols-2">
       <figure>
@@ -37,7 +38,7 @@ export default function HostHealthCharts({ samples, host }: { samples: HealthSam
           <ResponsiveContainer width="100%" height="100%">
             <ComposedChart data={points} margin={{ top: 4, right: 20, bottom: 0, left: 0 }} accessibilityLayer={false}>
               <CartesianGrid stroke="#e2e8f0" vertical={false} />
-              <XAxis dataKey="at" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={formatClock} tick={axisTick} minTickGap={40} />
+              <XAxis dataKey="at" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={tick} tick={axisTick} minTickGap={40} />
               <YAxis yAxisId="latency" tick={axisTick} width={36} allowDecimals={false} />
               <YAxis yAxisId="up" hide domain={[0, 1]} />
               <Tooltip labelFormatter={(value) => new Date(Number(value)).toLocaleString()} formatter={(value, name) => (name === 'up' ? (value === 1 ? 'up' : 'down') : formatLatency(Number(value)))} />
@@ -56,7 +57,7 @@ export default function HostHealthCharts({ samples, host }: { samples: HealthSam
             <ResponsiveContainer width="100%" height="100%">
               <LineChart data={withSpace} margin={{ top: 4, right: 20, bottom: 0, left: 0 }} accessibilityLayer={false}>
                 <CartesianGrid stroke="#e2e8f0" vertical={false} />
-                <XAxis dataKey="at" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={formatClock} tick={axisTick} minTickGap={40} />
+                <XAxis dataKey="at" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={tick} tick={axisTick} minTickGap={40} />
                 <YAxis tick={axisTick} width={36} domain={[0, 'auto']} allowDecimals={false} />
                 <Tooltip labelFormatter={(value) => new Date(Number(value)).toLocaleString()} formatter={(value) => `${Number(value).toFixed(2)} GiB`} />
                 <Line dataKey="freeGiB" stroke="#7c3aed" dot={false} strokeWidth={2} isAnimationActive={false} name="free" />

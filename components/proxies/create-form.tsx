@@ -6,6 +6,7 @@ import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { ApiError, type FieldMessages } from '@/components/api/client';
 import { type ConfigProvider, useConfig } from '@/components/config/queries';
+import { useProviders } from '@/components/hosts/queries';
 import { Button, LinkButton } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
 import { ErrorPanel } from '@/components/ui/error-panel';
@@ -16,6 +17,12 @@ import { CloudInitFields } from './cloud-init-fields';
 import { buildInput, choicesFor, type CreateFormState, customImage, fieldElementId, fieldOrder, fieldsFromServer, initialFormState } from './create-form-model';
 import { LabelsEditor } from './labels-editor';
 import { useCreateProxy } from './queries';
+
+/** The catalogue's hosts, or else the hosts the health check knows for the provider. */
+function zoneOptions(provider: ConfigProvider | undefined, checkedHosts: string[]): Array<{ value: string; label: string }> {
+  if (provider?.hosts.length) return provider.hosts.map((host) => ({ value: host.name, label: host.address ? `${host.name} — ${host.address}` : host.name }));
+  return checkedHosts.map((name) => ({ value: name, label: name }));
+}
 
 function suggestName(): string {
   const bytes = crypto.getRandomValues(new Uint8Array(3));
@@ -30,7 +37,15 @@ function focusFirstError(errors: FieldMessages): void {
   else element?.scrollIntoView({ block: 'center' });
 }
 
+/** A select over the catalogue's options; a text box when the server sent no catalogue for them. */
 function Select({ id, label, value, onChange, options, placeholder, error, hint }: { id: string; label: string; value: string; onChange: (value: string) => void; options: Array<{ value: string; label: string }>; placeholder: string; error?: string; hint?: string }) {
+  if (options.length === 0) {
+    return (
+      <Field id={id} label={label} error={error} hint={hint ?? 'The server sent no list of choices for this provider; type the value from its config.'}>
+        {(aria) => <input {...aria} className={controlClass} value={value} onChange={(event) => onChange(event.target.value)} autoComplete="off" />}
+      </Field>
+    );
+  }
   return (
     <Field id={id} label={label} error={error} hint={hint}>
       {(aria) => (
@@ -54,6 +69,8 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
   const [errors, setErrors] = useState<FieldMessages>({});
   const [formError, setFormError] = useState<string>();
   const provider = providers.find((entry) => entry.name === state.provider);
+  const health = useProviders();
+  const checkedHosts = health.data?.find((entry) => entry.name === state.provider)?.targets.map((target) => target.name) ?? [];
   const set = <K extends keyof CreateFormState>(key: K) => (value: CreateFormState[K]) => setState((previous) => ({ ...previous, [key]: value }));
 
   async function submit(event: React.FormEvent) {
@@ -96,7 +113,7 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
             options={providers.map((entry) => ({ value: entry.name, label: `${entry.name} (${entry.type})${entry.available ? '' : ' — unavailable'}` }))}
             onChange={(value) => setState((previous) => ({ ...previous, provider: value, ...choicesFor(providers.find((entry) => entry.name === value)) }))}
           />
-          <Select id="proxy-zone" label="Host (zone)" value={state.zone} error={errors['placement.zone']} placeholder="Choose a host" options={(provider?.hosts ?? []).map((host) => ({ value: host.name, label: host.address ? `${host.name} — ${host.address}` : host.name }))} onChange={set('zone')} />
+          <Select id="proxy-zone" label="Host (zone)" value={state.zone} error={errors['placement.zone']} placeholder="Choose a host" options={zoneOptions(provider, checkedHosts)} onChange={set('zone')} />
           <Select
             id="proxy-machine-type"
             label="Machine type"
@@ -114,7 +131,7 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
             error={state.image === customImage ? undefined : errors['placement.image']}
             placeholder="Choose an image"
             hint="The first Proxy for an image on a host downloads it into the host's pool; later ones start from the cached copy."
-            options={[...(provider?.images ?? []).map((image) => ({ value: image.key, label: image.key })), { value: customImage, label: 'Another image by URL…' }]}
+            options={provider?.images.length ? [...provider.images.map((image) => ({ value: image.key, label: image.key })), { value: customImage, label: 'Another image by URL…' }] : []}
             onChange={set('image')}
           />
           {state.image === customImage ? (

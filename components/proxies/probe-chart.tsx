@@ -1,19 +1,20 @@
 'use client';
 // Probe latency of one Proxy as a line, unhealthy probes marked red. Loaded lazily (recharts).
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
-import { formatClock, formatLatency } from '@/components/ui/format';
+import { clockFormatterFor, formatLatency, spanOf } from '@/components/ui/format';
 import type { ProbePoint } from './probe-history';
 
 const axisTick = { fontSize: 11, fill: '#475569' };
 
 export default function ProbeChart({ points, name }: { points: ProbePoint[]; name: string }) {
   const last = points[points.length - 1];
+  const tick = clockFormatterFor(spanOf(points));
   return (
     <div role="img" aria-label={`${name}: ${points.length} probes seen, last ${last ? formatLatency(last.latencyMs) : 'unknown'}`} className="h-48">
       <ResponsiveContainer width="100%" height="100%">
         <LineChart data={points} margin={{ top: 4, right: 20, bottom: 0, left: 0 }} accessibilityLayer={false}>
           <CartesianGrid stroke="#e2e8f0" vertical={false} />
-          <XAxis dataKey="at" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={formatClock} tick={axisTick} minTickGap={40} />
+          <XAxis dataKey="at" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={tick} tick={axisTick} minTickGap={40} />
           <YAxis tick={axisTick} width={36} />
           <Tooltip labelFormatter={(value) => new Date(Number(value)).toLocaleString()} formatter={(value) => formatLatency(Number(value))} />
           <Line

@@ -32,8 +32,8 @@ function FilterBar({ filters, onChange, providers }: { filters: ProxyFilters; on
     </div>
   );
   return (
-    <div role="search" aria-label="Filter Proxies" className="mb-4 grid gap-3 sm:grid-cols-2 lg:grid-cols-5">
-      <div>
+    <div role="search" aria-label="Filter Proxies" className="mb-4 grid grid-cols-2 gap-3 lg:grid-cols-5">
+      <div className="col-span-2 lg:col-span-1">
         <label htmlFor="filter-text" className="block text-xs font-medium text-slate-700">
           Name or IP
         </label>
@@ -42,7 +42,7 @@ function FilterBar({ filters, onChange, providers }: { filters: ProxyFilters; on
       {select('phase', 'Phase', proxyPhases)}
       {select('provider', 'Provider', providers)}
       {select('mode', 'Mode', ['Managed', 'Static'])}
-      <div>
+      <div className="lg:col-span-1">
         <label htmlFor="filter-labels" className="block text-xs font-medium text-slate-700">
           Labels
         </label>
@@ -94,7 +94,7 @@ export function ProxiesTable() {
     <>
       <FilterBar filters={filters} onChange={setFilters} providers={providers} />
       <p className="mb-2 text-sm text-slate-600" aria-live="polite">
-        {rows.length === proxies.data.length ? `${rows.length} Proxies` : `${rows.length} of ${proxies.data.length} Proxies match`}
+        {rows.length === proxies.data.length ? `${rows.length} ${rows.length === 1 ? 'Proxy' : 'Proxies'}` : `${rows.length} of ${proxies.data.length} Proxies match`}
       </p>
       <TableScroll label="Proxies">
         <thead className="bg-slate-50">

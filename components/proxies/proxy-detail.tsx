@@ -46,15 +46,19 @@ function Summary({ proxy }: { proxy: ProxyView }) {
       <Fact label="Healthy">
         <HealthyBadge healthy={status.healthy} phase={status.phase} />
       </Fact>
-      <Fact label="Address">{status.ip ?? proxy.address ? <span className="font-mono">{`${status.ip ?? proxy.address}:${proxy.port}`}</span> : 'not known yet'}</Fact>
+      <Fact label="Address">{(status.ip ?? proxy.address) ? <span className="font-mono">{`${status.ip ?? proxy.address}:${proxy.port}`}</span> : 'not known yet'}</Fact>
       <Fact label="Egress IP">{status.egressIP ? <span className="font-mono">{status.egressIP}</span> : '—'}</Fact>
-      <Fact label="Provider">{proxy.provider ?? '—'}</Fact>
-      <Fact label="Host (zone)">{host && proxy.provider ? <Link className="text-blue-800 underline underline-offset-2" href={hostHref(proxy.provider, host)}>{host}</Link> : (host ?? '—')}</Fact>
-      <Fact label="Machine type">{proxy.placement?.machineType ?? '—'}</Fact>
-      <Fact label="Image">{proxy.placement?.image ?? '—'}</Fact>
-      <Fact label="Provider ID">{status.providerID ? <span className="font-mono text-xs">{status.providerID}</span> : '—'}</Fact>
+      {proxy.mode === 'Managed' ? (
+        <>
+          <Fact label="Provider">{proxy.provider ?? '—'}</Fact>
+          <Fact label="Host (zone)">{host && proxy.provider ? <Link className="text-blue-800 underline underline-offset-2" href={hostHref(proxy.provider, host)}>{host}</Link> : (host ?? '—')}</Fact>
+          <Fact label="Machine type">{proxy.placement?.machineType ?? '—'}</Fact>
+          <Fact label="Image">{proxy.placement?.image ?? '—'}</Fact>
+          <Fact label="Provider ID">{status.providerID ? <span className="font-mono text-xs">{status.providerID}</span> : '—'}</Fact>
+        </>
+      ) : null}
       <Fact label="Last probe">{status.probedAt ? `${formatLatency(status.probeLatencyMs)} at ${formatTime(status.probedAt)}` : '—'}</Fact>
-      <Fact label="cloud-init">{proxy.cloudInit ? `${proxy.cloudInit.bytes} bytes` : 'none'}</Fact>
+      {proxy.mode === 'Managed' ? <Fact label="cloud-init">{proxy.cloudInit ? `${proxy.cloudInit.bytes} bytes` : 'none'}</Fact> : null}
       <Fact label="Age">{formatAge(proxy.createdAt)}</Fact>
       <Fact label="Labels">{labels.length === 0 ? 'none' : labels.map(([key, value]) => <code key={key} className="mr-1 inline-block rounded bg-slate-100 px-1 text-xs">{`${key}=${value}`}</code>)}</Fact>
     </dl>

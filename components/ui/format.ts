@@ -47,6 +47,15 @@ export function formatTime(iso: string | undefined): string {
 
 export const formatClock = (ms: number): string => new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
 
+/** Axis ticks that tell neighbours apart: seconds for a short span, the date for a long one. */
+export function clockFormatterFor(spanMs: number): (ms: number) => string {
+  if (spanMs < 15 * 60_000) return (ms) => new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  if (spanMs < 36 * 3_600_000) return formatClock;
+  return (ms) => new Date(ms).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+}
+
+export const spanOf = (points: Array<{ at: number }>): number => (points.length < 2 ? 0 : (points[points.length - 1]?.at ?? 0) - (points[0]?.at ?? 0));
+
 /** A GiB figure the server sent as text ("12.34") or number. */
 export function parseGiB(value: string | number | undefined): number | undefined {
   if (value === undefined) return undefined;

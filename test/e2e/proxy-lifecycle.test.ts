@@ -1,7 +1,9 @@
 // A Proxy's life through the dashboard against the lab: the form refuses bad input in the browser
 // and shows the server's refusal next to its field; a created Proxy appears as Provisioning and its
-// domain on the host page; Evict is refused for the base image it uses; Delete removes its domain
-// from the host; then the image, unused, can be evicted.
+// domain on the host page; Evict is refused for the base image it uses; a Proxy whose image comes
+// from the image server's slow variant shows the download's progress live; Delete removes a
+// Proxy's domain from the host; an image no VM uses any more can be evicted.
+import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Lab, loadLab, virsh } from '../lab/harness/lab';
@@ -13,8 +15,10 @@ let lab: Lab;
 let session: Session;
 let provider: string;
 const proxyName = `e2e-${Date.now().toString(36)}`;
+const downloadingName = `${proxyName}-dl`;
 let instanceName = '';
 let baseVolume = '';
+let slowVolume = '';
 
 beforeAll(async () => {
   lab = loadLab();
@@ -24,9 +28,11 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (session) {
-    // Never leave a VM behind for the next test: delete through the API and wait for it to go.
-    await session.api('DELETE', `/api/proxies/${proxyName}`);
-    await waitUntil(async () => (await session.api('GET', `/api/proxies/${proxyName}`)).status() === 404, 120_000).catch(() => undefined);
+    // Never leave a VM behind for the next test: delete through the API and wait for them to go.
+    for (const name of [proxyName, downloadingName]) await session.api('DELETE', `/api/proxies/${name}`);
+    for (const name of [proxyName, downloadingName]) {
+      await waitUntil(async () => (await session.api('GET', `/api/proxies/${name}`)).status() === 404, 120_000).catch(() => undefined);
+    }
     await session.close();
   }
 });
@@ -76,10 +82,9 @@ describe('a Proxy created through the dashboard', () => {
     // A provider removed from the config after the form loaded: only the server can know.
     await page.getByLabel('Provider').evaluate((select) => select.append(new Option('gone (kvm2)', 'gone')));
     await page.getByLabel('Provider').selectOption('gone');
-    await page.getByLabel('Machine type').evaluate((select) => select.append(new Option('small', 'small')));
-    await page.getByLabel('Machine type').selectOption('small');
-    await page.getByLabel('Image', { exact: true }).evaluate((select) => select.append(new Option('lab', 'lab')));
-    await page.getByLabel('Image', { exact: true }).selectOption('lab');
+    // No catalogue for an unknown provider: the form asks for the values as text.
+    await page.getByLabel('Machine type').fill('small');
+    await page.getByLabel('Image', { exact: true }).fill('lab');
     await page.getByLabel('Networks allowed to use the proxy').fill('198.18.0.0/15');
     await page.getByRole('button', { name: 'Create Proxy' }).click();
     await page.locator('#proxy-provider-error').waitFor({ timeout: 15_000 });
@@ -102,7 +107,7 @@ describe('a Proxy created through the dashboard', () => {
     await page.getByText('Show the generated cloud-init').click();
     const preview = (await page.getByTestId('squid-preview').textContent()) ?? '';
     expect(preview).toContain('acl allowed_clients src 198.18.0.0/15');
-    expect(preview).not.toContain('allow all');
+    expect(preview).not.toMatch(/http_access allow all$/m);
     await screenshot(page, 'proxy-create-form');
     await page.getByRole('button', { name: 'Create Proxy' }).click();
     await page.waitForURL((url) => url.pathname === `/proxies/${proxyName}`, { timeout: 30_000 });
@@ -141,6 +146,35 @@ describe('a Proxy created through the dashboard', () => {
     expect(await poolVolumes()).toContain(baseVolume);
   });
 
+  it('shows the base image download live (bytes, rate, time left) while a Proxy waits for it', async () => {
+    const { page, app } = session;
+    const slowUrl = `${lab.imageServer.url}/variants/slow.qcow2`;
+    // The spec's name for a URL image's cache: base-<entry>-<first 16 hex of the URL's sha256>.qcow2
+    slowVolume = `base-${provider}-${createHash('sha256').update(slowUrl).digest('hex').slice(0, 16)}.qcow2`;
+    if ((await poolVolumes()).includes(slowVolume)) {
+      // Cached by an earlier run: evict it so this Proxy has to download it.
+      expect((await session.api('DELETE', `/api/providers/${provider}/hosts/${lab.hosts[1]!.name}/images/${slowVolume}`)).status()).toBe(200);
+    }
+    await page.goto(`${app.url}/proxies/new`);
+    await waitForData(page);
+    await page.getByLabel('Name').fill(downloadingName);
+    await page.getByLabel('Host (zone)').selectOption(lab.hosts[1]!.name);
+    await page.getByLabel('Image', { exact: true }).selectOption({ label: 'Another image by URL…' });
+    await page.getByLabel('Image URL').fill(slowUrl);
+    await page.getByLabel('Networks allowed to use the proxy').fill('198.18.0.0/15');
+    await page.getByRole('button', { name: 'Create Proxy' }).click();
+    await page.waitForURL((url) => url.pathname === `/proxies/${downloadingName}`, { timeout: 30_000 });
+    const progress = page.getByTestId('download-progress');
+    await progress.waitFor({ timeout: 60_000 });
+    await page.waitForFunction(() => /\d+(\.\d)? KiB of 192 KiB \(\d+%\) · [\d.]+ (B|KiB)\/s · (\d+s left|\d+m \d+s left)/.test(document.querySelector('[data-testid="download-progress"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+    await screenshot(page, 'proxy-downloading-image');
+    // The transfer ends (the variant drips for about 25 s) and the panel goes.
+    await progress.waitFor({ state: 'detached', timeout: 90_000 });
+    expect(await poolVolumes()).toContain(slowVolume);
+    const deleted = await session.api('DELETE', `/api/proxies/${downloadingName}`);
+    expect(deleted.status()).toBe(202);
+  });
+
   it('is gone from the host after Delete', async () => {
     const { page, app } = session;
     await page.goto(`${app.url}/proxies/${proxyName}`);
@@ -157,10 +191,11 @@ describe('a Proxy created through the dashboard', () => {
     expect(domains.split('\n').map((line) => line.trim())).not.toContain(instanceName);
   });
 
-  it('evicts the base image once no VM uses it: marker and image leave the pool', async () => {
+  it('evicts a base image no VM uses: marker and image leave the pool', async () => {
     const { page } = session;
-    await page.goto(hostPage(labHost()));
-    const row = page.getByTestId(`image-row-${baseVolume}`);
+    await waitUntil(async () => (await session.api('GET', `/api/proxies/${downloadingName}`)).status() === 404, 120_000);
+    await page.goto(hostPage(lab.hosts[1]!.name));
+    const row = page.getByTestId(`image-row-${slowVolume}`);
     await row.waitFor({ timeout: 30_000 });
     await waitUntil(async () => !(await row.getByRole('button', { name: /Evict/ }).isDisabled()), 60_000);
     await row.getByRole('button', { name: /Evict/ }).click();
@@ -169,7 +204,8 @@ describe('a Proxy created through the dashboard', () => {
     await dialog.getByRole('button', { name: 'Evict image' }).click();
     await row.waitFor({ state: 'detached', timeout: 30_000 });
     const volumes = await poolVolumes();
-    expect(volumes).not.toContain(baseVolume);
-    expect(volumes).not.toContain(`${baseVolume}.sha256`);
+    expect(volumes).not.toContain(slowVolume);
+    expect(volumes).not.toContain(`${slowVolume}.sha256`);
+    expect(volumes).toContain(baseVolume);
   });
 });

@@ -10,7 +10,7 @@ import { guestIPv4Addresses, guestShell } from './harness/guest-agent';
 import { guestImageKeys, guestMachineType, guestProviders, poolVolumes } from './harness/guest-lab';
 import { type GuestSession, openGuestSession } from './harness/guest-session';
 import { domainMac, instanceTraces, leasedAddress, markerPath, squidCloudInit } from './harness/proxy-guest';
-import { PhaseTimeline, waitForProxy } from './harness/proxy-watch';
+import { milestonesFromEvents, PhaseTimeline, waitForProxy } from './harness/proxy-watch';
 import { recordGuestTimings } from './harness/timings';
 
 const name = 'guest-uefi';
@@ -28,11 +28,12 @@ describe('a Proxy on a real Debian guest booted under UEFI, through the HTTP API
     session = await openGuestSession();
     timings.imageBuildColdSeconds = session.image.coldBuildSeconds;
     timings.imageThisRunSeconds = Math.round(session.image.thisCallSeconds * 10) / 10;
+    timings.imageBuiltThisRun = Number(session.image.built);
   });
 
   afterAll(async () => {
     if (!session) return;
-    await session.api.call('DELETE', `/api/proxies/${name}`).catch(() => undefined);
+    await session.api.call({ method: 'DELETE', path: `/api/proxies/${name}` }).catch(() => undefined);
     await session.close();
     recordGuestTimings(session.lab, 'uefi', { ...timings, ...timeline?.toJSON() });
   });
@@ -41,12 +42,16 @@ describe('a Proxy on a real Debian guest booted under UEFI, through the HTTP API
     const { api, lab, image } = session;
     await resetImageServerStats(lab);
     timeline = new PhaseTimeline();
-    const created = await api.call('POST', '/api/proxies', {
-      name,
-      mode: 'Managed',
-      provider: guestProviders.withAgent,
-      placement: { machineType: guestMachineType, image: guestImageKeys(image).uefi },
-      cloudInit: cloudInit.userData,
+    const created = await api.call({
+      method: 'POST',
+      path: '/api/proxies',
+      body: {
+        name,
+        mode: 'Managed',
+        provider: guestProviders.withAgent,
+        placement: { machineType: guestMachineType, image: guestImageKeys(image).uefi },
+        cloudInit: cloudInit.userData,
+      },
     });
     expect(created.status, JSON.stringify(created.json)).toBe(201);
 
@@ -56,7 +61,9 @@ describe('a Proxy on a real Debian guest booted under UEFI, through the HTTP API
     expect(instance).toMatch(/^proxy-[0-9a-f]{16}$/);
 
     // The reconciler's own record of the way there, oldest first.
-    const events = (await api.events(name)).reverse();
+    const newestFirst = await api.events(name);
+    Object.assign(timings, milestonesFromEvents(newestFirst));
+    const events = [...newestFirst].reverse();
     const phaseChanges = events.filter((event) => event.reason === 'PhaseChanged').map((event) => event.message);
     expect(phaseChanges.slice(-2)).toEqual([expect.stringMatching(/→ Provisioning$/), 'Provisioning → Running']);
     const running = events.findIndex((event) => event.message === 'Provisioning → Running');
@@ -95,7 +102,7 @@ describe('a Proxy on a real Debian guest booted under UEFI, through the HTTP API
   it('is deleted through the API, leaving nothing of it on the host but the cached base image', async () => {
     const { api, lab, image } = session;
     const started = performance.now();
-    const deleted = await api.call('DELETE', `/api/proxies/${name}`);
+    const deleted = await api.call({ method: 'DELETE', path: `/api/proxies/${name}` });
     expect(deleted.status).toBe(202);
     await waitForProxy({ api, name, what: 'deletion', until: (view) => view === undefined, timeoutMs: 5 * 60_000 });
     timings.deleteSeconds = Math.round((performance.now() - started) / 100) / 10;

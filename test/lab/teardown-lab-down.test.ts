@@ -122,7 +122,11 @@ describe('lab:down, then lab:up again', () => {
     for (const netns of [lab.hypervisorNetns, ...lab.hosts.map((host) => host.netns)]) {
       expect(namespaces).not.toContain(netns);
     }
+    expect(namespaces).not.toContain('kvm2lab-'); // lab-guest-network.test.ts's stand-in VM included
     expect((await runCommand(['ip', '-br', 'addr'])).stdout).not.toContain('198.18.');
+    // The guest variant's veth pair and its route to the VM network go too.
+    expect((await runCommand(['ip', 'route'])).stdout).not.toContain('198.18.');
+    expect((await runCommand(['ip', 'link', 'show', 'kvm2lab-vmnet'])).exitCode).not.toBe(0);
 
     for (const user of [lab.user, lab.nonLibvirtUser]) expect((await runCommand(['id', user])).exitCode).not.toBe(0);
     expect(existsSync('/etc/polkit-1/rules.d/50-kvm2lab.rules')).toBe(false);
@@ -145,5 +149,9 @@ describe('lab:down, then lab:up again', () => {
       expect(listed.stdout, listed.stderr).toContain(again.pool.name);
     }
     expect((await fetch(`${again.imageServer.url}/healthz`)).status).toBe(200);
+    // The guest variant: the VM network routed from here, the image server on the VM link.
+    const guest = JSON.parse(readFileSync(join(again.dir, 'guest.json'), 'utf8')) as { vmNetwork: string; imageServerVmUrl: string };
+    expect((await runCommand(['ip', 'route', 'show', guest.vmNetwork])).stdout).toContain('via 198.18.0.2 dev kvm2lab-vmnet');
+    expect((await fetch(`${guest.imageServerVmUrl}/healthz`)).status).toBe(200);
   });
 });

@@ -72,7 +72,9 @@ describe('SIGTERM with a host handler that exits (next start)', () => {
       .split('\n')
       .filter((line) => line !== '')
       .map((line) => (line.startsWith('{') ? (JSON.parse(line) as { msg: string }).msg : line));
-    expect(messages, stderr).toEqual(['control plane started', 'ready', 'control plane stopped', 'host-exit']);
+    // Other lines (a loop's first pass) may interleave under load; the order of these is the point.
+    const milestones = ['control plane started', 'ready', 'control plane stopped', 'host-exit'];
+    expect(messages.filter((message) => milestones.includes(message)), `${stdout}\n${stderr}`).toEqual(milestones);
     expect(code).toBe(143);
   });
 });

@@ -1,6 +1,6 @@
 // The product's HTTP API as a script sees it: log in with the admin password, then call the JSON
 // routes with the session cookie and the server's own Origin (mutating requests need it).
-import type { ProxyView } from '@/lib/proxy-spec';
+import type { ProxyEventView, ProxyView } from '@/lib/proxy-spec';
 
 export class ApiError extends Error {
   readonly code = 'GUEST_API_FAILED';
@@ -11,12 +11,6 @@ export class ApiError extends Error {
     super(message);
     this.name = 'ApiError';
   }
-}
-
-export interface ProxyEvent {
-  type: string;
-  reason: string;
-  message: string;
 }
 
 export class ApiClient {
@@ -38,7 +32,8 @@ export class ApiClient {
   }
 
   /** METHOD PATH with an optional JSON body; resolves with the status and the parsed answer. */
-  async call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  async call(request: { method: 'GET' | 'POST' | 'DELETE'; path: string; body?: unknown }): Promise<{ status: number; json: unknown }> {
+    const { method, path, body } = request;
     const response = await fetch(`${this.url}${path}`, {
       method,
       headers: {
@@ -56,16 +51,16 @@ export class ApiClient {
 
   /** The proxy, or undefined once it is gone (404). */
   async proxy(name: string): Promise<ProxyView | undefined> {
-    const { status, json } = await this.call('GET', `/api/proxies/${name}`);
+    const { status, json } = await this.call({ method: 'GET', path: `/api/proxies/${name}` });
     if (status === 404) return undefined;
     if (status !== 200) throw new ApiError(`GET /api/proxies/${name} answered ${status}: ${JSON.stringify(json)}`, status);
     return json as ProxyView;
   }
 
-  async events(name: string): Promise<ProxyEvent[]> {
-    const { status, json } = await this.call('GET', `/api/proxies/${name}/events?limit=200`);
+  /** Newest first. */
+  async events(name: string): Promise<ProxyEventView[]> {
+    const { status, json } = await this.call({ method: 'GET', path: `/api/proxies/${name}/events?limit=200` });
     if (status !== 200) throw new ApiError(`GET /api/proxies/${name}/events answered ${status}`, status);
-    const list = Array.isArray(json) ? json : ((json as { events?: unknown[] }).events ?? []);
-    return list as ProxyEvent[];
+    return json as ProxyEventView[];
   }
 }

@@ -41,12 +41,14 @@ export interface GuestExecResult {
   stderr: string;
 }
 
+const execTimeoutMs = 60_000;
+
 /** Runs ARGV in the guest and waits for it; stdout as raw bytes (the agent carries it in base64). */
-export async function guestExec(domain: string, argv: [string, ...string[]], timeoutMs = 60_000): Promise<GuestExecResult> {
+export async function guestExec(domain: string, argv: [string, ...string[]]): Promise<GuestExecResult> {
   const [path, ...args] = argv;
   const started = await agentCommand(domain, { execute: 'guest-exec', arguments: { path, arg: args, 'capture-output': true } });
   const pid = z.object({ pid: z.number() }).parse(started).pid;
-  const deadline = Date.now() + timeoutMs;
+  const deadline = Date.now() + execTimeoutMs;
   for (;;) {
     const status = execStatusSchema.parse(await agentCommand(domain, { execute: 'guest-exec-status', arguments: { pid } }));
     if (status.exited) {
@@ -56,7 +58,7 @@ export async function guestExec(domain: string, argv: [string, ...string[]], tim
         stderr: Buffer.from(status['err-data'] ?? '', 'base64').toString('utf8'),
       };
     }
-    if (Date.now() > deadline) throw new GuestAgentError(`${argv.join(' ')} did not finish in ${domain} within ${timeoutMs} ms`);
+    if (Date.now() > deadline) throw new GuestAgentError(`${argv.join(' ')} did not finish in ${domain} within ${execTimeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }

@@ -1,7 +1,7 @@
 // Polls a Proxy through the API until a condition holds, noting when each phase was first seen:
 // the boot of a real guest under software emulation takes minutes, and the report wants to know
 // where they went.
-import type { ProxyView } from '@/lib/proxy-spec';
+import type { ProxyEventView, ProxyView } from '@/lib/proxy-spec';
 import type { ApiClient } from './api-client';
 
 export class ProxyWaitError extends Error {
@@ -60,4 +60,27 @@ export async function waitForProxy(options: WaitOptions): Promise<ProxyView | un
     }
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 2_000));
   }
+}
+
+/**
+ * Seconds from "Proxy created" to the reconciler's milestones, from the Proxy's own events (a poll
+ * misses a Running that lasts less than its interval: the probe runs as soon as the VM has an IP).
+ */
+export function milestonesFromEvents(newestFirst: ProxyEventView[]): Record<string, number> {
+  const events = [...newestFirst].reverse();
+  const at = (match: (event: ProxyEventView) => boolean) => {
+    const event = events.find(match);
+    return event ? Date.parse(event.firstAt) : undefined;
+  };
+  const created = at((event) => event.reason === 'Created' && event.message === 'Proxy created');
+  const milestones: Record<string, number | undefined> = {
+    instanceCreatedSeconds: at((event) => event.reason === 'Created' && event.message.startsWith('instance ')),
+    runningSeconds: at((event) => event.message === 'Provisioning → Running'),
+    readySeconds: at((event) => event.reason === 'Healthy'),
+  };
+  const out: Record<string, number> = {};
+  for (const [key, value] of Object.entries(milestones)) {
+    if (created !== undefined && value !== undefined) out[key] = Math.round((value - created) / 100) / 10;
+  }
+  return out;
 }

@@ -43,5 +43,9 @@ JSON
 # is already gone while the root end lingers.
 remove_vm_route() {
   if ip link show "$VM_LINK" >/dev/null 2>&1; then ip link delete "$VM_LINK"; fi
+  if netns_exists "$VM_PROBE_NETNS"; then
+    kill_netns_processes "$VM_PROBE_NETNS"
+    ip netns delete "$VM_PROBE_NETNS"
+  fi
   return 0
 }

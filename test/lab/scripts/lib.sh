@@ -41,6 +41,7 @@ VM_LINK_ROOT_IP=198.18.0.1
 VM_LINK_ROOT_ADDR=$VM_LINK_ROOT_IP/30
 VM_LINK_NS_IP=198.18.0.2
 VM_LINK_NS_ADDR=$VM_LINK_NS_IP/30
+VM_PROBE_NETNS=kvm2lab-vmprobe # a stand-in VM that test/lab/lab-guest-network.test.ts plugs into the bridge
 
 LAB_USER=kvm2lab
 NOLV_USER=kvm2nolv

@@ -51,6 +51,8 @@ const PACKETS_PER_YIELD = 64;
 interface OpenedStream {
   serial: number;
   inbox: Inbox;
+  /** Data packets libvirtd sent before the REPLY (its stream event can beat the reply). */
+  early: Packet[];
   /** Awaits `work` unless the stream fails first; the stream's own failure wins over a side effect of it. */
   settle<T>(work: Promise<T>): Promise<T>;
   packet(status: MessageStatusValue, payload?: Uint8Array): Buffer;
@@ -72,6 +74,7 @@ async function openStream(
   const stream: OpenedStream = {
     serial,
     inbox,
+    early: [],
     settle: (work) => inbox.settle(work),
     packet: (status, payload) => encodeFrame(remoteHeader({ procedure, type: MessageType.Stream, serial, status }), payload),
     close: () => {
@@ -81,7 +84,12 @@ async function openStream(
   };
   try {
     await inbox.settle(host.write([encodeFrame(remoteHeader({ procedure, type: MessageType.Call, serial }), callPayload)]));
-    decodeReply(name, xdrVoid, await inbox.next());
+    let packet = await inbox.next();
+    while (packet.header.type === MessageType.Stream && packet.header.status === MessageStatus.Continue) {
+      stream.early.push(packet);
+      packet = await inbox.next();
+    }
+    decodeReply(name, xdrVoid, packet);
   } catch (err) {
     stream.close();
     if (err instanceof ProtocolError) host.terminate(err);
@@ -201,9 +209,13 @@ export async function* downloadStream<N extends DownloadName>(
   });
   const stream = await openStream(host, { name, args: download.args, options, inbox });
   let settled = false;
+  const nextPacket = (): Promise<Packet> => {
+    const early = stream.early.shift();
+    return early ? Promise.resolve(early) : inbox.next();
+  };
   try {
     for (;;) {
-      const packet = await inbox.next();
+      const packet = await nextPacket();
       const { type, status } = packet.header;
       if (type === MessageType.Stream && status === MessageStatus.Continue && packet.payload.length > 0) {
         yield packet.payload;

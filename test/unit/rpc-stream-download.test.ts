@@ -44,6 +44,22 @@ describe('storageVolDownload stream', () => {
     expect(conn.alive).toBe(true);
   });
 
+  it('keeps data and the end of a small stream that libvirtd sends before its REPLY', async () => {
+    // Seen on the lab reading a 64-byte marker: the daemon's stream event beat the reply.
+    const peer = new FakePeer();
+    const conn = new RpcConnection(peer.transport);
+    const result = collect(conn.download('storageVolDownload', args));
+    const call = await peer.nextPacket();
+    peer.stream(call, MessageStatus.Continue, Buffer.from('digest'));
+    peer.stream(call, MessageStatus.Continue); // end of data
+    peer.reply(call, procedures.storageVolDownload.ret, undefined);
+    const finish = await peer.nextPacket();
+    expect(finish.header).toMatchObject({ type: MessageType.Stream, status: MessageStatus.Ok, serial: call.header.serial });
+    peer.stream(call, MessageStatus.Ok);
+    expect((await result).toString()).toBe('digest');
+    expect(conn.alive).toBe(true);
+  });
+
   it('an error from libvirtd mid-stream ends the iteration with LibvirtError', async () => {
     const peer = new FakePeer();
     const conn = new RpcConnection(peer.transport);

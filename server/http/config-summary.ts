@@ -3,7 +3,7 @@
 // the last reload error. Never the key or known_hosts files' paths or content, never vendorData,
 // and image URLs without credentials or query strings.
 import type { ConfigStatus } from '@/server/control/config-reload';
-import { Kvm2Provider } from '@/server/providers/kvm2/provider';
+import { isKvm2Provider } from '@/server/providers/kvm2/provider';
 import type { Kvm2Settings } from '@/server/providers/kvm2/kvm2';
 import type { Runtime } from '@/server/runtime';
 
@@ -53,7 +53,7 @@ export function configSummary(runtime: Runtime): ConfigSummary {
     ...status,
     providers: status.providers.map((entry) => {
       const provider = runtime.providers.get(entry.name);
-      return provider instanceof Kvm2Provider ? { ...entry, ...catalogue(provider.settings) } : entry;
+      return isKvm2Provider(provider) ? { ...entry, ...catalogue(provider.settings) } : entry;
     }),
   };
 }

@@ -5,7 +5,7 @@
 import type { Runtime } from '@/server/runtime';
 import type { DownloadProgress } from '@/server/providers/kvm2/download-progress';
 import { evictCachedImage, listHost, type CachedImageListing, type DomainListing, type EvictOutcome, type PoolListing } from '@/server/providers/kvm2/inventory';
-import { Kvm2Provider } from '@/server/providers/kvm2/provider';
+import { isKvm2Provider, type Kvm2Provider } from '@/server/providers/kvm2/provider';
 import type { ProxyRecord } from '@/server/store';
 import { UnsupportedOperationError } from './errors';
 import { runningProvider } from './providers-api';
@@ -44,7 +44,7 @@ export interface HostInventoryView {
 
 function kvm2Provider(runtime: Runtime, name: string): Kvm2Provider {
   const provider = runningProvider(runtime, name);
-  if (!(provider instanceof Kvm2Provider)) {
+  if (!isKvm2Provider(provider)) {
     throw new UnsupportedOperationError(`provider ${JSON.stringify(name)} is of type ${provider.type}, which has no hosts to list`);
   }
   return provider;

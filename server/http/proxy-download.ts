@@ -4,14 +4,14 @@
 import type { DownloadProgress } from '@/server/providers/kvm2/download-progress';
 import { resolveImage } from '@/server/providers/kvm2/image-resolve';
 import { host as placementHost } from '@/server/providers/kvm2/kvm2';
-import { Kvm2Provider } from '@/server/providers/kvm2/provider';
+import { isKvm2Provider } from '@/server/providers/kvm2/provider';
 import type { Runtime } from '@/server/runtime';
 
 export function proxyDownload(runtime: Runtime, name: string): { download: DownloadProgress | null } {
   const view = runtime.proxies.get(name);
   if (view.mode !== 'Managed' || !view.provider || !view.placement) return { download: null };
   const provider = runtime.providers.get(view.provider);
-  if (!(provider instanceof Kvm2Provider)) return { download: null };
+  if (!isKvm2Provider(provider)) return { download: null };
   try {
     const host = placementHost(provider.settings, view.placement.zone);
     const image = resolveImage(provider.settings, view.placement.image);

@@ -170,3 +170,11 @@ export function createKvm2Provider(options: CreateKvm2ProviderOptions): Kvm2Prov
     options.backend ?? createHostBackend({ providerName: settings.name, settings, logger, budgets: options.budgets });
   return new Kvm2Provider({ settings, backend, logger, budgets: options.budgets, downloads: options.downloads, now: options.now });
 }
+
+/**
+ * Whether a running provider is kvm2. By type, not `instanceof`: Next bundles each route with its
+ * own copy of this module, so the class a route sees is not the one the runtime instantiated.
+ */
+export function isKvm2Provider(provider: Provider | undefined): provider is Kvm2Provider {
+  return provider?.type === 'kvm2';
+}

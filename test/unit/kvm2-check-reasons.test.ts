@@ -13,31 +13,19 @@ import {
   type LibvirtErrorCodeName,
   type StoragePoolInfo,
 } from '@/server/libvirt';
-import { validateProvidersConfig, type Kvm2Entry } from '@/server/providers/config';
 import { checkHosts, checkReason, probeHost, type CheckReason } from '@/server/providers/kvm2/check';
 import { classify } from '@/server/providers/kvm2/errors';
-import { withDefaults } from '@/server/providers/kvm2/kvm2';
 import type { FreshConnection, HostBackend, LibvirtAPI } from '@/server/providers/kvm2/libvirt-api';
 import { HostKeyError, SshDialError, type SshDialStage, type SshErrorCode } from '@/server/ssh';
 import { createLogger } from '@/server/telemetry/logger';
+import { kvm2Settings } from '@/test/fakes/kvm2-settings';
 
-const settings = withDefaults(
-  validateProvidersConfig([
-    {
-      name: 'kvm2-home',
-      type: 'kvm2',
-      kvm2: {
-        sshKeyFile: '/k',
-        knownHostsFile: '/kh',
-        machineTypes: { small: { vcpus: 1, memoryMiB: 512 } },
-        hosts: [
-          { name: 'beelink', address: 'beelink:22', user: 'novakj', bridge: 'br0', pool: 'vms' },
-          { name: 'nuc', address: 'nuc:2222', user: 'novakj', bridge: 'br0' },
-        ],
-      },
-    },
-  ])[0] as Kvm2Entry,
-);
+const settings = kvm2Settings({
+  hosts: [
+    { name: 'beelink', address: 'beelink:22', user: 'novakj', bridge: 'br0', pool: 'vms' },
+    { name: 'nuc', address: 'nuc:2222', user: 'novakj', bridge: 'br0' },
+  ],
+});
 const beelink = settings.hosts[0]!;
 
 function libvirtError(codeName: LibvirtErrorCodeName, message: string): LibvirtError {

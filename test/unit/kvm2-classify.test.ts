@@ -14,7 +14,6 @@ import {
   UploadSourceError,
   type LibvirtErrorCodeName,
 } from '@/server/libvirt';
-import { validateProvidersConfig, type Kvm2Entry } from '@/server/providers/config';
 import {
   ErrNotFound,
   ErrPermanent,
@@ -24,27 +23,17 @@ import {
   type ProviderErrorClass,
 } from '@/server/providers/errors';
 import { classify, type Kvm2Operation } from '@/server/providers/kvm2/errors';
-import { host, machineType, withDefaults } from '@/server/providers/kvm2/kvm2';
+import { host, machineType } from '@/server/providers/kvm2/kvm2';
 import { parseProviderID } from '@/server/providers/kvm2/provider-id';
 import { HostKeyError, SshConnectionDeadError, SshDialError, type SshDialStage, type SshErrorCode } from '@/server/ssh';
+import { kvm2Settings } from '@/test/fakes/kvm2-settings';
 
-const settings = withDefaults(
-  validateProvidersConfig([
-    {
-      name: 'kvm2-home',
-      type: 'kvm2',
-      kvm2: {
-        sshKeyFile: '/k',
-        knownHostsFile: '/kh',
-        machineTypes: { small: { vcpus: 1, memoryMiB: 512 } },
-        hosts: [
-          { name: 'a', address: 'a:22', user: 'u', bridge: 'br0' },
-          { name: 'b', address: 'b:22', user: 'u', bridge: 'br0' },
-        ],
-      },
-    },
-  ])[0] as Kvm2Entry,
-);
+const settings = kvm2Settings({
+  hosts: [
+    { name: 'a', address: 'a:22', user: 'u', bridge: 'br0' },
+    { name: 'b', address: 'b:22', user: 'u', bridge: 'br0' },
+  ],
+});
 
 function libvirtError(codeName: LibvirtErrorCodeName | number, message = 'libvirt said no'): LibvirtError {
   const code = typeof codeName === 'number' ? codeName : libvirtErrorCodes[codeName];

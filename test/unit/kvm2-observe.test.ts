@@ -8,14 +8,13 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { LibvirtError, libvirtErrorCodes, type StorageVol } from '@/server/libvirt';
-import { validateProvidersConfig, type Kvm2Entry } from '@/server/providers/config';
 import { createHostBackend } from '@/server/providers/kvm2/hosts';
-import { withDefaults } from '@/server/providers/kvm2/kvm2';
 import type { LibvirtAPI } from '@/server/providers/kvm2/libvirt-api';
 import { observe } from '@/server/providers/kvm2/observe';
 import { SshDialError } from '@/server/ssh';
 import { createLogger } from '@/server/telemetry/logger';
 import { startTracing, stopTracing, tracer } from '@/server/telemetry/tracing';
+import { kvm2Settings } from '@/test/fakes/kvm2-settings';
 import { startFakeLibvirtd } from './kvm2-fake-libvirtd';
 import { Resources } from './ssh-harness';
 
@@ -188,20 +187,7 @@ describe('the `libvirt call` line', () => {
 
 describe('the kvm2.dial span', () => {
   const settingsFor = (socket: string) =>
-    withDefaults(
-      validateProvidersConfig([
-        {
-          name: 'kvm2-home',
-          type: 'kvm2',
-          kvm2: {
-            sshKeyFile: '/k',
-            knownHostsFile: '/kh',
-            machineTypes: { small: { vcpus: 1, memoryMiB: 512 } },
-            hosts: [{ name: 'beelink', address: 'beelink.lan:2222', user: 'novakj', bridge: 'br0', socket }],
-          },
-        },
-      ])[0] as Kvm2Entry,
-    );
+    kvm2Settings({ hosts: [{ name: 'beelink', address: 'beelink.lan:2222', user: 'novakj', bridge: 'br0', socket }] });
 
   it('wraps the handshake with host, address and user; the first RPC after it is a span of its own', async () => {
     const daemon = await startFakeLibvirtd(resources, await resources.tempDir());

@@ -2,27 +2,14 @@
 // offers it, qemu otherwise; a configured type is used without asking; the choice is logged.
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import { validateProvidersConfig, type Kvm2Entry } from '@/server/providers/config';
-import { withDefaults, type Kvm2Host } from '@/server/providers/kvm2/kvm2';
+import type { Kvm2Host } from '@/server/providers/kvm2/kvm2';
 import type { LibvirtAPI } from '@/server/providers/kvm2/libvirt-api';
 import { offeredVirtType, resolveVirtType } from '@/server/providers/kvm2/virt-type';
 import { createLogger } from '@/server/telemetry/logger';
+import { kvm2Settings } from '@/test/fakes/kvm2-settings';
 
 const hostWith = (virtType?: 'kvm' | 'qemu'): Kvm2Host =>
-  withDefaults(
-    validateProvidersConfig([
-      {
-        name: 'kvm2-home',
-        type: 'kvm2',
-        kvm2: {
-          sshKeyFile: '/k',
-          knownHostsFile: '/kh',
-          machineTypes: { small: { vcpus: 1, memoryMiB: 512 } },
-          hosts: [{ name: 'beelink', address: 'beelink:22', user: 'u', bridge: 'br0', ...(virtType ? { virtType } : {}) }],
-        },
-      },
-    ])[0] as Kvm2Entry,
-  ).hosts[0]!;
+  kvm2Settings({ hosts: [{ name: 'beelink', address: 'beelink:22', user: 'u', bridge: 'br0', ...(virtType ? { virtType } : {}) }] }).hosts[0]!;
 
 const capabilities = (domain: string) =>
   `<domainCapabilities>\n  <path>/usr/bin/qemu-system-x86_64</path>\n  <domain>${domain}</domain>\n  <machine>pc-q35-7.2</machine>\n</domainCapabilities>`;

@@ -3,10 +3,15 @@
 // object (flags plus the call's signal and budget) and returns the useful part of the reply.
 import type { CallOptions, RpcConnection } from './client';
 import { openConnection, type OpenOptions } from './connect';
+import { domainStatsOf, modelText, type DomainStats, type NodeInfo } from './domain-stats';
+import type { DuplexOptions, DuplexStream } from './duplex-stream';
+import { ConsoleBusyError, isLibvirtError } from './errors';
+import type { EventSubscription } from './events';
+import { DomainEventId, NODE_STATS_ALL, StoragePoolEventId } from './flags';
 import type { Domain, StoragePool, StorageVol } from './protocol';
 import type { DownloadOptions, UploadOptions, UploadResult } from './stream';
 
-export type { Domain, StoragePool, StorageVol };
+export type { Domain, DomainStats, DuplexStream, EventSubscription, NodeInfo, StoragePool, StorageVol };
 
 export interface FlagsOptions extends CallOptions {
   flags?: number;
@@ -67,7 +72,39 @@ export interface VolTransferOptions {
   flags?: number;
 }
 
+export interface DomainStatsOptions extends FlagsOptions {
+  /** DomainStatsTypes bits; 0 asks for every group the daemon has. */
+  stats: number;
+  /** Only these domains; empty or absent: every domain the flags select. */
+  doms?: Domain[];
+}
+
+/** A domain's lifecycle change: `event` is DomainEventType, `detail` its *Detail value. */
+export interface DomainLifecycleEvent {
+  dom: Domain;
+  event: number;
+  detail: number;
+}
+
+/** A storage pool's lifecycle change: `event` is StoragePoolEventType. */
+export interface StoragePoolLifecycleEvent {
+  pool: StoragePool;
+  event: number;
+  detail: number;
+}
+
+export interface ConsoleOptions extends DuplexOptions {
+  /** The console device alias; null or absent: the domain's first console. */
+  devName?: string | null;
+  /** DomainConsoleFlags. */
+  flags?: number;
+}
+
 const flagsOf = (options: FlagsOptions): number => options.flags ?? 0;
+
+/** Node stats come as named counters: unsigned hyper values keyed by field ("user", "free", ...). */
+const nodeStatsRecord = (params: Array<{ field: string; value: bigint }>): Record<string, bigint> =>
+  Object.fromEntries(params.map((param) => [param.field, param.value]));
 
 export class LibvirtClient {
   constructor(readonly rpc: RpcConnection) {}
@@ -117,6 +154,88 @@ export class LibvirtClient {
   async connectListAllStoragePools(options: FlagsOptions = {}): Promise<StoragePool[]> {
     return (await this.rpc.call('connectListAllStoragePools', { need_results: 1, flags: flagsOf(options) }, options))
       .pools;
+  }
+
+  /** virConnectGetAllDomainStats / virDomainListGetStats: one call for every domain's stats. */
+  async connectGetAllDomainStats(options: DomainStatsOptions): Promise<DomainStats[]> {
+    const args = { doms: options.doms ?? [], stats: options.stats, flags: flagsOf(options) };
+    return (await this.rpc.call('connectGetAllDomainStats', args, options)).retStats.map(domainStatsOf);
+  }
+
+  /** Subscribes to every domain's lifecycle events (REMOTE_PROC_DOMAIN_EVENT_CALLBACK_LIFECYCLE). */
+  connectDomainEventLifecycleRegister(
+    listener: (event: DomainLifecycleEvent) => void,
+    options: CallOptions & { dom?: Domain | null } = {},
+  ): Promise<EventSubscription> {
+    return this.rpc.subscribe(
+      {
+        register: 'connectDomainEventCallbackRegisterAny',
+        args: { eventID: DomainEventId.Lifecycle, dom: options.dom ?? null },
+        deregister: 'connectDomainEventCallbackDeregisterAny',
+        event: 'domainEventCallbackLifecycle',
+        listener: ({ msg }) => listener(msg),
+      },
+      options,
+    );
+  }
+
+  /** Subscribes to storage pools being defined, started, stopped, deleted, ... */
+  connectStoragePoolEventLifecycleRegister(
+    listener: (event: StoragePoolLifecycleEvent) => void,
+    options: CallOptions & { pool?: StoragePool | null } = {},
+  ): Promise<EventSubscription> {
+    return this.rpc.subscribe(
+      {
+        register: 'connectStoragePoolEventRegisterAny',
+        args: { eventID: StoragePoolEventId.Lifecycle, pool: options.pool ?? null },
+        deregister: 'connectStoragePoolEventDeregisterAny',
+        event: 'storagePoolEventLifecycle',
+        listener: ({ pool, event, detail }) => listener({ pool, event, detail }),
+      },
+      options,
+    );
+  }
+
+  /** Subscribes to storage pool refreshes (virStoragePoolRefresh, or a volume created or deleted). */
+  connectStoragePoolEventRefreshRegister(
+    listener: (event: { pool: StoragePool }) => void,
+    options: CallOptions & { pool?: StoragePool | null } = {},
+  ): Promise<EventSubscription> {
+    return this.rpc.subscribe(
+      {
+        register: 'connectStoragePoolEventRegisterAny',
+        args: { eventID: StoragePoolEventId.Refresh, pool: options.pool ?? null },
+        deregister: 'connectStoragePoolEventDeregisterAny',
+        event: 'storagePoolEventRefresh',
+        listener: ({ pool }) => listener({ pool }),
+      },
+      options,
+    );
+  }
+
+  // ---- node -------------------------------------------------------------------------------------
+
+  async nodeGetInfo(options: CallOptions = {}): Promise<NodeInfo> {
+    const info = await this.rpc.call('nodeGetInfo', undefined, options);
+    const { memory, cpus, mhz, nodes, sockets, cores, threads } = info;
+    return { model: modelText(info.model), memoryKiB: memory, cpus, mhz, nodes, sockets, cores, threads };
+  }
+
+  /**
+   * virNodeGetCPUStats: cumulative nanoseconds by field (user, kernel, idle, iowait on Linux) for
+   * one CPU or all (cpuNum -1). Two calls, as libvirt's own client makes: the count, then the values.
+   */
+  async nodeGetCpuStats(options: FlagsOptions & { cpuNum?: number } = {}): Promise<Record<string, bigint>> {
+    const base = { cpuNum: options.cpuNum ?? NODE_STATS_ALL, flags: flagsOf(options) };
+    const { nparams } = await this.rpc.call('nodeGetCpuStats', { ...base, nparams: 0 }, options);
+    return nodeStatsRecord((await this.rpc.call('nodeGetCpuStats', { ...base, nparams }, options)).params);
+  }
+
+  /** virNodeGetMemoryStats: KiB by field (total, free, buffers, cached on Linux); two calls like the CPU's. */
+  async nodeGetMemoryStats(options: FlagsOptions & { cellNum?: number } = {}): Promise<Record<string, bigint>> {
+    const base = { cellNum: options.cellNum ?? NODE_STATS_ALL, flags: flagsOf(options) };
+    const { nparams } = await this.rpc.call('nodeGetMemoryStats', { ...base, nparams: 0 }, options);
+    return nodeStatsRecord((await this.rpc.call('nodeGetMemoryStats', { ...base, nparams }, options)).params);
   }
 
   // ---- domain -----------------------------------------------------------------------------------
@@ -183,6 +302,21 @@ export class LibvirtClient {
   ): Promise<DomainInterface[]> {
     const args = { dom, source: options.source, flags: flagsOf(options) };
     return (await this.rpc.call('domainInterfaceAddresses', args, options)).ifaces;
+  }
+
+  /**
+   * The domain's serial console as a two-way stream. ConsoleBusyError when another client holds
+   * it: opening with DomainConsoleFlags.Force then takes it over.
+   */
+  async domainOpenConsole(dom: Domain, options: ConsoleOptions = {}): Promise<DuplexStream> {
+    const args = { dom, dev_name: options.devName ?? null, flags: options.flags ?? 0 };
+    try {
+      return await this.rpc.openDuplex('domainOpenConsole', args, options);
+    } catch (err) {
+      // From this procedure, ErrOperationFailed is the qemu driver's "Active console session exists".
+      if (isLibvirtError(err, 'ErrOperationFailed')) throw new ConsoleBusyError(err.procedure, err);
+      throw err;
+    }
   }
 
   // ---- storage pool -----------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import {
   ConnectionKilledError,
   ProtocolError,
 } from './errors';
+import { EventHub, type EventSubscription } from './events';
 import { encodeFrame, FrameDecoder, type Packet } from './framing';
 import { pongFrame, startKeepalive, type KeepaliveOptions } from './keepalive';
 import { KEEPALIVE_PROGRAM, KeepaliveProcedure, MessageType, type MessageTypeValue } from './net-protocol';
@@ -21,11 +22,15 @@ import {
   type ArgsOf,
   type CallName,
   type DownloadName,
+  type DuplexName,
+  type EventName,
+  type EventOf,
   type Procedure,
   type RetOf,
   type UploadName,
 } from './protocol';
 import { decodeReply } from './reply';
+import { openDuplexStream, type DuplexOptions, type DuplexStream } from './duplex-stream';
 import { downloadStream, uploadStream, type DownloadOptions, type UploadOptions, type UploadResult } from './stream';
 import { encodeXdr } from './xdr';
 
@@ -43,7 +48,7 @@ export interface ConnectionOptions {
   defaultTimeoutMs?: number;
   /** Our own keepalive PINGs (libvirt's keepalive program). Off by default: SSH has its own. */
   keepalive?: KeepaliveOptions;
-  /** Unsolicited MESSAGE packets of the remote program (events); ignored when absent. */
+  /** MESSAGE packets of the remote program that no subscription decodes; ignored when absent. */
   onMessage?: (packet: Packet) => void;
   /**
    * Acknowledge replies at once while more calls are in flight (default on): OpenSSH's sshd leaves
@@ -60,6 +65,21 @@ export interface SerialHandler {
 }
 
 export const DEFAULT_CALL_TIMEOUT_MS = 30_000;
+
+/** Calls that register for events: their reply carries the callbackID. */
+export type RegisterName = { [N in CallName]: RetOf<N> extends { callbackID: number } ? N : never }[CallName];
+/** Calls that take a callbackID back. */
+export type DeregisterName = { [N in CallName]: ArgsOf<N> extends { callbackID: number } ? N : never }[CallName];
+
+export interface SubscribeOptions<R extends RegisterName, N extends EventName> {
+  register: R;
+  args: ArgsOf<R>;
+  deregister: DeregisterName;
+  /** The event message the registration produces. */
+  event: N;
+  /** Called for each event, in wire order, synchronously with its arrival. */
+  listener: (message: EventOf<N>) => void;
+}
 
 export class RpcConnection {
   readonly defaultTimeoutMs: number;
@@ -81,10 +101,11 @@ export class RpcConnection {
   private keepaliveTimer: NodeJS.Timeout | undefined;
   private resolveEnded!: (reason: Error) => void;
   private readonly onMessage: ((packet: Packet) => void) | undefined;
+  private readonly events = new EventHub();
   private readonly dispatchByType: Partial<Record<MessageTypeValue, (packet: Packet) => void>> = {
     [MessageType.Reply]: (packet) => this.handlers.get(packet.header.serial)?.onPacket(packet),
     [MessageType.Stream]: (packet) => this.handlers.get(packet.header.serial)?.onPacket(packet),
-    [MessageType.Message]: (packet) => this.onMessage?.(packet),
+    [MessageType.Message]: (packet) => this.onEventMessage(packet),
   };
 
   constructor(
@@ -115,8 +136,37 @@ export class RpcConnection {
   }
 
   call<N extends CallName>(name: N, args: ArgsOf<N>, options: CallOptions = {}): Promise<RetOf<N>> {
+    return this.callThen(name, args, options, (ret) => ret);
+  }
+
+  /**
+   * Registers for events (e.g. connectDomainEventCallbackRegisterAny) and routes the messages
+   * naming the returned callbackID to `listener`, until deregistered or the connection ends.
+   */
+  subscribe<R extends RegisterName, N extends EventName>(
+    subscription: SubscribeOptions<R, N>,
+    options: CallOptions = {},
+  ): Promise<EventSubscription> {
+    const { register, args, deregister, event, listener } = subscription;
+    return this.callThen(register, args, options, (ret) => {
+      const { callbackID } = ret as { callbackID: number };
+      return this.events.add(callbackID, {
+        event,
+        listener,
+        deregister: async () => {
+          if (this.alive) await this.call(deregister, { callbackID } as ArgsOf<typeof deregister>, options);
+        },
+      });
+    });
+  }
+
+  /**
+   * A call whose decoded reply goes through `then` synchronously, before any later packet is
+   * dispatched (so a subscription exists before the first event that follows its reply).
+   */
+  private callThen<N extends CallName, T>(name: N, args: ArgsOf<N>, options: CallOptions, then: (ret: RetOf<N>) => T): Promise<T> {
     const declaration = procedures[name] as Procedure<ArgsOf<N>, RetOf<N>>;
-    return new Promise<RetOf<N>>((resolve, reject) => {
+    return new Promise<T>((resolve, reject) => {
       let serial: number;
       let frame: Buffer;
       try {
@@ -144,7 +194,7 @@ export class RpcConnection {
           this.callsInFlight--;
           budget.clear();
           try {
-            resolve(decodeReply(name, declaration.ret, packet));
+            resolve(then(decodeReply(name, declaration.ret, packet)));
           } catch (err) {
             reject(err);
             if (err instanceof ProtocolError) this.terminate(err);
@@ -172,6 +222,11 @@ export class RpcConnection {
   /** Reads a download stream (e.g. storageVolDownload); the call is made on the first iteration. */
   download<N extends DownloadName>(name: N, args: ArgsOf<N>, options: DownloadOptions = {}): AsyncIterable<Buffer> {
     return downloadStream(this, { name, args, options });
+  }
+
+  /** Opens a two-way stream (domainOpenConsole); see duplex-stream.ts for finish and abort. */
+  openDuplex<N extends DuplexName>(name: N, args: ArgsOf<N>, options: DuplexOptions = {}): Promise<DuplexStream> {
+    return openDuplexStream(this, { name, args, options });
   }
 
   /** Ends the connection now: pending calls and streams fail with ConnectionKilledError. */
@@ -277,6 +332,7 @@ export class RpcConnection {
     const waiters = this.drainWaiters;
     this.drainWaiters = [];
     for (const waiter of waiters) waiter.reject(reason);
+    this.events.fail(reason);
     this.resolveEnded(reason);
   }
 
@@ -325,6 +381,18 @@ export class RpcConnection {
       return;
     }
     handle(packet);
+  }
+
+  private onEventMessage(packet: Packet): void {
+    if (!this.events.handles(packet.header.procedure)) {
+      this.onMessage?.(packet);
+      return;
+    }
+    try {
+      this.events.dispatch(packet);
+    } catch (err) {
+      this.terminate(err as Error);
+    }
   }
 
   private onKeepalive(packet: Packet): void {

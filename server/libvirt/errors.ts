@@ -25,7 +25,7 @@ export interface RemoteErrorFields {
 
 /** An error reported by libvirtd (a REPLY or STREAM packet with status ERROR). */
 export class LibvirtError extends Error {
-  override readonly name = 'LibvirtError';
+  override readonly name: string = 'LibvirtError';
   /** libvirt's virErrorNumber, e.g. 42. */
   readonly code: number;
   /** The stable name of `code`, e.g. 'ErrNoDomain'. */
@@ -58,6 +58,15 @@ export class LibvirtError extends Error {
     this.int1 = fields.int1;
     this.int2 = fields.int2;
   }
+}
+
+/**
+ * DOMAIN_OPEN_CONSOLE refused because another client holds the console (libvirtd answers
+ * ErrOperationFailed, "Active console session exists for this domain"). Opening again with
+ * DomainConsoleFlags.Force takes it over; the other client's stream then fails.
+ */
+export class ConsoleBusyError extends LibvirtError {
+  override readonly name = 'ConsoleBusyError';
 }
 
 /** True when `err` is a LibvirtError with the named code, e.g. isLibvirtError(e, 'ErrNoDomain'). */
@@ -172,6 +181,12 @@ export class UploadSourceError extends RpcError {
   ) {
     super(`upload source failed after ${bytesSent} bytes; the stream was ended cleanly`, options);
   }
+}
+
+/** Data sent into a stream that is already over (finished, aborted, or ended by the daemon). */
+export class StreamClosedError extends RpcError {
+  override readonly name = 'StreamClosedError';
+  readonly code = 'LIBVIRT_STREAM_CLOSED';
 }
 
 /** The connection was closed on purpose with close(); calls made afterwards get this. */

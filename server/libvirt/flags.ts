@@ -89,3 +89,78 @@ export const StorageVolDeleteFlags = { Normal: 0, Zeroed: 1, WithSnapshots: 2 } 
 
 /** virStorageXMLFlags */
 export const StorageXmlFlags = { Inactive: 1 } as const;
+
+/** virDomainStatsTypes: which groups CONNECT_GET_ALL_DOMAIN_STATS returns. */
+export const DomainStatsTypes = {
+  State: 1,
+  CpuTotal: 2,
+  Balloon: 4,
+  Vcpu: 8,
+  Interface: 16,
+  Block: 32,
+  Perf: 64,
+  Iothread: 128,
+  Memory: 256,
+} as const;
+
+/** virConnectGetAllDomainStatsFlags (the filters are ConnectListAllDomainsFlags' values). */
+export const GetAllDomainStatsFlags = {
+  Active: 1,
+  Inactive: 2,
+  Persistent: 4,
+  Transient: 8,
+  Running: 16,
+  Paused: 32,
+  Shutoff: 64,
+  Other: 128,
+  NoWait: 0x20000000,
+  Backing: 0x40000000,
+  EnforceStats: 0x80000000,
+} as const;
+
+/** VIR_NODE_CPU_STATS_ALL_CPUS / VIR_NODE_MEMORY_STATS_ALL_CELLS */
+export const NODE_STATS_ALL = -1;
+
+/** virDomainEventID (the ones this client decodes). */
+export const DomainEventId = { Lifecycle: 0 } as const;
+
+/** virDomainEventType: the `event` of a lifecycle event. */
+export const DomainEventType = {
+  Defined: 0,
+  Undefined: 1,
+  Started: 2,
+  Suspended: 3,
+  Resumed: 4,
+  Stopped: 5,
+  Shutdown: 6,
+  PmSuspended: 7,
+  Crashed: 8,
+} as const;
+
+/** The `detail` values that matter for each event (virDomainEvent*DetailType). */
+export const DomainEventStoppedDetail = {
+  Shutdown: 0,
+  Destroyed: 1,
+  Crashed: 2,
+  Migrated: 3,
+  Saved: 4,
+  Failed: 5,
+  FromSnapshot: 6,
+} as const;
+export const DomainEventSuspendedDetail = { Paused: 0, Migrated: 1, IoError: 2, Watchdog: 3, Restored: 4, FromSnapshot: 5, ApiError: 6 } as const;
+export const DomainEventResumedDetail = { Unpaused: 0, Migrated: 1, FromSnapshot: 2 } as const;
+export const DomainEventStartedDetail = { Booted: 0, Migrated: 1, Restored: 2, FromSnapshot: 3, Wakeup: 4 } as const;
+
+/** virStoragePoolEventID */
+export const StoragePoolEventId = { Lifecycle: 0, Refresh: 1 } as const;
+
+/** virStoragePoolEventLifecycleType */
+export const StoragePoolEventType = { Defined: 0, Undefined: 1, Started: 2, Stopped: 3, Created: 4, Deleted: 5 } as const;
+
+/** virDomainConsoleFlags */
+export const DomainConsoleFlags = {
+  /** Take the console from whoever holds it (their stream fails). */
+  Force: 1,
+  /** Refuse a console whose device cannot be shared safely (anything but a pty). */
+  Safe: 2,
+} as const;

@@ -17,12 +17,21 @@
 //   client errors carry a stable string `code`. Use isLibvirtError(err, 'ErrNoDomain') and
 //   isConnectionLost(err); never match messages.
 // - An upload source that fails ends the stream cleanly; UploadSourceError is thrown afterwards.
+// - Events: connectDomainEventLifecycleRegister(listener) and the storage pool ones return an
+//   EventSubscription whose `ended` settles with the connection's error when it dies; libvirtd
+//   forgets callbacks with their connection, so register again on the next one.
+// - domainOpenConsole(dom) gives a DuplexStream (send keystrokes, read `output`, finish/abort);
+//   ConsoleBusyError when someone else holds the console (DomainConsoleFlags.Force takes it).
 export { LibvirtClient } from './api';
 export type {
+  ConsoleOptions,
   Domain,
   DomainCapabilitiesOptions,
   DomainInfo,
   DomainInterface,
+  DomainLifecycleEvent,
+  DomainStatsOptions,
+  StoragePoolLifecycleEvent,
   FlagsOptions,
   MetadataOptions,
   SetMetadataOptions,
@@ -34,6 +43,9 @@ export type {
 } from './api';
 export { RpcConnection, DEFAULT_CALL_TIMEOUT_MS, type CallOptions, type ConnectionOptions } from './client';
 export { openConnection, type OpenOptions } from './connect';
+export type { BlockStats, DomainStats, InterfaceStats, NodeInfo, TypedParamValue } from './domain-stats';
+export type { DuplexOptions, DuplexStream } from './duplex-stream';
+export type { EventSubscription } from './events';
 export * from './errors';
 export * from './flags';
 export type { KeepaliveOptions } from './keepalive';

@@ -5,6 +5,9 @@
 import { MessageStatus, type MessageHeader, type MessageStatusValue, type MessageTypeValue } from './net-protocol';
 import {
   xdrArray,
+  xdrDouble,
+  xdrFixedArray,
+  xdrHyper,
   xdrInt,
   xdrOpaque,
   xdrOptional,
@@ -13,6 +16,7 @@ import {
   xdrUhyper,
   xdrUhyperNumber,
   xdrUint,
+  xdrUnion,
   xdrVoid,
   type Shape,
   type ShapeValue,
@@ -31,6 +35,9 @@ const REMOTE_AUTH_TYPE_LIST_MAX = 20;
 const REMOTE_DOMAIN_INTERFACE_MAX = 2048;
 const REMOTE_DOMAIN_IP_ADDR_MAX = 2048;
 const VIR_UUID_BUFLEN = 16;
+const REMOTE_NODE_CPU_STATS_MAX = 16;
+const REMOTE_NODE_MEMORY_STATS_MAX = 16;
+const REMOTE_CONNECT_GET_ALL_DOMAIN_STATS_MAX = 4096;
 
 export const nonnullString = xdrString(REMOTE_STRING_MAX); // remote_nonnull_string
 export const optionalString = xdrOptional(nonnullString); // remote_string
@@ -41,7 +48,28 @@ export const nonnullStoragePool = xdrStruct({ name: nonnullString, uuid }); // r
 // remote_nonnull_storage_vol
 export const nonnullStorageVol = xdrStruct({ pool: nonnullString, name: nonnullString, key: nonnullString });
 
+export const optionalDomain = xdrOptional(nonnullDomain); // remote_domain
+export const optionalStoragePool = xdrOptional(nonnullStoragePool); // remote_storage_pool
+
+/** virTypedParameterType: the discriminant of remote_typed_param_value. */
+export const TypedParamType = { Int: 1, Uint: 2, Llong: 3, Ullong: 4, Double: 5, Boolean: 6, String: 7 } as const;
+
+// union remote_typed_param_value switch (int type)
+const typedParamValue = xdrUnion({
+  [TypedParamType.Int]: xdrInt,
+  [TypedParamType.Uint]: xdrUint,
+  [TypedParamType.Llong]: xdrHyper,
+  [TypedParamType.Ullong]: xdrUhyper,
+  [TypedParamType.Double]: xdrDouble,
+  [TypedParamType.Boolean]: xdrInt,
+  [TypedParamType.String]: nonnullString,
+});
+export const typedParam = xdrStruct({ field: nonnullString, value: typedParamValue }); // remote_typed_param
+// remote_node_get_cpu_stats and remote_node_get_memory_stats (identical)
+const nodeStatsParam = xdrStruct({ field: nonnullString, value: xdrUhyper });
+
 export type Domain = ShapeValue<typeof nonnullDomain>;
+export type TypedParam = ShapeValue<typeof typedParam>;
 export type StoragePool = ShapeValue<typeof nonnullStoragePool>;
 export type StorageVol = ShapeValue<typeof nonnullStorageVol>;
 
@@ -78,14 +106,15 @@ const volTransferArgs = xdrStruct({
 
 // ---- the procedure table ----------------------------------------------------------------------
 
-export type StreamDirection = 'upload' | 'download';
+/** writestream, readstream, or both at once (a console: keystrokes in, output out). */
+export type StreamDirection = 'upload' | 'download' | 'duplex';
 
 export interface Procedure<A, R> {
   /** REMOTE_PROC_* number. */
   readonly proc: number;
   readonly args: Shape<A>;
   readonly ret: Shape<R>;
-  /** writestream (upload) or readstream (download) in remote_protocol.x terms. */
+  /** writestream (upload), readstream (download), or a console's two-way stream (duplex). */
   readonly stream?: StreamDirection;
 }
 
@@ -105,6 +134,21 @@ export const procedures = {
   connectOpen: declare(1, xdrStruct({ name: optionalString, flags: xdrUint }), xdrVoid),
   // void -> void
   connectClose: declare(2, xdrVoid, xdrVoid),
+  // void -> remote_node_get_info_ret (char model[32]: each char a 4-byte int on the wire)
+  nodeGetInfo: declare(
+    6,
+    xdrVoid,
+    xdrStruct({
+      model: xdrFixedArray(xdrInt, 32),
+      memory: xdrUhyper,
+      cpus: xdrInt,
+      mhz: xdrInt,
+      nodes: xdrInt,
+      sockets: xdrInt,
+      cores: xdrInt,
+      threads: xdrInt,
+    }),
+  ),
   // void -> remote_connect_get_capabilities_ret
   connectGetCapabilities: declare(7, xdrVoid, xdrStruct({ capabilities: nonnullString })),
   // remote_domain_get_xml_desc_args -> remote_domain_get_xml_desc_ret
@@ -161,12 +205,31 @@ export const procedures = {
   storageVolGetPath: declare(100, volArgs, xdrStruct({ name: nonnullString })),
   // void -> remote_connect_get_lib_version_ret
   connectGetLibVersion: declare(157, xdrVoid, xdrStruct({ lib_ver: xdrUhyperNumber })),
+  // remote_domain_open_console_args -> void, then a stream both ways (the .x says readstream)
+  domainOpenConsole: declare(
+    201,
+    xdrStruct({ dom: nonnullDomain, dev_name: optionalString, flags: xdrUint }),
+    xdrVoid,
+    'duplex',
+  ),
   // remote_storage_vol_upload_args -> void, then a writestream
   storageVolUpload: declare(208, volTransferArgs, xdrVoid, 'upload'),
   // remote_storage_vol_download_args -> void, then a readstream
   storageVolDownload: declare(209, volTransferArgs, xdrVoid, 'download'),
   // remote_domain_get_state_args -> remote_domain_get_state_ret
   domainGetState: declare(212, domFlagsArgs, xdrStruct({ state: xdrInt, reason: xdrInt })),
+  // remote_node_get_cpu_stats_args -> remote_node_get_cpu_stats_ret
+  nodeGetCpuStats: declare(
+    227,
+    xdrStruct({ cpuNum: xdrInt, nparams: xdrInt, flags: xdrUint }),
+    xdrStruct({ params: xdrArray(nodeStatsParam, REMOTE_NODE_CPU_STATS_MAX), nparams: xdrInt }),
+  ),
+  // remote_node_get_memory_stats_args -> remote_node_get_memory_stats_ret
+  nodeGetMemoryStats: declare(
+    228,
+    xdrStruct({ nparams: xdrInt, cellNum: xdrInt, flags: xdrUint }),
+    xdrStruct({ params: xdrArray(nodeStatsParam, REMOTE_NODE_MEMORY_STATS_MAX), nparams: xdrInt }),
+  ),
   // remote_domain_undefine_flags_args -> void
   domainUndefineFlags: declare(231, domFlagsArgs, xdrVoid),
   // remote_domain_set_metadata_args -> void
@@ -206,6 +269,14 @@ export const procedures = {
     xdrStruct({ pool: nonnullStoragePool, need_results: xdrInt, flags: xdrUint }),
     xdrStruct({ vols: xdrArray(nonnullStorageVol, REMOTE_STORAGE_VOL_LIST_MAX), ret: xdrUint }),
   ),
+  // remote_connect_domain_event_callback_register_any_args -> ..._ret (dom null: every domain)
+  connectDomainEventCallbackRegisterAny: declare(
+    316,
+    xdrStruct({ eventID: xdrInt, dom: optionalDomain }),
+    xdrStruct({ callbackID: xdrInt }),
+  ),
+  // remote_connect_domain_event_callback_deregister_any_args -> void
+  connectDomainEventCallbackDeregisterAny: declare(317, xdrStruct({ callbackID: xdrInt }), xdrVoid),
   // remote_connect_get_domain_capabilities_args -> remote_connect_get_domain_capabilities_ret
   connectGetDomainCapabilities: declare(
     342,
@@ -218,6 +289,19 @@ export const procedures = {
     }),
     xdrStruct({ capabilities: nonnullString }),
   ),
+  // remote_connect_get_all_domain_stats_args -> remote_connect_get_all_domain_stats_ret
+  // (doms empty: every domain the flags select)
+  connectGetAllDomainStats: declare(
+    344,
+    xdrStruct({ doms: xdrArray(nonnullDomain, REMOTE_DOMAIN_LIST_MAX), stats: xdrUint, flags: xdrUint }),
+    xdrStruct({
+      // remote_domain_stats_record
+      retStats: xdrArray(
+        xdrStruct({ dom: nonnullDomain, params: xdrArray(typedParam, REMOTE_CONNECT_GET_ALL_DOMAIN_STATS_MAX) }),
+        REMOTE_DOMAIN_LIST_MAX,
+      ),
+    }),
+  ),
   // remote_domain_define_xml_flags_args -> remote_domain_define_xml_flags_ret
   domainDefineXmlFlags: declare(350, xdrStruct({ xml: nonnullString, flags: xdrUint }), domRet),
   // remote_domain_interface_addresses_args -> remote_domain_interface_addresses_ret
@@ -226,6 +310,14 @@ export const procedures = {
     xdrStruct({ dom: nonnullDomain, source: xdrUint, flags: xdrUint }),
     xdrStruct({ ifaces: xdrArray(domainInterface, REMOTE_DOMAIN_INTERFACE_MAX) }),
   ),
+  // remote_connect_storage_pool_event_register_any_args -> ..._ret (pool null: every pool)
+  connectStoragePoolEventRegisterAny: declare(
+    368,
+    xdrStruct({ eventID: xdrInt, pool: optionalStoragePool }),
+    xdrStruct({ callbackID: xdrInt }),
+  ),
+  // remote_connect_storage_pool_event_deregister_any_args -> void
+  connectStoragePoolEventDeregisterAny: declare(369, xdrStruct({ callbackID: xdrInt }), xdrVoid),
 } as const;
 
 export type Procedures = typeof procedures;
@@ -236,10 +328,43 @@ export type RetOf<N extends ProcedureName> = ShapeValue<Procedures[N]['ret']>;
 export type CallName = { [N in ProcedureName]: Procedures[N] extends { stream: StreamDirection } ? never : N }[ProcedureName];
 export type UploadName = { [N in ProcedureName]: Procedures[N] extends { stream: 'upload' } ? N : never }[ProcedureName];
 export type DownloadName = { [N in ProcedureName]: Procedures[N] extends { stream: 'download' } ? N : never }[ProcedureName];
+export type DuplexName = { [N in ProcedureName]: Procedures[N] extends { stream: 'duplex' } ? N : never }[ProcedureName];
 
-const byNumber = new Map<number, ProcedureName>(
-  (Object.keys(procedures) as ProcedureName[]).map((name) => [procedures[name].proc, name]),
-);
+// ---- event messages ---------------------------------------------------------------------------
+// MESSAGE packets the daemon sends on its own (serial 0, no reply), each for the callbackID a
+// REGISTER_ANY call returned.
+
+export interface EventMessage<M> {
+  /** REMOTE_PROC_* number of the message. */
+  readonly proc: number;
+  readonly msg: Shape<M>;
+}
+
+const declareEvent = <M>(proc: number, msg: Shape<M>): EventMessage<M> => ({ proc, msg });
+
+export const eventMessages = {
+  // remote_domain_event_callback_lifecycle_msg (wrapping remote_domain_event_lifecycle_msg)
+  domainEventCallbackLifecycle: declareEvent(
+    318,
+    xdrStruct({ callbackID: xdrInt, msg: xdrStruct({ dom: nonnullDomain, event: xdrInt, detail: xdrInt }) }),
+  ),
+  // remote_storage_pool_event_lifecycle_msg
+  storagePoolEventLifecycle: declareEvent(
+    370,
+    xdrStruct({ callbackID: xdrInt, pool: nonnullStoragePool, event: xdrInt, detail: xdrInt }),
+  ),
+  // remote_storage_pool_event_refresh_msg
+  storagePoolEventRefresh: declareEvent(373, xdrStruct({ callbackID: xdrInt, pool: nonnullStoragePool })),
+} as const;
+
+export type EventMessages = typeof eventMessages;
+export type EventName = keyof EventMessages;
+export type EventOf<N extends EventName> = ShapeValue<EventMessages[N]['msg']>;
+
+const byNumber = new Map<number, string>([
+  ...(Object.keys(procedures) as ProcedureName[]).map((name) => [procedures[name].proc, name] as const),
+  ...(Object.keys(eventMessages) as EventName[]).map((name) => [eventMessages[name].proc, name] as const),
+]);
 
 /** The table's name for a REMOTE_PROC_* number, or `proc#N` for one this client does not declare. */
 export function procedureName(proc: number): string {

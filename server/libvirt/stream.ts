@@ -7,9 +7,9 @@ import { EncodeError, ProtocolError, UploadSourceError } from './errors';
 import { encodeFrame, encodeHeader, type Packet } from './framing';
 import { Inbox } from './inbox';
 import { LEGACY_PAYLOAD_MAX, MessageStatus, MessageType, PAYLOAD_MAX, type MessageStatusValue } from './net-protocol';
-import { procedures, remoteHeader, type ArgsOf, type DownloadName, type UploadName } from './protocol';
+import { procedures, remoteHeader, type ArgsOf, type DownloadName, type DuplexName, type UploadName } from './protocol';
 import { decodeReply, libvirtErrorOf } from './reply';
-import { encodeXdr, xdrVoid } from './xdr';
+import { encodeXdr, xdrVoid, type Shape } from './xdr';
 
 export interface UploadOptions extends CallOptions {
   /** Payload bytes per STREAM packet. Default 256 KiB, as libvirtd sends; at most 16 MiB - 24. */
@@ -31,7 +31,7 @@ export interface DownloadOptions extends CallOptions {
   highWaterMark?: number;
 }
 
-type StreamHost = Pick<
+export type StreamHost = Pick<
   RpcConnection,
   | 'alive'
   | 'assertUsable'
@@ -48,7 +48,7 @@ type StreamHost = Pick<
 const DEFAULT_DOWNLOAD_HIGH_WATER = 8 * 1024 * 1024;
 const PACKETS_PER_YIELD = 64;
 
-interface OpenedStream {
+export interface OpenedStream {
   serial: number;
   inbox: Inbox;
   /** Data packets libvirtd sent before the REPLY (its stream event can beat the reply). */
@@ -56,18 +56,20 @@ interface OpenedStream {
   /** Awaits `work` unless the stream fails first; the stream's own failure wins over a side effect of it. */
   settle<T>(work: Promise<T>): Promise<T>;
   packet(status: MessageStatusValue, payload?: Uint8Array): Buffer;
+  /** The open is over: its budget no longer applies (a console lives as long as it is used). */
+  endBudget(): void;
   close(): void;
 }
 
 /** Sends the CALL and waits for its REPLY; the stream's serial then carries the data. */
-async function openStream(
+export async function openStream<N extends UploadName | DownloadName | DuplexName>(
   host: StreamHost,
-  call: { name: UploadName | DownloadName; args: ArgsOf<UploadName>; options: CallOptions; inbox: Inbox },
+  call: { name: N; args: ArgsOf<N>; options: CallOptions; inbox: Inbox },
 ): Promise<OpenedStream> {
   const { name, inbox, options } = call;
   const procedure = procedures[name].proc;
   host.assertUsable(name, options);
-  const callPayload = encodeXdr(procedures[name].args, call.args);
+  const callPayload = encodeXdr(procedures[name].args as Shape<ArgsOf<N>>, call.args);
   const serial = host.allocateSerial();
   host.register(serial, { onPacket: (packet) => inbox.push(packet), fail: (err) => inbox.fail(err) });
   const budget = host.startBudget({ procedure: name, serial, options, reject: (err) => inbox.fail(err) });
@@ -77,6 +79,7 @@ async function openStream(
     early: [],
     settle: (work) => inbox.settle(work),
     packet: (status, payload) => encodeFrame(remoteHeader({ procedure, type: MessageType.Stream, serial, status }), payload),
+    endBudget: () => budget.clear(),
     close: () => {
       budget.clear();
       host.unregister(serial);

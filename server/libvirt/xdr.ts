@@ -7,12 +7,14 @@ import { EncodeError, ProtocolError } from './errors';
 export const XDR_STRING_MAX = 4 * 1024 * 1024;
 
 export type ShapeInfo =
-  | { kind: 'void' | 'int' | 'uint' | 'bool' | 'hyper' | 'uhyper' | 'uhyperNumber' }
+  | { kind: 'void' | 'int' | 'uint' | 'bool' | 'hyper' | 'uhyper' | 'uhyperNumber' | 'double' }
   | { kind: 'string'; max: number }
   | { kind: 'opaque'; fixed: number }
   | { kind: 'bytes'; max: number }
   | { kind: 'optional'; of: Shape<unknown> }
   | { kind: 'array'; of: Shape<unknown>; max: number }
+  | { kind: 'fixedArray'; of: Shape<unknown>; length: number }
+  | { kind: 'union'; arms: ReadonlyArray<readonly [number, Shape<unknown>]> }
   | { kind: 'struct'; fields: ReadonlyArray<readonly [string, Shape<unknown>]> };
 
 export interface Shape<T> {
@@ -67,6 +69,11 @@ export class XdrWriter {
     this.offset = this.buffer.writeBigUInt64BE(value, this.offset);
   }
 
+  double(value: number): void {
+    this.reserve(8);
+    this.offset = this.buffer.writeDoubleBE(value, this.offset);
+  }
+
   /** Raw bytes followed by zero padding to the next 4-byte boundary. */
   padded(bytes: Uint8Array): void {
     const padding = pad(bytes.length);
@@ -114,6 +121,10 @@ export class XdrReader {
 
   uhyper(): bigint {
     return this.buffer.readBigUInt64BE(this.take(8, 'unsigned hyper'));
+  }
+
+  double(): number {
+    return this.buffer.readDoubleBE(this.take(8, 'double'));
   }
 
   /** `length` raw bytes (a view, not a copy) and their padding. */
@@ -181,6 +192,13 @@ export const xdrUhyper: Shape<bigint> = {
   info: { kind: 'uhyper' },
   encode: (w, v) => w.uhyper(v),
   decode: (r) => r.uhyper(),
+};
+
+/** IEEE 754 double precision, big-endian (XDR `double`). */
+export const xdrDouble: Shape<number> = {
+  info: { kind: 'double' },
+  encode: (w, v) => w.double(v),
+  decode: (r) => r.double(),
 };
 
 /** An unsigned hyper that is a byte count or a version: a plain number, refused past 2^53. */
@@ -275,6 +293,43 @@ export function xdrArray<T>(of: Shape<T>, max: number): Shape<T[]> {
       const items: T[] = [];
       for (let i = 0; i < count; i++) items.push(of.decode(r));
       return items;
+    },
+  };
+}
+
+/** Fixed-length array T[n], e.g. `char model[32]` (rpcgen sends each char as a 4-byte int). */
+export function xdrFixedArray<T>(of: Shape<T>, length: number): Shape<T[]> {
+  return {
+    info: { kind: 'fixedArray', of: of as Shape<unknown>, length },
+    encode: (w, v) => {
+      if (v.length !== length) throw new EncodeError(`fixed array of ${length} elements given ${v.length}`);
+      for (const item of v) of.encode(w, item);
+    },
+    decode: (r) => Array.from({ length }, () => of.decode(r)),
+  };
+}
+
+type UnionValue<A extends Record<number, Shape<unknown>>> = {
+  [K in keyof A & number]: { type: K; value: A[K] extends Shape<infer T> ? T : never };
+}[keyof A & number];
+
+/** A discriminated union `switch (int type)`: the discriminant, then the arm it selects. */
+export function xdrUnion<A extends Record<number, Shape<unknown>>>(arms: A): Shape<UnionValue<A>> {
+  const entries = Object.entries(arms).map(([key, shape]) => [Number(key), shape] as const);
+  const byType = new Map<number, Shape<unknown>>(entries);
+  return {
+    info: { kind: 'union', arms: entries },
+    encode: (w, v) => {
+      const arm = byType.get(v.type);
+      if (!arm) throw new EncodeError(`union has no arm for discriminant ${v.type}`);
+      w.int(v.type);
+      arm.encode(w, v.value);
+    },
+    decode: (r) => {
+      const type = r.int();
+      const arm = byType.get(type);
+      if (!arm) throw new ProtocolError(`union has no arm for discriminant ${type}`);
+      return { type, value: arm.decode(r) } as UnionValue<A>;
     },
   };
 }

@@ -21,6 +21,8 @@ export function arbitraryFor(shape: Shape<unknown>): fc.Arbitrary<unknown> {
       return fc.bigInt({ min: -(2n ** 63n), max: 2n ** 63n - 1n });
     case 'uhyper':
       return fc.bigInt({ min: 0n, max: 2n ** 64n - 1n });
+    case 'double':
+      return fc.double({ noNaN: true });
     case 'uhyperNumber':
       return fc.integer({ min: 0, max: Number.MAX_SAFE_INTEGER });
     case 'string':
@@ -33,6 +35,10 @@ export function arbitraryFor(shape: Shape<unknown>): fc.Arbitrary<unknown> {
       return fc.option(arbitraryFor(info.of), { nil: null });
     case 'array':
       return fc.array(arbitraryFor(info.of), { maxLength: Math.min(info.max, SMALL) });
+    case 'fixedArray':
+      return fc.array(arbitraryFor(info.of), { minLength: info.length, maxLength: info.length });
+    case 'union':
+      return fc.oneof(...info.arms.map(([type, arm]) => arbitraryFor(arm).map((value) => ({ type, value }))));
     case 'struct':
       return fc.record(Object.fromEntries(info.fields.map(([name, field]) => [name, arbitraryFor(field)])));
   }

@@ -55,7 +55,7 @@ export class FakeHostBackend implements HostBackend {
   }
 
   async closeAll(): Promise<void> {
-    for (const connection of this.pooledByHost.values()) connection.alive = false;
+    for (const connection of this.pooledByHost.values()) connection.kill('closed by closeAll');
     this.pooledByHost.clear();
   }
 }

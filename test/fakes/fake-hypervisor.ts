@@ -97,6 +97,12 @@ const uuid = () => randomBytes(16);
 export const uploadPacketBytes = 256 * 1024;
 const gib = 1024 ** 3;
 
+/** An event subscription of one fake connection: what the hypervisor's emit* calls reach. */
+export interface FakeEventListener {
+  kind: 'domainLifecycle' | 'poolLifecycle' | 'poolRefresh';
+  deliver: (event: unknown) => void;
+}
+
 /** One libvirtd: what every connection to it sees. */
 export class FakeHypervisor {
   readonly pools = new Map<string, FakePool>();
@@ -107,6 +113,8 @@ export class FakeHypervisor {
   /** virt types the domain capabilities offer */
   virtTypes: string[] = ['qemu', 'kvm'];
   uploadHook: ((info: UploadHookInfo) => void) | undefined;
+  /** Live event subscriptions of every connection (fake-libvirt.ts adds and removes them). */
+  readonly eventListeners = new Set<FakeEventListener>();
   private readonly injections = new Map<FakeMethod, Injection[]>();
   private readonly gates: Array<{ method: FakeMethod; subject?: string; arrived: () => void; opened: Promise<void> }> = [];
   private failingCall: { index: number; error: () => Error } | undefined;
@@ -164,6 +172,25 @@ export class FakeHypervisor {
     };
     this.domains.set(domain.name, domain);
     return domain;
+  }
+
+  /** Sends a lifecycle event about `name` (DomainEventType, detail) to every subscription, as libvirtd does. */
+  emitDomainLifecycle(name: string, event: number, detail = 0): void {
+    const domain = this.domains.get(name);
+    const dom = { name, uuid: domain?.uuid ?? Buffer.alloc(16), id: domain ? this.domainIdOf(domain) : -1 };
+    this.emit('domainLifecycle', { dom, event, detail });
+  }
+
+  emitPoolLifecycle(name: string, event: number, detail = 0): void {
+    this.emit('poolLifecycle', { pool: { name, uuid: this.pool(name).uuid }, event, detail });
+  }
+
+  emitPoolRefresh(name: string): void {
+    this.emit('poolRefresh', { pool: { name, uuid: this.pool(name).uuid } });
+  }
+
+  private emit(kind: FakeEventListener['kind'], event: unknown): void {
+    for (const listener of [...this.eventListeners]) if (listener.kind === kind) listener.deliver(event);
   }
 
   domainIdOf(domain: FakeDomain): number {

@@ -5,6 +5,8 @@
 // part way; every RPC lands in the hypervisor's call log with the connection it ran on.
 import {
   ConnectionKilledError,
+  DomainEventStoppedDetail,
+  DomainEventType,
   DomainInterfaceAddressesSource,
   DomainMetadataType,
   DomainState,
@@ -14,7 +16,12 @@ import {
   UploadSourceError,
   type Domain,
   type DomainInterface,
+  type DomainLifecycleEvent,
+  type DomainStats,
+  type DomainStatsOptions,
+  type EventSubscription,
   type StoragePool,
+  type StoragePoolLifecycleEvent,
   type StorageVol,
 } from '@/server/libvirt';
 import type { LibvirtAPI } from '@/server/providers/kvm2/libvirt-api';
@@ -26,6 +33,7 @@ import {
   uploadPacketBytes,
   type AddressAnswer,
   type FakeDomain,
+  type FakeEventListener,
   type FakePool,
   type FakeVolume,
   type FakeMethod,
@@ -73,10 +81,50 @@ export class FakeConnection implements LibvirtAPI {
     readonly label = 'pooled',
   ) {}
 
-  /** Ends the connection the way a killed link does: later calls fail with ConnectionKilledError. */
+  private readonly subscriptions = new Set<{ listener: FakeEventListener; end: (reason: Error | null) => void }>();
+  private nextCallbackID = 1;
+
+  /** Ends the connection the way a killed link does: later calls fail, subscriptions end, with ConnectionKilledError. */
   kill(reason = 'killed by the test'): void {
     this.alive = false;
     this.killReason = reason;
+    const error = new ConnectionKilledError(reason);
+    for (const subscription of [...this.subscriptions]) subscription.end(error);
+  }
+
+  /** Subscriptions this connection holds (ended ones drop out). */
+  get subscriptionCount(): number {
+    return this.subscriptions.size;
+  }
+
+  private async register(method: FakeMethod, kind: FakeEventListener['kind'], deliver: (event: unknown) => void): Promise<EventSubscription> {
+    await this.enter(method);
+    let end!: (reason: Error | null) => void;
+    const ended = new Promise<Error | null>((resolve) => (end = resolve));
+    const listener: FakeEventListener = { kind, deliver };
+    const subscription = {
+      listener,
+      end: (reason: Error | null) => {
+        this.subscriptions.delete(subscription);
+        this.hypervisor.eventListeners.delete(listener);
+        end(reason);
+      },
+    };
+    this.subscriptions.add(subscription);
+    this.hypervisor.eventListeners.add(listener);
+    return { callbackID: this.nextCallbackID++, ended, deregister: async () => subscription.end(null) };
+  }
+
+  connectDomainEventLifecycleRegister(listener: (event: DomainLifecycleEvent) => void): Promise<EventSubscription> {
+    return this.register('connectDomainEventLifecycleRegister', 'domainLifecycle', (event) => listener(event as DomainLifecycleEvent));
+  }
+
+  connectStoragePoolEventLifecycleRegister(listener: (event: StoragePoolLifecycleEvent) => void): Promise<EventSubscription> {
+    return this.register('connectStoragePoolEventLifecycleRegister', 'poolLifecycle', (event) => listener(event as StoragePoolLifecycleEvent));
+  }
+
+  connectStoragePoolEventRefreshRegister(listener: (event: { pool: StoragePool }) => void): Promise<EventSubscription> {
+    return this.register('connectStoragePoolEventRefreshRegister', 'poolRefresh', (event) => listener(event as { pool: StoragePool }));
   }
 
   private killReason = '';
@@ -154,6 +202,17 @@ export class FakeConnection implements LibvirtAPI {
     return [...this.hypervisor.domains.values()].map((domain) => this.domainRef(domain));
   }
 
+  /** The state group only (what the provider asks for), for every domain or the ones named. */
+  async connectGetAllDomainStats(options: DomainStatsOptions): Promise<DomainStats[]> {
+    await this.enter('connectGetAllDomainStats');
+    const names = options.doms?.length ? options.doms.map((dom) => dom.name) : [...this.hypervisor.domains.keys()];
+    return names.flatMap((name) => {
+      const domain = this.hypervisor.domains.get(name);
+      if (!domain) return [];
+      return [{ dom: this.domainRef(domain), params: { 'state.state': domain.state, 'state.reason': 0 }, state: { state: domain.state, reason: 0 } }];
+    });
+  }
+
   async connectListAllStoragePools(): Promise<StoragePool[]> {
     await this.enter('connectListAllStoragePools');
     return [...this.hypervisor.pools.values()].map((pool) => ({ name: pool.name, uuid: pool.uuid }));
@@ -189,6 +248,7 @@ export class FakeConnection implements LibvirtAPI {
       }
     }
     domain.state = domain.startsAs;
+    this.hypervisor.emitDomainLifecycle(domain.name, DomainEventType.Started);
   }
 
   async domainDestroy(ref: Domain): Promise<void> {
@@ -196,6 +256,7 @@ export class FakeConnection implements LibvirtAPI {
     const domain = this.findDomain('domainDestroy', ref.name);
     if (!isActive(domain.state)) throw libvirtError('ErrOperationInvalid', 'Requested operation is not valid: domain is not running', 'domainDestroy');
     domain.state = DomainState.Shutoff;
+    this.hypervisor.emitDomainLifecycle(domain.name, DomainEventType.Stopped, DomainEventStoppedDetail.Destroyed);
     if (!domain.persistent) this.hypervisor.domains.delete(domain.name);
   }
 

@@ -9,7 +9,7 @@ import { DomainEventStoppedDetail, DomainEventType, StoragePoolEventType } from 
 import type { Packet } from '@/server/libvirt/framing';
 import { MessageType } from '@/server/libvirt/net-protocol';
 import { eventMessages, procedures, type EventName, type EventOf } from '@/server/libvirt/protocol';
-import { decodeXdr, encodeXdr } from '@/server/libvirt/xdr';
+import { decodeXdr, encodeXdr, type Shape } from '@/server/libvirt/xdr';
 import { FakePeer } from './rpc-fake-peer';
 
 const dom = { name: 'web-1', uuid: Buffer.alloc(16, 1), id: 4 };
@@ -23,7 +23,7 @@ function setup() {
 
 function sendEvent<N extends EventName>(peer: FakePeer, name: N, message: EventOf<N>): void {
   const { proc, msg } = eventMessages[name];
-  peer.send({ procedure: proc, type: MessageType.Message, serial: 0 }, encodeXdr(msg, message));
+  peer.send({ procedure: proc, type: MessageType.Message, serial: 0 }, encodeXdr(msg as Shape<EventOf<N>>, message));
 }
 
 /** Answers the REGISTER call with `callbackID` and returns the call's packet. */
@@ -183,7 +183,7 @@ describe('event subscriptions', () => {
 /** The bytes `send` would push, captured instead of sent. */
 function frameOf(send: () => void, peer: FakePeer): Buffer {
   const original = peer.sendRaw.bind(peer);
-  let captured = Buffer.alloc(0);
+  let captured: Buffer = Buffer.alloc(0);
   peer.sendRaw = (bytes: Buffer) => {
     captured = bytes;
   };

@@ -51,6 +51,27 @@ export const rpcCalls: { [M in RpcMethod]: RpcCall<M> } = {
     optionsAt: 0,
     detail: (_args, pools) => ({ pools: pools?.map((pool) => pool.name) }),
   },
+  connectGetAllDomainStats: {
+    name: 'ConnectGetAllDomainStats',
+    optionsAt: 0,
+    detail: ([options], stats) => ({ stats: options.stats, domains: stats?.map((record) => record.dom.name) }),
+  },
+  // Registrations for events: the subscription they return lives as long as its connection.
+  connectDomainEventLifecycleRegister: {
+    name: 'ConnectDomainEventCallbackRegisterAny',
+    optionsAt: 1,
+    detail: (_args, subscription) => ({ event: 'lifecycle', callbackID: subscription?.callbackID }),
+  },
+  connectStoragePoolEventLifecycleRegister: {
+    name: 'ConnectStoragePoolEventRegisterAny',
+    optionsAt: 1,
+    detail: (_args, subscription) => ({ event: 'lifecycle', callbackID: subscription?.callbackID }),
+  },
+  connectStoragePoolEventRefreshRegister: {
+    name: 'ConnectStoragePoolEventRegisterAny',
+    optionsAt: 1,
+    detail: (_args, subscription) => ({ event: 'refresh', callbackID: subscription?.callbackID }),
+  },
   domainLookupByName: { name: 'DomainLookupByName', optionsAt: 1, ids: ([name]) => ({ domain: name }) },
   domainDefineXmlFlags: {
     name: 'DomainDefineXMLFlags',

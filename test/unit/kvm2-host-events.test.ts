@@ -1,0 +1,126 @@
+// Host event subscriptions keep flowing across redials: registered on the pooled connection,
+// registered again on the next one after that connection dies (libvirtd forgets callbacks with
+// their connection), retried with backoff while the host is unreachable, and gone after close.
+import { describe, expect, it } from 'vitest';
+import { DomainEventType, StoragePoolEventType, type DomainLifecycleEvent } from '@/server/libvirt';
+import { subscribeHostEvents, type HostEventHandlers } from '@/server/providers/kvm2/host-events';
+import { createLogger } from '@/server/telemetry/logger';
+import { FakeHostBackend } from '@/test/fakes/fake-host-backend';
+import { FakeHypervisor } from '@/test/fakes/fake-libvirt';
+
+const logger = createLogger({ level: 'silent' });
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 2_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+function setup(extra: Partial<HostEventHandlers> = {}) {
+  const hypervisor = new FakeHypervisor();
+  hypervisor.addDomain({ name: 'web-1' });
+  const backend = new FakeHostBackend({ h1: hypervisor });
+  const events: DomainLifecycleEvent[] = [];
+  const subscribed: boolean[] = [];
+  const lost: Error[] = [];
+  const subscription = subscribeHostEvents({
+    backend,
+    host: 'h1',
+    logger,
+    retryMs: 5,
+    maxRetryMs: 20,
+    handlers: {
+      onDomainLifecycle: (event) => events.push(event),
+      onSubscribed: ({ resubscribed }) => subscribed.push(resubscribed),
+      onLost: ({ error }) => lost.push(error),
+      ...extra,
+    },
+  });
+  return { hypervisor, backend, events, subscribed, lost, subscription };
+}
+
+const eventsOf = (events: DomainLifecycleEvent[]) => events.map((event) => `${event.dom.name}:${event.event}:${event.detail}`);
+
+describe('host event subscriptions', () => {
+  it('delivers lifecycle events from the pooled connection', async () => {
+    const { hypervisor, events, subscribed, subscription } = setup();
+    await until(() => subscribed.length === 1, 'the first registration');
+    expect(subscribed).toEqual([false]);
+    hypervisor.emitDomainLifecycle('web-1', DomainEventType.Suspended);
+    hypervisor.emitDomainLifecycle('web-1', DomainEventType.Stopped, 1);
+    expect(eventsOf(events)).toEqual(['web-1:3:0', 'web-1:5:1']);
+    await subscription.close();
+  });
+
+  it('registers again on the next connection after the pooled one dies, and events flow again', async () => {
+    const { hypervisor, backend, events, subscribed, lost, subscription } = setup();
+    await until(() => subscribed.length === 1, 'the first registration');
+    backend.pooledConnection('h1')?.kill('libvirtd restarted');
+    hypervisor.emitDomainLifecycle('web-1', DomainEventType.Started); // nobody registered: lost, as on a real host
+    await until(() => subscribed.length === 2, 'the registration on the redialled connection');
+    expect(subscribed).toEqual([false, true]);
+    expect(lost.map((error) => error.message)).toEqual(['libvirt connection killed: libvirtd restarted']);
+    expect(backend.pooledDials).toBe(2);
+    hypervisor.emitDomainLifecycle('web-1', DomainEventType.Resumed);
+    expect(eventsOf(events)).toEqual(['web-1:4:0']);
+    await subscription.close();
+  });
+
+  it('keeps retrying, with backoff, while the host is unreachable, then subscribes', async () => {
+    const hypervisor = new FakeHypervisor();
+    const backend = new FakeHostBackend({ h1: hypervisor });
+    backend.unreachable.add('h1');
+    const subscribed: boolean[] = [];
+    const subscription = subscribeHostEvents({
+      backend,
+      host: 'h1',
+      logger,
+      retryMs: 5,
+      maxRetryMs: 10,
+      handlers: { onDomainLifecycle: () => undefined, onSubscribed: ({ resubscribed }) => subscribed.push(resubscribed) },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 40));
+    expect(subscribed).toEqual([]);
+    backend.unreachable.delete('h1');
+    await until(() => subscribed.length === 1, 'the registration once reachable');
+    await subscription.close();
+  });
+
+  it('registers the storage pool lifecycle and refresh events it has handlers for', async () => {
+    const pools: string[] = [];
+    const { hypervisor, subscribed, subscription } = setup({
+      onStoragePoolLifecycle: ({ pool, event }) => pools.push(`${pool.name}:${event}`),
+      onStoragePoolRefresh: ({ pool }) => pools.push(`${pool.name}:refresh`),
+    });
+    await until(() => subscribed.length === 1, 'the registrations');
+    expect(hypervisor.count('connectStoragePoolEventLifecycleRegister')).toBe(1);
+    expect(hypervisor.count('connectStoragePoolEventRefreshRegister')).toBe(1);
+    hypervisor.emitPoolLifecycle('default', StoragePoolEventType.Stopped);
+    hypervisor.emitPoolRefresh('default');
+    expect(pools).toEqual([`default:${StoragePoolEventType.Stopped}`, 'default:refresh']);
+    await subscription.close();
+  });
+
+  it('a registration that fails undoes the others and is retried as a whole', async () => {
+    const { hypervisor, backend, subscribed, subscription } = setup({ onStoragePoolRefresh: () => undefined });
+    hypervisor.failOnce('connectStoragePoolEventRefreshRegister', 'ErrInternalError');
+    await until(() => subscribed.length === 1, 'the retried registration');
+    expect(hypervisor.count('connectDomainEventLifecycleRegister')).toBe(2);
+    expect(backend.pooledConnection('h1')?.subscriptionCount).toBe(2);
+    await subscription.close();
+  });
+
+  it('close() deregisters and stops: no events, no re-registration', async () => {
+    const { hypervisor, backend, events, subscribed, subscription } = setup();
+    await until(() => subscribed.length === 1, 'the first registration');
+    await subscription.close();
+    expect(backend.pooledConnection('h1')?.subscriptionCount).toBe(0);
+    hypervisor.emitDomainLifecycle('web-1', DomainEventType.Started);
+    backend.pooledConnection('h1')?.kill('gone');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(events).toEqual([]);
+    expect(subscribed).toEqual([false]);
+  });
+});

@@ -7,9 +7,13 @@
 // and seed by name even when there was no domain, since a Create cut off before its define leaves
 // them behind. ListByTag sweeps every configured host: marked domains only, each read once, a
 // domain that cannot be read skipped with a log line (GC never deletes what it does not see),
-// an unreachable host failing the whole sweep.
+// an unreachable host failing the whole sweep. A sweep costs one RPC per domain plus two per host:
+// the listing, every domain's state in one CONNECT_GET_ALL_DOMAIN_STATS, and the marks pipelined
+// alongside it. It discovers no addresses (two RPCs per running domain; its callers, GC and the
+// crash recovery of Create, use the uid): an active domain is listed as Provisioning, Get knows more.
 import {
   DomainInterfaceAddressesSource,
+  DomainStatsTypes,
   DomainUndefineFlags,
   IpAddrType,
   isLibvirtError,
@@ -37,8 +41,8 @@ const addressSources = [
   { source: DomainInterfaceAddressesSource.Arp, name: 'arp' },
 ] as const;
 
-/** Domains inspected at once per host in a sweep: the RPCs share one multiplexed connection. */
-const sweepConcurrency = 8;
+/** Metadata reads in flight at once per host in a sweep: pipelined on one multiplexed connection. */
+const sweepPipelineDepth = 32;
 
 function isUsableIPv4(addr: string): boolean {
   const octets = addr.split('.').map(Number);
@@ -200,10 +204,29 @@ async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Prom
 /** A domain's failure that leaves the rest of the sweep standing: libvirt's answer, or a bad mark. */
 const skippable = (err: unknown) => err instanceof LibvirtError || (err instanceof ProviderError && err.errorClass === 'permanent');
 
+/**
+ * Every domain's state from one bulk stats call; a domain missing from it vanished after the
+ * listing. Its failure fails the sweep (it is not one domain's to skip).
+ */
+async function domainStates(api: LibvirtAPI, signal?: AbortSignal): Promise<Map<string, number>> {
+  let stats;
+  try {
+    stats = await api.connectGetAllDomainStats({ stats: DomainStatsTypes.State, signal });
+  } catch (err) {
+    if (err instanceof LibvirtError) throw new ErrTransient(`reading the domain states failed: ${err.message}`, { cause: err });
+    throw err;
+  }
+  return new Map(stats.flatMap((record) => (record.state ? [[record.dom.name, record.state.state] as const] : [])));
+}
+
 async function listHost(context: Kvm2Context, host: Kvm2Host, signal?: AbortSignal): Promise<Instance[]> {
   const api = await context.backend.pooled(host.name, { signal });
   const domains = await api.connectListAllDomains({ flags: 0, signal });
-  const listed = await mapLimited(domains, sweepConcurrency, async (dom): Promise<Instance | undefined> => {
+  if (domains.length === 0) return [];
+  const states = domainStates(api, signal);
+  // Settled by the per-domain reads below; a rejection here must not go unhandled before they await it.
+  states.catch(() => undefined);
+  const listed = await mapLimited(domains, sweepPipelineDepth, async (dom): Promise<Instance | undefined> => {
     const logger = instanceLogger(context, host, dom.name);
     try {
       const mark = await readMark(api, dom, signal);
@@ -211,8 +234,10 @@ async function listHost(context: Kvm2Context, host: Kvm2Host, signal?: AbortSign
         logger.debug({ reason: mark ? 'marked unmanaged' : 'no kvm2 mark' }, 'kvm2 list skipped domain');
         return undefined;
       }
-      const instance = instanceOf({ host: host.name, dom, inspection: await inspect(api, dom, { logger, signal }), mark });
-      logger.trace({ state: instance.state, ip: instance.ip, uid: instance.uid }, 'kvm2 listed instance');
+      const state = (await states).get(dom.name);
+      if (state === undefined) throw new ErrPermanent(`domain ${JSON.stringify(dom.name)} has no state in the stats reply (gone since the listing)`);
+      const instance = instanceOf({ host: host.name, dom, inspection: { state, ip: undefined, addressesFailed: false }, mark });
+      logger.trace({ state: instance.state, uid: instance.uid }, 'kvm2 listed instance');
       return instance;
     } catch (err) {
       if (!skippable(err)) throw err;

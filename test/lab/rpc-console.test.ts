@@ -1,0 +1,114 @@
+// A domain's serial console through our client against the lab's real libvirtd over real sshd
+// (REMOTE_PROC_DOMAIN_OPEN_CONSOLE = 201). The lab domain has no OS, so what the console prints is
+// SeaBIOS's at most; what is proven is the stream's life: it opens and takes keystrokes, a second
+// open without FORCE is ConsoleBusyError (libvirtd's ErrOperationFailed, code 9), FORCE takes it
+// over and the first holder's output fails with ErrRPC, finish and abort both release the device,
+// and destroying the domain ends the output cleanly.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import {
+  ConsoleBusyError,
+  DomainConsoleFlags,
+  isLibvirtError,
+  type Domain,
+  type DuplexStream,
+  type LibvirtClient,
+} from '@/server/libvirt';
+import { type Lab, loadLab, virsh } from './harness/lab';
+import { startIdleDomain } from './rpc-domain-support';
+import { openOverSsh, removeRpcTestLeftovers, uniqueName } from './rpc-lab-support';
+
+let lab: Lab;
+let libvirt: LibvirtClient;
+let other: LibvirtClient;
+let dom: Domain;
+const name = uniqueName('console');
+
+beforeAll(async () => {
+  lab = loadLab();
+  await removeRpcTestLeftovers(lab.pool.name);
+  // Paused until the console is open, so nothing the firmware prints is missed.
+  await startIdleDomain({ name, lab, paused: true });
+  libvirt = await openOverSsh(lab);
+  other = await openOverSsh(lab, { host: lab.hosts[1] });
+  dom = await libvirt.domainLookupByName(name);
+});
+
+afterAll(async () => {
+  await libvirt?.close();
+  await other?.close();
+  await removeRpcTestLeftovers(lab.pool.name);
+});
+
+/** Collects a stream's output in the background: its text so far and how it ended. */
+function collect(stream: DuplexStream) {
+  const state = { text: '', ended: undefined as undefined | { error: unknown } };
+  void (async () => {
+    try {
+      for await (const chunk of stream.output) state.text += chunk.toString('latin1');
+      state.ended = { error: null };
+    } catch (error) {
+      state.ended = { error };
+    }
+  })();
+  return state;
+}
+
+async function until(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe('domain console', () => {
+  let first: DuplexStream;
+  let firstOutput: ReturnType<typeof collect>;
+
+  it('opens the console of a running domain and takes keystrokes', async () => {
+    first = await libvirt.domainOpenConsole(dom);
+    firstOutput = collect(first);
+    await virsh(['resume', name]);
+    await first.send(Buffer.from('\r'));
+    await new Promise((resolve) => setTimeout(resolve, 3_000));
+    expect(firstOutput.ended).toBeUndefined();
+    console.info(`console output in 3 s: ${JSON.stringify(firstOutput.text.slice(0, 200))} (${firstOutput.text.length} chars)`);
+  });
+
+  it('a second client without FORCE gets ConsoleBusyError (ErrOperationFailed, code 9)', async () => {
+    const err = await other.domainOpenConsole(dom).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ConsoleBusyError);
+    expect(err).toMatchObject({ code: 9, codeName: 'ErrOperationFailed', procedure: 'domainOpenConsole' });
+    expect(other.alive).toBe(true);
+  });
+
+  it('FORCE takes it over: the first holder output fails with ErrRPC, the new stream is live', async () => {
+    const taken = await other.domainOpenConsole(dom, { flags: DomainConsoleFlags.Force });
+    await until(() => firstOutput.ended !== undefined, 'the first stream to end');
+    expect(isLibvirtError(firstOutput.ended?.error, 'ErrRPC')).toBe(true);
+    await expect(first.send(Buffer.from('x'))).rejects.toBe(firstOutput.ended?.error);
+    expect(libvirt.alive).toBe(true);
+    await taken.send(Buffer.from('\r'));
+    await taken.finish();
+    expect(await taken.ended).toBeNull();
+  });
+
+  it('after finish the console is free: an open without FORCE succeeds; after abort too', async () => {
+    const again = await libvirt.domainOpenConsole(dom);
+    again.abort();
+    expect(await again.ended).toBeNull();
+    const third = await other.domainOpenConsole(dom);
+    await third.finish();
+  });
+
+  it('destroying the domain ends the output cleanly (end of stream, then finish)', async () => {
+    const stream = await libvirt.domainOpenConsole(dom, { flags: DomainConsoleFlags.Safe });
+    const output = collect(stream);
+    await virsh(['destroy', name]);
+    await until(() => output.ended !== undefined, 'the console to end with the domain');
+    expect(output.ended?.error).toBeNull();
+    expect(await stream.ended).toBeNull();
+    expect(libvirt.alive).toBe(true);
+    expect(await libvirt.connectGetHostname()).toBe((await virsh(['hostname'])).trim());
+  });
+});

@@ -1,0 +1,56 @@
+// Idle lab domains for the telemetry, event and console tests: no disk and no OS (SeaBIOS idles
+// under software emulation, which still burns CPU time and so moves the counters), one NIC on the
+// lab bridge, a serial console on a pty, optionally kvm2's mark. Named with the rpc test prefix,
+// so removeRpcTestLeftovers cleans them up; libvirtd restarts come from the lab's own up.sh.
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { buildMetadataXML } from '@/server/providers/kvm2/metadata';
+import { type Lab, loadLab, virsh } from './harness/lab';
+
+export function idleDomainXml(options: { name: string; lab: Lab; uid?: string }): string {
+  const mark = options.uid ? `<metadata>${buildMetadataXML({ managed: true, uid: options.uid, created: '2026-01-01T00:00:00Z' })}</metadata>` : '';
+  return `
+<domain type="qemu">
+  <name>${options.name}</name>
+  <memory unit="MiB">64</memory>
+  <vcpu>1</vcpu>
+  <cpu mode="maximum"/>
+  ${mark}
+  <os><type arch="x86_64" machine="pc">hvm</type><bios useserial="yes"/></os>
+  <devices>
+    <interface type="bridge"><source bridge="${options.lab.bridge}"/><model type="virtio"/></interface>
+    <serial type="pty"/>
+    <console type="pty"/>
+  </devices>
+</domain>`;
+}
+
+/** Defines and starts an idle domain through root's virsh; `paused` starts it with its CPU stopped. */
+export async function startIdleDomain(options: { name: string; lab: Lab; uid?: string; paused?: boolean }): Promise<void> {
+  const file = `${options.lab.dir}/${options.name}.xml`;
+  writeFileSync(file, idleDomainXml(options));
+  try {
+    await virsh(['define', file]);
+  } finally {
+    rmSync(file, { force: true });
+  }
+  await virsh(['start', ...(options.paused ? ['--paused'] : []), options.name]);
+}
+
+const run = promisify(execFile);
+const upScript = fileURLToPath(new URL('./up.sh', import.meta.url));
+
+/** Stops the lab's libvirtd (its domains keep running) and brings it back with up.sh. */
+export async function restartLibvirtd(): Promise<void> {
+  const lab = loadLab();
+  const pid = Number(readFileSync(lab.libvirtdPidFile, 'utf8').trim());
+  process.kill(pid, 'SIGTERM');
+  const deadline = Date.now() + 30_000;
+  while (existsSync(`/proc/${pid}`)) {
+    if (Date.now() > deadline) throw new Error(`libvirtd (pid ${pid}) did not stop within 30 s`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  await run('bash', [upScript], { timeout: 120_000 });
+}

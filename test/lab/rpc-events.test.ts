@@ -44,8 +44,8 @@ afterAll(async () => {
 async function arrival<T>(list: T[], matches: (item: T) => boolean, what: string, timeoutMs = 10_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const found = list.find(matches);
-    if (found) return found;
+    const index = list.findIndex(matches);
+    if (index >= 0) return list[index] as T;
     if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs} ms; got ${JSON.stringify(list)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }

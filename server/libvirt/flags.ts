@@ -103,16 +103,9 @@ export const DomainStatsTypes = {
   Memory: 256,
 } as const;
 
-/** virConnectGetAllDomainStatsFlags (the filters are ConnectListAllDomainsFlags' values). */
+/** virConnectGetAllDomainStatsFlags: the domain list filters, plus its own. */
 export const GetAllDomainStatsFlags = {
-  Active: 1,
-  Inactive: 2,
-  Persistent: 4,
-  Transient: 8,
-  Running: 16,
-  Paused: 32,
-  Shutoff: 64,
-  Other: 128,
+  ...ConnectListAllDomainsFlags,
   NoWait: 0x20000000,
   Backing: 0x40000000,
   EnforceStats: 0x80000000,

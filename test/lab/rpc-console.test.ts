@@ -14,30 +14,26 @@ import {
   type DuplexStream,
   type LibvirtClient,
 } from '@/server/libvirt';
-import { type Lab, loadLab, virsh } from './harness/lab';
-import { startIdleDomain } from './rpc-domain-support';
-import { openOverSsh, removeRpcTestLeftovers, uniqueName } from './rpc-lab-support';
+import { virsh } from './harness/lab';
+import { idleDomainSuite } from './rpc-domain-support';
+import { openOverSsh, uniqueName } from './rpc-lab-support';
 
-let lab: Lab;
+const name = uniqueName('console');
+// Paused until the console is open, so nothing the firmware prints is missed.
+const suite = idleDomainSuite({ name, paused: true });
 let libvirt: LibvirtClient;
+/** A second client, as another admin's session would be. */
 let other: LibvirtClient;
 let dom: Domain;
-const name = uniqueName('console');
 
 beforeAll(async () => {
-  lab = loadLab();
-  await removeRpcTestLeftovers(lab.pool.name);
-  // Paused until the console is open, so nothing the firmware prints is missed.
-  await startIdleDomain({ name, lab, paused: true });
-  libvirt = await openOverSsh(lab);
-  other = await openOverSsh(lab, { host: lab.hosts[1] });
+  libvirt = suite.libvirt;
+  other = await openOverSsh(suite.lab, { host: suite.lab.hosts[1] });
   dom = await libvirt.domainLookupByName(name);
 });
 
 afterAll(async () => {
-  await libvirt?.close();
   await other?.close();
-  await removeRpcTestLeftovers(lab.pool.name);
 });
 
 /** Collects a stream's output in the background: its text so far and how it ended. */

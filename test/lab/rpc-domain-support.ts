@@ -6,8 +6,11 @@ import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
+import { afterAll, beforeAll } from 'vitest';
+import type { LibvirtClient } from '@/server/libvirt';
 import { buildMetadataXML } from '@/server/providers/kvm2/metadata';
 import { type Lab, loadLab, virsh } from './harness/lab';
+import { openOverSsh, removeRpcTestLeftovers } from './rpc-lab-support';
 
 export function idleDomainXml(options: { name: string; lab: Lab; uid?: string }): string {
   const mark = options.uid ? `<metadata>${buildMetadataXML({ managed: true, uid: options.uid, created: '2026-01-01T00:00:00Z' })}</metadata>` : '';
@@ -37,6 +40,25 @@ export async function startIdleDomain(options: { name: string; lab: Lab; uid?: s
     rmSync(file, { force: true });
   }
   await virsh(['start', ...(options.paused ? ['--paused'] : []), options.name]);
+}
+
+/**
+ * A test file's idle domain `name`, started before its tests (paused when asked) with a client
+ * of ours open over SSH, and everything rpc-prefixed removed afterwards.
+ */
+export function idleDomainSuite(options: { name: string; paused?: boolean }): { lab: Lab; libvirt: LibvirtClient } {
+  const suite = {} as { lab: Lab; libvirt: LibvirtClient };
+  beforeAll(async () => {
+    suite.lab = loadLab();
+    await removeRpcTestLeftovers(suite.lab.pool.name);
+    await startIdleDomain({ name: options.name, lab: suite.lab, paused: options.paused });
+    suite.libvirt = await openOverSsh(suite.lab);
+  });
+  afterAll(async () => {
+    await suite.libvirt?.close();
+    await removeRpcTestLeftovers(suite.lab.pool.name);
+  });
+  return suite;
 }
 
 const run = promisify(execFile);

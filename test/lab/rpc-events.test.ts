@@ -18,26 +18,20 @@ import { subscribeHostEvents } from '@/server/providers/kvm2/host-events';
 import { createHostBackend } from '@/server/providers/kvm2/hosts';
 import { withDefaults } from '@/server/providers/kvm2/kvm2';
 import { createLogger } from '@/server/telemetry/logger';
-import { type Lab, loadLab, virsh } from './harness/lab';
+import { type Lab, virsh } from './harness/lab';
 import { Kvm2LabRun } from './kvm2-provider-support';
-import { restartLibvirtd, startIdleDomain } from './rpc-domain-support';
-import { openOverSsh, removeRpcTestLeftovers, uniqueName } from './rpc-lab-support';
+import { idleDomainSuite, restartLibvirtd } from './rpc-domain-support';
+import { uniqueName } from './rpc-lab-support';
 
+const name = uniqueName('events');
+const suite = idleDomainSuite({ name });
 let lab: Lab;
 let libvirt: LibvirtClient;
-const name = uniqueName('events');
-
-beforeAll(async () => {
-  lab = loadLab();
-  await removeRpcTestLeftovers(lab.pool.name);
-  await startIdleDomain({ name, lab });
-  libvirt = await openOverSsh(lab);
+beforeAll(() => {
+  ({ lab, libvirt } = suite);
 });
-
 afterAll(async () => {
-  await libvirt?.close();
   await virsh(['pool-destroy', lab.inactivePool.name]).catch(() => undefined);
-  await removeRpcTestLeftovers(lab.pool.name);
 });
 
 /** Resolves with the first item `list` gets that matches, within `timeoutMs`. */

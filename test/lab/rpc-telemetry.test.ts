@@ -1,26 +1,17 @@
 // Host and domain telemetry from the lab's real libvirtd over real sshd: node info, node CPU and
 // memory stats agree with virsh, and one CONNECT_GET_ALL_DOMAIN_STATS call reads a running
 // domain's state, CPU time, balloon and NIC, with the CPU counter moving between two reads.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { DomainState, DomainStatsTypes, GetAllDomainStatsFlags, type DomainStats, type LibvirtClient } from '@/server/libvirt';
-import { type Lab, loadLab, virsh } from './harness/lab';
-import { startIdleDomain } from './rpc-domain-support';
-import { openOverSsh, removeRpcTestLeftovers, uniqueName } from './rpc-lab-support';
+import { virsh } from './harness/lab';
+import { idleDomainSuite } from './rpc-domain-support';
+import { uniqueName } from './rpc-lab-support';
 
-let lab: Lab;
-let libvirt: LibvirtClient;
 const name = uniqueName('stats');
-
-beforeAll(async () => {
-  lab = loadLab();
-  await removeRpcTestLeftovers(lab.pool.name);
-  await startIdleDomain({ name, lab });
-  libvirt = await openOverSsh(lab);
-});
-
-afterAll(async () => {
-  await libvirt?.close();
-  await removeRpcTestLeftovers(lab.pool.name);
+const suite = idleDomainSuite({ name });
+let libvirt: LibvirtClient;
+beforeAll(() => {
+  libvirt = suite.libvirt;
 });
 
 /** `virsh nodeinfo` as field -> value. */

@@ -14,10 +14,6 @@ import {
   type EventSubscription,
   type LibvirtClient,
 } from '@/server/libvirt';
-import { subscribeHostEvents } from '@/server/providers/kvm2/host-events';
-import { createHostBackend } from '@/server/providers/kvm2/hosts';
-import { withDefaults } from '@/server/providers/kvm2/kvm2';
-import { createLogger } from '@/server/telemetry/logger';
 import { type Lab, virsh } from './harness/lab';
 import { Kvm2LabRun } from './kvm2-provider-support';
 import { idleDomainSuite, restartLibvirtd } from './rpc-domain-support';
@@ -104,23 +100,14 @@ describe('storage pool events', () => {
 describe('the kvm2 host subscription across a libvirtd restart', () => {
   it('ends with the connection, registers again on the redialled one, and events arrive again', async () => {
     const run = new Kvm2LabRun(lab);
-    const logger = createLogger({ level: 'silent' });
-    const settings = withDefaults(run.entry());
-    const backend = createHostBackend({ providerName: run.entryName, settings, logger });
+    const provider = run.provider();
     const events: DomainLifecycleEvent[] = [];
     const subscribed: boolean[] = [];
     const lost: Error[] = [];
-    const subscription = subscribeHostEvents({
-      backend,
-      host: lab.hosts[0]!.name,
-      logger,
-      retryMs: 200,
-      maxRetryMs: 1_000,
-      handlers: {
-        onDomainLifecycle: (event) => events.push(event),
-        onSubscribed: ({ resubscribed }) => subscribed.push(resubscribed),
-        onLost: ({ error }) => lost.push(error),
-      },
+    const subscription = provider.subscribeHostEvents(lab.hosts[0]!.name, {
+      onDomainLifecycle: (event) => events.push(event),
+      onSubscribed: ({ resubscribed }) => subscribed.push(resubscribed),
+      onLost: ({ error }) => lost.push(error),
     });
     try {
       await arrival(subscribed, (item) => item === false, 'the first registration');
@@ -141,7 +128,7 @@ describe('the kvm2 host subscription across a libvirtd restart', () => {
       );
     } finally {
       await subscription.close();
-      await backend.closeAll();
+      await run.cleanUp();
     }
   });
 });

@@ -3,10 +3,13 @@
 // their connection), retried with backoff while the host is unreachable, and gone after close.
 import { describe, expect, it } from 'vitest';
 import { DomainEventType, StoragePoolEventType, type DomainLifecycleEvent } from '@/server/libvirt';
+import { errorClassOf } from '@/server/providers/errors';
 import { subscribeHostEvents, type HostEventHandlers } from '@/server/providers/kvm2/host-events';
+import { createKvm2Provider } from '@/server/providers/kvm2/provider';
 import { createLogger } from '@/server/telemetry/logger';
 import { FakeHostBackend } from '@/test/fakes/fake-host-backend';
 import { FakeHypervisor } from '@/test/fakes/fake-libvirt';
+import { kvm2Settings } from '@/test/fakes/kvm2-settings';
 
 const logger = createLogger({ level: 'silent' });
 
@@ -121,6 +124,29 @@ describe('host event subscriptions', () => {
     backend.pooledConnection('h1')?.kill('gone');
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(events).toEqual([]);
+    expect(subscribed).toEqual([false]);
+  });
+
+  it('through the provider: only for a configured host, and closing the provider stops it from redialling', async () => {
+    const hypervisor = new FakeHypervisor();
+    hypervisor.addDomain({ name: 'web-1' });
+    const backend = new FakeHostBackend({ h1: hypervisor });
+    const settings = kvm2Settings({ hosts: [{ name: 'h1', address: 'h1.lan', user: 'admin', bridge: 'br0' }] });
+    const provider = createKvm2Provider({ settings, backend, logger });
+    const refused = (() => {
+      try {
+        provider.subscribeHostEvents('nowhere', {});
+      } catch (err) {
+        return err;
+      }
+    })();
+    expect(errorClassOf(refused)).toBe('permanent');
+    const subscribed: boolean[] = [];
+    provider.subscribeHostEvents('h1', { onDomainLifecycle: () => undefined, onSubscribed: ({ resubscribed }) => subscribed.push(resubscribed) });
+    await until(() => subscribed.length === 1, 'the registration');
+    await provider.close();
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    expect(backend.pooledDials).toBe(1);
     expect(subscribed).toEqual([false]);
   });
 });

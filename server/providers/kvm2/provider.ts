@@ -6,7 +6,7 @@
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Kvm2Entry } from '@/server/providers/config';
 import type { CallOptions, CreateRequest, Instance, Provider, Target } from '@/server/providers/contract';
-import { ProviderError } from '@/server/providers/errors';
+import { ErrPermanent, ProviderError } from '@/server/providers/errors';
 import type { Logger } from '@/server/telemetry/logger';
 import { tracer } from '@/server/telemetry/tracing';
 import { defaultBudgets, type Budgets } from './backend';
@@ -15,10 +15,11 @@ import type { Kvm2Context } from './context';
 import { createInstance } from './create';
 import { DownloadTracker } from './download-progress';
 import { classify, type Kvm2Operation } from './errors';
+import { subscribeHostEvents, type HostEventHandlers, type HostEvents } from './host-events';
 import { createHostBackend } from './hosts';
 import { deleteInstance, getInstance, listInstances } from './instance';
 import { KeyedLock } from './keyed-lock';
-import { startupWarnings, withDefaults, type Kvm2Settings } from './kvm2';
+import { configuredHost, startupWarnings, withDefaults, type Kvm2Settings } from './kvm2';
 import type { HostBackend } from './libvirt-api';
 
 export interface Kvm2ProviderOptions {
@@ -43,6 +44,7 @@ export class Kvm2Provider implements Provider {
   /** Base-image downloads in progress, for the dashboard. */
   readonly downloads: DownloadTracker;
   private readonly context: Kvm2Context;
+  private readonly hostEvents = new Set<HostEvents>();
 
   constructor(options: Kvm2ProviderOptions) {
     this.name = options.settings.name;
@@ -131,9 +133,28 @@ export class Kvm2Provider implements Provider {
     return checkHosts({ backend: this.context.backend, settings: this.settings, logger: this.logger, signal: options.signal });
   }
 
-  /** Closes the pooled connections. */
-  close(): Promise<void> {
-    return this.context.backend.closeAll();
+  /**
+   * libvirt events from `host` (a configured host name), registered on its pooled connection and
+   * registered again after every redial until closed; see host-events.ts.
+   */
+  subscribeHostEvents(host: string, handlers: HostEventHandlers): HostEvents {
+    if (!configuredHost(this.settings, host)) throw new ErrPermanent(`host ${JSON.stringify(host)} is not in kvm2.hosts`);
+    const events = subscribeHostEvents({ backend: this.context.backend, host, handlers, logger: this.logger });
+    this.hostEvents.add(events);
+    return {
+      close: async () => {
+        this.hostEvents.delete(events);
+        await events.close();
+      },
+    };
+  }
+
+  /** Ends the event subscriptions (so nothing redials), then closes the pooled connections. */
+  async close(): Promise<void> {
+    const subscriptions = [...this.hostEvents];
+    this.hostEvents.clear();
+    await Promise.all(subscriptions.map((events) => events.close()));
+    await this.context.backend.closeAll();
   }
 }
 

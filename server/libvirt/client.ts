@@ -154,7 +154,8 @@ export class RpcConnection {
         event,
         listener,
         deregister: async () => {
-          if (this.alive) await this.call(deregister, { callbackID } as ArgsOf<typeof deregister>, options);
+          // Not the registration's signal: aborting a call kills the connection.
+          if (this.alive) await this.call(deregister, { callbackID } as ArgsOf<typeof deregister>, { timeoutMs: options.timeoutMs });
         },
       });
     });

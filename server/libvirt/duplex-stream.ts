@@ -91,7 +91,10 @@ export async function openDuplexStream<N extends DuplexName>(
     host.terminate(err);
   };
   host.register(stream.serial, { onPacket, fail: (err) => end(err) });
-  for (const packet of stream.early) onPacket(packet);
+  // Output that came before the REPLY, or right behind it before this handler took the serial,
+  // and a connection that ended in between.
+  for (const packet of [...stream.early, ...opening.drain()]) onPacket(packet);
+  if (opening.failed) end(opening.failed);
 
   async function* readOutput(): AsyncGenerator<Buffer, void, undefined> {
     for (;;) {

@@ -79,6 +79,13 @@ export class Inbox {
     });
   }
 
+  /** Takes every queued packet at once (a new owner of the serial takes over from here). */
+  drain(): Packet[] {
+    const packets = this.queue.splice(0);
+    this.queuedBytes = 0;
+    return packets;
+  }
+
   /** The next packet; a failure wins over packets still queued, so an abandoned stream stops at once. */
   next(): Promise<Packet> {
     if (this.reason) return Promise.reject(this.reason);

@@ -15,9 +15,9 @@ import {
   StreamClosedError,
 } from '@/server/libvirt/errors';
 import { DomainConsoleFlags } from '@/server/libvirt/flags';
-import type { Packet } from '@/server/libvirt/framing';
+import { encodeFrame, type Packet } from '@/server/libvirt/framing';
 import { MessageStatus, MessageType } from '@/server/libvirt/net-protocol';
-import { procedures } from '@/server/libvirt/protocol';
+import { procedures, remoteHeader } from '@/server/libvirt/protocol';
 import { decodeXdr, xdrVoid } from '@/server/libvirt/xdr';
 import { FakePeer } from './rpc-fake-peer';
 
@@ -60,6 +60,23 @@ describe('console stream', () => {
     const reader = consoleStream.output[Symbol.asyncIterator]();
     expect((await reader.next()).value?.toString()).toBe('SeaBIOS ');
     expect((await reader.next()).value?.toString()).toBe('login: ');
+  });
+
+  it('keeps output that arrives in the same chunk right behind the REPLY', async () => {
+    const peer = new FakePeer();
+    const client = new LibvirtClient(new RpcConnection(peer.transport));
+    const opening = client.domainOpenConsole(dom);
+    const call = await peer.nextPacket();
+    const { serial } = call.header;
+    peer.sendRaw(
+      Buffer.concat([
+        encodeFrame(remoteHeader({ procedure: 201, type: MessageType.Reply, serial })),
+        encodeFrame(remoteHeader({ procedure: 201, type: MessageType.Stream, serial, status: MessageStatus.Continue }), Buffer.from('boot')),
+      ]),
+    );
+    const consoleStream = await opening;
+    const reader = consoleStream.output[Symbol.asyncIterator]();
+    expect((await reader.next()).value?.toString()).toBe('boot');
   });
 
   it('end of output (the domain stopped) is answered with a finish, and the stream ends cleanly', async () => {

@@ -115,6 +115,11 @@ describe('host event subscriptions', () => {
     await subscription.close();
   });
 
+  it('refuses a subscription with no event handler (it would wait on nothing)', () => {
+    const backend = new FakeHostBackend({ h1: new FakeHypervisor() });
+    expect(() => subscribeHostEvents({ backend, host: 'h1', logger, handlers: { onSubscribed: () => undefined } })).toThrow(/at least one event handler/);
+  });
+
   it('close() deregisters and stops: no events, no re-registration', async () => {
     const { hypervisor, backend, events, subscribed, subscription } = setup();
     await until(() => subscribed.length === 1, 'the first registration');

@@ -46,6 +46,10 @@ const registrations: Registration[] = [
 /** Subscribes to `host`'s events and re-registers after every redial until closed. */
 export function subscribeHostEvents(options: HostEventsOptions): HostEvents {
   const { backend, host, handlers } = options;
+  const { onDomainLifecycle, onStoragePoolLifecycle, onStoragePoolRefresh } = handlers;
+  if (!onDomainLifecycle && !onStoragePoolLifecycle && !onStoragePoolRefresh) {
+    throw new TypeError('subscribeHostEvents needs at least one event handler (onDomainLifecycle, onStoragePoolLifecycle, onStoragePoolRefresh)');
+  }
   const logger = options.logger.child({ host });
   const retryMs = options.retryMs ?? 1_000;
   const maxRetryMs = options.maxRetryMs ?? 30_000;

@@ -17,7 +17,9 @@ import {
   libvirtErrorDomainName,
   MessageTooLargeError,
   ProtocolError,
+  StreamClosedError,
   UploadSourceError,
+  ConsoleBusyError,
 } from '@/server/libvirt/errors';
 import { FakePeer } from './rpc-fake-peer';
 
@@ -84,6 +86,18 @@ describe('an error reply', () => {
   });
 });
 
+describe('ConsoleBusyError', () => {
+  it('is a LibvirtError that keeps the daemon code, name and text, and does not mean the connection is lost', () => {
+    const fields = { code: 9, domain: 10, message: 'operation failed: Active console session exists for this domain', level: 2 };
+    const err = new ConsoleBusyError('domainOpenConsole', { ...fields, str1: null, str2: null, str3: null, int1: -1, int2: -1 });
+    expect(err.name).toBe('ConsoleBusyError');
+    expect(err).toBeInstanceOf(LibvirtError);
+    expect(err).toMatchObject({ ...fields, codeName: 'ErrOperationFailed', procedure: 'domainOpenConsole' });
+    expect(isLibvirtError(err, 'ErrOperationFailed')).toBe(true);
+    expect(isConnectionLost(err)).toBe(false);
+  });
+});
+
 const cause = new Error('root cause');
 const clientErrors: Array<[string, Error & { code: string }, string, boolean]> = [
   ['ProtocolError', new ProtocolError('bad', { cause }), 'LIBVIRT_PROTOCOL', true],
@@ -97,6 +111,7 @@ const clientErrors: Array<[string, Error & { code: string }, string, boolean]> =
   ['KeepaliveTimeoutError', new KeepaliveTimeoutError(30_000), 'LIBVIRT_KEEPALIVE_TIMEOUT', true],
   ['AuthUnsupportedError', new AuthUnsupportedError(['sasl']), 'LIBVIRT_AUTH_UNSUPPORTED', false],
   ['UploadSourceError', new UploadSourceError(12, { cause }), 'LIBVIRT_UPLOAD_SOURCE', false],
+  ['StreamClosedError', new StreamClosedError('closed', { cause }), 'LIBVIRT_STREAM_CLOSED', false],
 ];
 
 describe('client-side errors', () => {

@@ -1,9 +1,14 @@
 // The composition root: settings → store → providers (from the providers config, through the
 // registry) → control loops (reconciler, provider health monitor, orphan GC, proxy probes,
-// housekeeping) → the services the HTTP routes call. One runtime per server process: Next's dev
-// server evaluates modules more than once, so the process-wide instance lives on globalThis.
+// housekeeping) → the services the HTTP routes call. All process state lives here (the auth
+// service, the HTTP logger, the provider registry, each provider's caches): Next bundles each route
+// separately, so module-level state would be per bundle. One runtime per server process: Next's
+// dev server evaluates modules more than once, so the process-wide instance lives on globalThis.
+import { authOptionsFromEnv } from '@/server/auth/access';
+import { AuthService, type AuthServiceOptions } from '@/server/auth/service';
 import type { Provider, Target } from '@/server/providers/contract';
-import { type ProviderRegistry, providerRegistry } from '@/server/providers/registry';
+import { builtInProviderTypes } from '@/server/providers/provider-types';
+import type { ProviderRegistry } from '@/server/providers/registry';
 import { openStore, type Store } from '@/server/store';
 import type { HealthSample } from '@/server/store/provider-health';
 import { type Logger, logger as childLogger } from '@/server/telemetry/logger';
@@ -30,6 +35,8 @@ export interface RuntimeOptions {
   metrics?: Metrics;
   /** replaces the HTTP probe (tests) */
   probe?: ProberOptions['probe'];
+  /** the admin password from the environment, scrypt cost, clock; ADMIN_PASSWORD by default */
+  auth?: Omit<AuthServiceOptions, 'db'>;
 }
 
 export interface ProviderSummary {
@@ -61,6 +68,10 @@ export interface Runtime {
   readonly gc: OrphanCollector;
   readonly prober: Prober;
   readonly housekeeping: Housekeeping;
+  /** admin password, sessions, API tokens; ADMIN_PASSWORD is applied by start() */
+  readonly auth: AuthService;
+  /** where the HTTP layer logs requests that failed unexpectedly */
+  readonly httpLogger: Logger;
   configStatus(): ConfigStatus;
   reloadConfig(): Promise<boolean>;
   start(): Promise<void>;
@@ -114,7 +125,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const config = new ConfigManager({
     path: settings.providersConfigPath,
     loader: options.configLoader,
-    registry: options.registry ?? providerRegistry,
+    registry: options.registry ?? builtInProviderTypes(),
     providers: providerSet,
     logger: log.child({ loop: 'config' }),
     providerLogger: log,
@@ -127,6 +138,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       void monitor.runNow();
     },
   });
+
+  const auth = new AuthService({ ...(options.auth ?? authOptionsFromEnv()), db: store.db });
+  const httpLogger = options.logger ? options.logger.child({ name: 'http' }) : childLogger('http');
 
   const proxies = new ProxyService({ store, clock, providerNames: () => config.status().providers.map((entry) => entry.name), onChange: (name) => reconciler.enqueue(name) });
 
@@ -151,10 +165,13 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     gc,
     prober,
     housekeeping,
+    auth,
+    httpLogger,
     configStatus: () => config.status(),
     reloadConfig: () => config.reload(),
     async start() {
       if (started) return;
+      await auth.init();
       await config.reload();
       config.startWatching();
       started = true;
@@ -198,6 +215,15 @@ export function startRuntimeOnce(options: Partial<RuntimeOptions> = {}): Promise
     throw err;
   });
   return holder[globalKey];
+}
+
+/** Stops the process's runtime, if one was started, so the next startRuntimeOnce starts afresh (tests). */
+export async function stopRuntimeForTests(): Promise<void> {
+  const holder = globalThis as GlobalWithRuntime;
+  const pending = holder[globalKey];
+  delete holder[globalKey];
+  const runtime = await pending?.catch(() => undefined);
+  await runtime?.stop();
 }
 
 /** The runtime started by startRuntimeOnce; the HTTP routes call this. */

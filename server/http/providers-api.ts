@@ -1,13 +1,13 @@
 // Providers as the API shows them: each configured entry with the latest health of its targets
 // (hosts), and the health history for the charts. A provider the config does not name is a 404;
 // one that is configured but could not be built is a 503 for calls that need it running.
+import type { HealthHistory, ProviderList } from '@/lib/api/providers';
 import type { Provider } from '@/server/providers/contract';
 import type { ProviderSummary, Runtime } from '@/server/runtime';
-import type { HealthSample } from '@/server/store';
 import { ResourceNotFoundError, ResourceUnavailableError } from './errors';
 
-export function listProviders(runtime: Runtime): { providers: ProviderSummary[] } {
-  return { providers: runtime.providers.list() };
+export function listProviders(runtime: Runtime): ProviderList {
+  return { providers: runtime.providers.list() } satisfies ProviderList;
 }
 
 export function configuredProvider(runtime: Runtime, name: string): ProviderSummary {
@@ -24,14 +24,8 @@ export function runningProvider(runtime: Runtime, name: string): Provider {
   return provider;
 }
 
-export interface HealthHistory {
-  provider: string;
-  since: string;
-  samples: HealthSample[];
-}
-
 export function providerHealth(runtime: Runtime, query: { provider: string; sinceMs: number; target?: string }): HealthHistory {
   configuredProvider(runtime, query.provider);
   const samples = runtime.providers.history(query.provider, { sinceMs: query.sinceMs, ...(query.target ? { target: query.target } : {}) });
-  return { provider: query.provider, since: new Date(query.sinceMs).toISOString(), samples };
+  return { provider: query.provider, since: new Date(query.sinceMs).toISOString(), samples } satisfies HealthHistory;
 }

@@ -4,10 +4,10 @@
 //
 //   export const GET = route({ access: 'admin', params: nameParams }, ({ runtime, params }) => runtime.proxies.get(params.name));
 import type { z } from 'zod';
-import { authServiceFor } from '@/server/auth/access';
 import { readCookie } from '@/server/auth/cookies';
 import type { AuthService, Principal } from '@/server/auth/service';
 import { getRuntime, type Runtime } from '@/server/runtime';
+import { logger as childLogger } from '@/server/telemetry/logger';
 import { UnauthenticatedError } from './errors';
 import { checkSameOrigin } from './origin';
 import { defaultBodyLimitBytes, parseInput, queryObject, readJson } from './request';
@@ -73,10 +73,11 @@ export function route<P extends Schema | undefined = undefined, Q extends Schema
   handler: (input: RouteInput<Parsed<P>, Parsed<Q>, Parsed<B>>) => unknown,
 ): RouteHandler {
   return async (request, context) => {
+    let runtime: Runtime | undefined;
     try {
       checkSameOrigin(request);
-      const runtime = await getRuntime();
-      const auth = await authServiceFor(runtime.store);
+      runtime = await getRuntime();
+      const { auth } = runtime;
       const sessionCookie = readCookie(request.headers.get('cookie'));
       const principal = authenticate({ request, auth, access: options.access, sessionCookie });
       const params = (options.params ? parseInput(options.params, (await context?.params) ?? {}) : undefined) as Parsed<P>;
@@ -86,7 +87,8 @@ export function route<P extends Schema | undefined = undefined, Q extends Schema
       if (result instanceof Response) return result;
       return Response.json(result ?? null, { status: options.status ?? 200, headers: noStore });
     } catch (err) {
-      return toResponse(err);
+      // Before the runtime is up (it failed to start), its logger does not exist yet.
+      return toResponse(err, runtime?.httpLogger ?? childLogger('http'));
     }
   };
 }

@@ -1,18 +1,17 @@
-// The one mapping from a thrown error to an HTTP answer `{error, fields?}`. Errors are recognised
+// The one mapping from a thrown error to an HTTP answer `{error: {code, message, fields?}}`
+// (lib/api/errors.ts). Errors are recognised
 // by their stable `code` (or, for provider errors, by the class found along the cause chain),
 // never by message text. Anything unrecognised is a 500 whose body says nothing about the cause;
 // the cause goes to the log (error messages never carry secrets; request bodies are not logged).
+import type { ApiErrorBody, ApiErrorCode } from '@/lib/api/errors';
 import type { FieldError } from '@/lib/proxy-spec';
-import { errorClassOf, type ProviderErrorClass } from '@/server/providers/errors';
-import { logger as childLogger, type Logger } from '@/server/telemetry/logger';
+import { errorClassOf, providerErrorCodes, type ProviderErrorClass, type ProviderErrorCode } from '@/server/providers/errors';
+import type { Logger } from '@/server/telemetry/logger';
 
-export interface ErrorBody {
-  error: string;
-  /** one entry per offending field, for 400 answers */
-  fields?: FieldError[];
-}
+type ServerErrorCode = Exclude<ApiErrorCode, ProviderErrorCode | 'ERR_INTERNAL'>;
 
-const statusByCode: Record<string, number> = {
+// Every code the API may send has its status here (a compile error when lib/api/errors.ts grows).
+const statusByCode: Record<ServerErrorCode, number> = {
   ERR_INVALID_INPUT: 400,
   ERR_PROXY_INVALID: 400,
   ERR_UNAUTHENTICATED: 401,
@@ -50,16 +49,8 @@ const statusByProviderClass: Record<ProviderErrorClass, number> = {
   quotaExceeded: 507,
 };
 
-let log: Logger | undefined;
-
-/** Where unexpected errors are logged; tests pass a capturing logger. */
-export function setHttpLogger(logger: Logger | undefined): void {
-  log = logger;
-}
-
-export function httpLogger(): Logger {
-  log ??= childLogger('http');
-  return log;
+function isServerCode(code: string | undefined): code is ServerErrorCode {
+  return code !== undefined && Object.hasOwn(statusByCode, code);
 }
 
 function codeOf(err: unknown): string | undefined {
@@ -75,12 +66,12 @@ function fieldsOf(err: unknown): FieldError[] | undefined {
   );
 }
 
-function statusOf(err: unknown): number | undefined {
+/** The code and status the answer carries; undefined for an error the API does not know. */
+function classifyError(err: unknown): { code: Exclude<ApiErrorCode, 'ERR_INTERNAL'>; status: number } | undefined {
   const code = codeOf(err);
-  const byCode = code === undefined ? undefined : statusByCode[code];
-  if (byCode !== undefined) return byCode;
-  const providerClass = errorClassOf(err);
-  return providerClass === undefined ? undefined : statusByProviderClass[providerClass];
+  if (isServerCode(code)) return { code, status: statusByCode[code] };
+  const providerClass: ProviderErrorClass | undefined = errorClassOf(err);
+  return providerClass === undefined ? undefined : { code: providerErrorCodes[providerClass], status: statusByProviderClass[providerClass] };
 }
 
 function headersOf(err: unknown): Record<string, string> {
@@ -90,19 +81,23 @@ function headersOf(err: unknown): Record<string, string> {
 
 export const noStore = { 'cache-control': 'no-store' } as const;
 
-/** The JSON answer for a failed request. */
-export function toResponse(err: unknown): Response {
-  const status = statusOf(err);
-  if (status === undefined) {
+/** The JSON answer for a failed request; unexpected errors go to `log` and nowhere else. */
+export function toResponse(err: unknown, log: Logger): Response {
+  const known = classifyError(err);
+  if (known === undefined) {
     const name = err instanceof Error ? err.name : typeof err;
     const message = err instanceof Error ? err.message : String(err);
-    httpLogger().error({ errorName: name, errorCode: codeOf(err), error: message }, 'request failed with an unexpected error');
-    return Response.json({ error: 'internal error' } satisfies ErrorBody, { status: 500, headers: noStore });
+    log.error({ errorName: name, errorCode: codeOf(err), error: message }, 'request failed with an unexpected error');
+    const body: ApiErrorBody = { error: { code: 'ERR_INTERNAL', message: 'internal error' } };
+    return Response.json(body, { status: 500, headers: noStore });
   }
-  const fields = status === 400 ? fieldsOf(err) : undefined;
-  const body: ErrorBody = {
-    error: err instanceof Error ? err.message : String(err),
-    ...(fields && fields.length > 0 ? { fields } : {}),
+  const fields = known.status === 400 ? fieldsOf(err) : undefined;
+  const body: ApiErrorBody = {
+    error: {
+      code: known.code,
+      message: err instanceof Error ? err.message : String(err),
+      ...(fields && fields.length > 0 ? { fields } : {}),
+    },
   };
-  return Response.json(body, { status, headers: { ...noStore, ...headersOf(err) } });
+  return Response.json(body, { status: known.status, headers: { ...noStore, ...headersOf(err) } });
 }

@@ -1,5 +1,6 @@
-// The contract every provider type implements, and the only thing the control plane knows about
-// providers. Errors thrown by these methods carry one of the classes in ./errors.ts.
+// The contract every provider type implements, and the only thing the control plane and the HTTP
+// layer know about providers. Errors thrown by these methods carry one of the classes in ./errors.ts.
+import type { HostInventory } from './host-inventory';
 
 /** Where and on what a Proxy's instance runs (the Proxy's `spec.placement`). */
 export interface Placement {
@@ -85,4 +86,6 @@ export interface Provider {
   listByTag(tag: string, options?: CallOptions): Promise<Instance[]>;
   /** One health result per target; never throws for an unhealthy target. */
   check(options?: CallOptions): Promise<Target[]>;
+  /** Present on providers whose instances run on hosts the admin owns (host listings, image cache). */
+  readonly inventory?: HostInventory;
 }

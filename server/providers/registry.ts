@@ -1,13 +1,10 @@
 // Provider type → factory. The runtime builds one provider per config entry through this table;
 // a type without a registered factory makes its entries unavailable (reported in the config
-// status), not the whole server. kvm2 registers itself here once its live half exists:
-//
-//   registerProviderType('kvm2', (entry, context) => ({ provider: newKvm2Provider(entry, ...), close: ... }));
-//
+// status), not the whole server. The built-in types are registered in one place, provider-types.ts;
+// each runtime owns its registry.
 import type { Logger } from '@/server/telemetry/logger';
 import type { Provider } from './contract';
 import type { ProviderEntry } from './config';
-import { createKvm2Provider } from './kvm2/provider';
 
 /** What every config entry has, whatever its type. */
 export interface ProviderEntryBase {
@@ -56,20 +53,3 @@ export class ProviderRegistry {
     return factory(entry, context);
   }
 }
-
-/** The process's registry, which the runtime uses unless given another. */
-export const providerRegistry = new ProviderRegistry();
-
-/** Registers the factory of a provider type the config schema knows. */
-export function registerProviderType<T extends ProviderEntry['type']>(
-  type: T,
-  factory: ProviderFactory<Extract<ProviderEntry, { type: T }>>,
-): void {
-  providerRegistry.register(type, factory);
-}
-
-// kvm2: the provider over SSH-forwarded libvirt (server/providers/kvm2/provider.ts).
-registerProviderType('kvm2', (entry, context) => {
-  const provider = createKvm2Provider({ entry, logger: context.logger });
-  return { provider, close: () => provider.close() };
-});

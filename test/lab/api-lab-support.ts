@@ -7,15 +7,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { installAuthService } from '@/server/auth/access';
-import { AuthService } from '@/server/auth/service';
+import type { AuthService } from '@/server/auth/service';
 import { instanceName } from '@/server/control/names';
 import { settingsFromEnv } from '@/server/control/settings';
-import { setHttpLogger } from '@/server/http/to-response';
 import type { Kvm2Entry } from '@/server/providers/config';
 import { createKvm2Provider } from '@/server/providers/kvm2/provider';
 import { ProviderRegistry } from '@/server/providers/registry';
-import { type Runtime, startRuntimeOnce } from '@/server/runtime';
+import { type Runtime, startRuntimeOnce, stopRuntimeForTests } from '@/server/runtime';
 import { createLogger } from '@/server/telemetry/logger';
 import { createMetrics } from '@/server/telemetry/metrics';
 import { adminPassword, cheapCost, createClient, type Client } from '@/test/unit/api-harness';
@@ -37,15 +35,12 @@ export interface LabApi extends Client {
   close(): Promise<void>;
 }
 
-const runtimeKey = Symbol.for('kvm2-proxies.runtime');
-
 export async function startLabApi(lab: Lab): Promise<LabApi> {
   const run = new Kvm2LabRun(lab);
   const entry: Kvm2Entry = run.entry();
   const dir = mkdtempSync(join(tmpdir(), 'api-lab-'));
   const logs: string[] = [];
   const logger = createLogger({ level: 'trace', destination: { write: (line: string) => void logs.push(line) } });
-  setHttpLogger(logger.child({ name: 'http' }));
   const registry = new ProviderRegistry();
   registry.register('kvm2', (given, context) => {
     const provider = createKvm2Provider({ entry: given as Kvm2Entry, logger: context.logger });
@@ -68,10 +63,9 @@ export async function startLabApi(lab: Lab): Promise<LabApi> {
     configLoader: async () => [entry],
     logger,
     metrics: createMetrics(),
+    auth: { cost: cheapCost },
   });
-  const auth = new AuthService({ db: runtime.store.db, cost: cheapCost });
-  await auth.init();
-  installAuthService(runtime.store, auth);
+  const { auth } = runtime;
   await auth.setup(adminPassword);
   const responses: string[] = [];
   let session = '';
@@ -109,9 +103,7 @@ export async function startLabApi(lab: Lab): Promise<LabApi> {
       // a minute (a failed test) goes by hand.
       for (const name of proxyNames) if (runtime.store.proxies.get(name)) runtime.proxies.delete(name);
       await until(() => [...proxyNames].every((name) => !runtime.store.proxies.get(name)), { what: 'the run’s Proxies to go', timeoutMs: 60_000 }).catch(() => undefined);
-      await runtime.stop();
-      delete (globalThis as Record<symbol, unknown>)[runtimeKey];
-      setHttpLogger(undefined);
+      await stopRuntimeForTests();
       for (const name of proxyNames) {
         const domain = instanceName(name);
         await removeDomain(domain).catch(() => undefined);

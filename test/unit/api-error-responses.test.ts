@@ -1,5 +1,6 @@
-// toResponse: every typed error the API can meet, mapped to its status with `{error, fields?}`;
-// provider errors by their class, also when wrapped; anything else a bare 500 that says nothing.
+// toResponse: every typed error the API can meet, mapped to its status with
+// `{error: {code, message, fields?}}` (checked against the contract's schema); provider errors by
+// their class, also when wrapped; anything else a bare 500 (ERR_INTERNAL) that says nothing.
 import { describe, expect, it } from 'vitest';
 import { InvalidCredentialsError, PasswordAlreadySetError, PasswordManagedByEnvironmentError, PasswordNotSetError, TokenNotFoundError, TooManyAttemptsError } from '@/server/auth/errors';
 import { ProxyDeletingError, ProxyExistsError, ProxyNotFoundError, ProxyValidationError } from '@/server/control/errors';
@@ -14,12 +15,15 @@ import {
   UnsupportedMediaTypeError,
   UnsupportedOperationError,
 } from '@/server/http/errors';
-import { setHttpLogger, toResponse } from '@/server/http/to-response';
+import { apiErrorBodySchema } from '@/lib/api/errors';
+import { toResponse } from '@/server/http/to-response';
 import { ErrNotFound, ErrPermanent, ErrQuotaExceeded, ErrTransient } from '@/server/providers/errors';
 import { HostNotFoundError, ImageInUseError, ImageNotFoundError } from '@/server/providers/kvm2/inventory';
 import { createLogger } from '@/server/telemetry/logger';
 
-const table: Array<[string, Error, number]> = [
+const silent = createLogger({ level: 'silent' });
+
+const table: Array<[string, Error & { code: string }, number]> = [
   ['invalid input', new InvalidInputError([{ path: 'port', message: 'must be an integer' }]), 400],
   ['invalid Proxy', new ProxyValidationError([{ path: 'name', message: 'bad' }]), 400],
   ['no session', new UnauthenticatedError(), 401],
@@ -49,32 +53,34 @@ const table: Array<[string, Error, number]> = [
 ];
 
 describe('toResponse', () => {
-  it.each(table)('answers %s with %i and the error message', async (_what, err, status) => {
-    const response = toResponse(err);
+  it.each(table)('answers %s with %i, its code and the error message', async (_what, err, status) => {
+    const response = toResponse(err, silent);
     expect(response.status).toBe(status);
     expect(response.headers.get('cache-control')).toBe('no-store');
-    const body = (await response.json()) as { error: string; fields?: unknown };
-    expect(body.error).toBe(err.message);
-    if (status === 400) expect(body.fields).toEqual((err as InvalidInputError).fields);
-    else expect(body).not.toHaveProperty('fields');
+    const { error } = apiErrorBodySchema.parse(await response.json());
+    expect(error.code).toBe(err.code);
+    expect(error.message).toBe(err.message);
+    if (status === 400) expect(error.fields).toEqual((err as InvalidInputError).fields);
+    else expect(error).not.toHaveProperty('fields');
   });
 
   it('tells a throttled client when to come back', () => {
-    expect(toResponse(new TooManyAttemptsError(42)).headers.get('retry-after')).toBe('42');
+    expect(toResponse(new TooManyAttemptsError(42), silent).headers.get('retry-after')).toBe('42');
   });
 
-  it('finds a provider class along the cause chain', () => {
+  it('finds a provider class along the cause chain', async () => {
     const wrapped = new Error('while listing', { cause: new ErrTransient('connection lost') });
-    expect(toResponse(wrapped).status).toBe(503);
+    const response = toResponse(wrapped, silent);
+    expect(response.status).toBe(503);
+    expect(apiErrorBodySchema.parse(await response.json()).error).toEqual({ code: 'ERR_TRANSIENT', message: 'while listing' });
   });
 
   it('answers anything else with a bare 500, logging what it was', async () => {
     const lines: string[] = [];
-    setHttpLogger(createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } }));
-    const response = toResponse(new TypeError('cannot read x of undefined'));
-    setHttpLogger(undefined);
+    const log = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
+    const response = toResponse(new TypeError('cannot read x of undefined'), log);
     expect(response.status).toBe(500);
-    expect(await response.json()).toEqual({ error: 'internal error' });
+    expect(await response.json()).toEqual({ error: { code: 'ERR_INTERNAL', message: 'internal error' } });
     expect(lines.join('')).toContain('cannot read x of undefined');
   });
 });

@@ -23,15 +23,13 @@ import * as proxies from '@/app/api/proxies/route';
 import * as token from '@/app/api/tokens/[id]/route';
 import * as tokens from '@/app/api/tokens/route';
 import { StoragePoolState } from '@/server/libvirt';
-import { installAuthService } from '@/server/auth/access';
-import { AuthService } from '@/server/auth/service';
+import type { AuthService } from '@/server/auth/service';
 import { settingsFromEnv } from '@/server/control/settings';
 import type { RouteHandler } from '@/server/http/route';
-import { setHttpLogger } from '@/server/http/to-response';
 import { withDefaults } from '@/server/providers/kvm2/kvm2';
 import { createKvm2Provider, type Kvm2Provider } from '@/server/providers/kvm2/provider';
 import { ProviderRegistry } from '@/server/providers/registry';
-import { type Runtime, startRuntimeOnce } from '@/server/runtime';
+import { type Runtime, startRuntimeOnce, stopRuntimeForTests } from '@/server/runtime';
 import { createLogger } from '@/server/telemetry/logger';
 import { createMetrics } from '@/server/telemetry/metrics';
 import { tempDir } from '@/test/fakes/control-plane';
@@ -178,8 +176,6 @@ export interface StartOptions {
   kvm2Files?: { sshKeyFile: string; knownHostsFile: string };
 }
 
-const runtimeKey = Symbol.for('kvm2-proxies.runtime');
-
 function kvm2Settings(files: StartOptions['kvm2Files']) {
   return withDefaults({
     name: 'kvm2-home',
@@ -194,11 +190,9 @@ function kvm2Settings(files: StartOptions['kvm2Files']) {
 }
 
 export async function startApi(options: StartOptions = {}): Promise<ApiHarness> {
-  if ((globalThis as Record<symbol, unknown>)[runtimeKey]) throw new Error('a runtime is already running in this process');
   const dir = tempDir('api-');
   const logs: string[] = [];
   const logger = createLogger({ level: 'trace', destination: { write: (line: string) => void logs.push(line) } });
-  setHttpLogger(logger.child({ name: 'http' }));
   const fake = new FakeProvider({ name: 'fake-1', targets: [{ name: 'host-a', ready: true, reason: 'Reachable', message: '', details: {}, latencyMs: 2, checkedAt: '' }] });
   const hypervisor = new FakeHypervisor();
   hypervisor.addPool({ name: 'isos', state: StoragePoolState.Inactive });
@@ -225,10 +219,10 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
     logger,
     metrics: createMetrics(),
     probe: async () => ({ healthy: true, reason: 'TargetReachable' as const, message: 'stub', latencyMs: 3, egressIP: '203.0.113.9' }),
+    auth: { cost: cheapCost, ...(options.environmentPassword ? { adminPassword: options.environmentPassword } : {}) },
   });
-  const auth = new AuthService({ db: runtime.store.db, cost: cheapCost, ...(options.environmentPassword ? { adminPassword: options.environmentPassword } : {}) });
-  await auth.init();
-  installAuthService(runtime.store, auth);
+  if (runtime.settings.dataDir !== dir.path) throw new Error('a runtime is already running in this process');
+  const { auth } = runtime;
   if (options.passwordConfigured !== false && !options.environmentPassword) await auth.setup(adminPassword);
 
   const responses: string[] = [];
@@ -263,9 +257,7 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
     snapshot,
     until,
     async close() {
-      await runtime.stop();
-      delete (globalThis as Record<symbol, unknown>)[runtimeKey];
-      setHttpLogger(undefined);
+      await stopRuntimeForTests();
       dir.remove();
     },
   };

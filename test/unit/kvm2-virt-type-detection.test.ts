@@ -51,20 +51,21 @@ describe('virt type detection', () => {
 
   it('uses a configured type without asking libvirt', async () => {
     const { api, calls } = fakeApi(async () => capabilities('kvm'));
-    expect(await resolveVirtType(api, { host: hostWith('qemu'), logger: capture().logger })).toBe('qemu');
+    expect(await resolveVirtType(api, { host: hostWith('qemu'), logger: capture().logger, detected: new WeakMap() })).toBe('qemu');
     expect(calls).toHaveLength(0);
   });
 
   it('reads the capabilities once per connection, again on a new one, and logs the choice', async () => {
     const { lines, logger } = capture();
     const host = hostWith();
+    const detected = new WeakMap();
     const first = fakeApi(async () => capabilities('qemu'));
-    expect(await resolveVirtType(first.api, { host, logger })).toBe('qemu');
-    expect(await resolveVirtType(first.api, { host, logger })).toBe('qemu');
+    expect(await resolveVirtType(first.api, { host, logger, detected })).toBe('qemu');
+    expect(await resolveVirtType(first.api, { host, logger, detected })).toBe('qemu');
     expect(first.calls).toHaveLength(1);
 
     const redialled = fakeApi(async () => capabilities('kvm'));
-    expect(await resolveVirtType(redialled.api, { host, logger })).toBe('kvm');
+    expect(await resolveVirtType(redialled.api, { host, logger, detected })).toBe('kvm');
     expect(redialled.calls).toHaveLength(1);
     expect(lines.map((line) => line.virtType)).toEqual(['qemu', 'kvm']);
   });
@@ -77,8 +78,9 @@ describe('virt type detection', () => {
       return capabilities('kvm');
     });
     const host = hostWith();
-    await expect(resolveVirtType(api, { host, logger: capture().logger })).rejects.toThrow('connection reset');
-    expect(await resolveVirtType(api, { host, logger: capture().logger })).toBe('kvm');
+    const detected = new WeakMap();
+    await expect(resolveVirtType(api, { host, logger: capture().logger, detected })).rejects.toThrow('connection reset');
+    expect(await resolveVirtType(api, { host, logger: capture().logger, detected })).toBe('kvm');
     expect(calls).toHaveLength(2);
   });
 });

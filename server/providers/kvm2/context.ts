@@ -1,12 +1,13 @@
 // What every kvm2 operation (create.ts, instance.ts) runs with: the settings, the way to the
 // hosts, the budgets, the locks that serialise Create and Delete of one domain name and the
-// download of one base image, and the logger (already carrying `provider`).
+// download of one base image, the detected virt types, and the logger (already carrying `provider`).
 import type { Logger } from '@/server/telemetry/logger';
 import type { Budgets } from './backend';
 import type { DownloadTracker } from './download-progress';
 import type { KeyedLock } from './keyed-lock';
 import type { Kvm2Host, Kvm2Settings } from './kvm2';
 import type { HostBackend } from './libvirt-api';
+import type { VirtTypeDetections } from './virt-type';
 
 export interface Kvm2Context {
   settings: Kvm2Settings;
@@ -18,6 +19,8 @@ export interface Kvm2Context {
   /** per (host, base volume) */
   imageLocks: KeyedLock;
   downloads: DownloadTracker;
+  /** `virtType: detect` answers, per pooled connection */
+  virtTypes: VirtTypeDetections;
   now: () => Date;
 }
 

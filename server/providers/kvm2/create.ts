@@ -165,7 +165,7 @@ async function build(attempt: Attempt): Promise<void> {
   const overlayPath = await api.storageVolGetPath(overlay, { signal });
   const seed = await rebuildSeed(afterImage, pool);
   const seedPath = await api.storageVolGetPath(seed, { signal });
-  const virtType = await resolveVirtType(api, { host, logger, signal });
+  const virtType = await resolveVirtType(api, { host, logger, signal, detected: context.virtTypes });
   const xml = buildDomainXML({
     name: request.name,
     virtType,

@@ -1,17 +1,8 @@
 // Live progress of base-image downloads, so the dashboard can show bytes, rate and ETA for a
 // Proxy waiting on its image. One entry per (host, volume) while the transfer runs.
-export interface DownloadProgress {
-  host: string;
-  volume: string;
-  urlHost: string;
-  totalBytes: number;
-  doneBytes: number;
-  startedAt: number;
-  /** bytes per second since the start; 0 until the first chunk */
-  bytesPerSecond: number;
-  /** seconds left at the current rate, or null while unknown */
-  etaSeconds: number | null;
-}
+import type { DownloadProgress } from '@/server/providers/host-inventory';
+
+export type { DownloadProgress };
 
 export class DownloadTracker {
   private readonly active = new Map<string, DownloadProgress>();

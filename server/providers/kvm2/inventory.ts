@@ -11,47 +11,17 @@
 // without its base, or a base without its marker, is cleaned up the same way.
 import { DomainState, isLibvirtError, LibvirtError, StoragePoolState, storagePoolStateWords, type Domain, type StoragePool, type StorageVol } from '@/server/libvirt';
 import { ErrPermanent, ErrTransient, ProviderError } from '@/server/providers/errors';
+import type { CachedImageListing, DomainListing, EvictOutcome, HostListing, PoolListing } from '@/server/providers/host-inventory';
 import { classify } from './errors';
 import { lookupVolume } from './image';
 import { HostNotFoundError, ImageInUseError, ImageNotFoundError } from './inventory-errors';
 import { dependencyClosure, domainFacts, parseCachedImageName, type CachedImageName, type DomainFacts } from './inventory-parse';
 import { configuredHost, type Kvm2Host, type Kvm2Settings } from './kvm2';
 import type { HostBackend, LibvirtAPI } from './libvirt-api';
-import type { InstanceMetadata } from './metadata';
 import { markerSizeBytes } from './volume';
 import { parseVolumeXML, type VolumeDescription } from './xml-parse';
 
 export { HostNotFoundError, ImageInUseError, ImageNotFoundError } from './inventory-errors';
-
-export interface PoolListing {
-  name: string;
-  /** virsh's word: running, inactive, building, degraded, inaccessible */
-  state: string;
-  capacityBytes: number;
-  allocationBytes: number;
-  availableBytes: number;
-  /** the pool the provider uses on this host */
-  configured: boolean;
-}
-
-export interface CachedImageListing {
-  /** the base volume's name (also its marker's name without `.sha256`) */
-  volume: string;
-  markerVolume: string;
-  entry: string;
-  key: string;
-  format: string;
-  sizeBytes?: number;
-  allocationBytes?: number;
-  /** the digest the marker holds */
-  sha256?: string;
-  /** base and a marker holding a digest: what Create reuses */
-  complete: boolean;
-  baseExists: boolean;
-  markerExists: boolean;
-  /** domains on this host backing onto the base */
-  domains: string[];
-}
 
 /** virsh's word for each domain state (`virsh domstate`). */
 export const domainStateWords: Record<number, string> = {
@@ -64,24 +34,6 @@ export const domainStateWords: Record<number, string> = {
   [DomainState.Crashed]: 'crashed',
   [DomainState.PmSuspended]: 'pmsuspended',
 };
-
-export interface DomainListing {
-  name: string;
-  /** virsh's word, e.g. running, shut off; `unknown` when it could not be read */
-  state: string;
-  mark?: InstanceMetadata;
-  /** why a kvm2 mark that is there could not be read */
-  markProblem?: string;
-  gen1: boolean;
-}
-
-export interface HostListing {
-  host: string;
-  pool: string;
-  pools: PoolListing[];
-  images: CachedImageListing[];
-  domains: DomainListing[];
-}
 
 export interface InventoryTarget {
   settings: Kvm2Settings;
@@ -255,13 +207,6 @@ export function listHost(target: InventoryTarget): Promise<HostListing> {
       domains: domains.map((domain) => domain.listing),
     };
   });
-}
-
-export interface EvictOutcome {
-  host: string;
-  volume: string;
-  /** volumes deleted, in order (marker first) */
-  removed: string[];
 }
 
 export function evictCachedImage(target: InventoryTarget & { volume: string }): Promise<EvictOutcome> {

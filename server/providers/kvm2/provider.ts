@@ -7,6 +7,7 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Kvm2Entry } from '@/server/providers/config';
 import type { CallOptions, CreateRequest, Instance, Provider, Target } from '@/server/providers/contract';
 import { ErrPermanent, ProviderError } from '@/server/providers/errors';
+import type { HostInventory } from '@/server/providers/host-inventory';
 import type { Logger } from '@/server/telemetry/logger';
 import { tracer } from '@/server/telemetry/tracing';
 import { defaultBudgets, type Budgets } from './backend';
@@ -16,6 +17,7 @@ import { createInstance } from './create';
 import { DownloadTracker } from './download-progress';
 import { classify, type Kvm2Operation } from './errors';
 import { subscribeHostEvents, type HostEventHandlers, type HostEvents } from './host-events';
+import { kvm2HostInventory } from './host-inventory';
 import { createHostBackend } from './hosts';
 import { deleteInstance, getInstance, listInstances } from './instance';
 import { KeyedLock } from './keyed-lock';
@@ -43,6 +45,8 @@ export class Kvm2Provider implements Provider {
   readonly name: string;
   /** Base-image downloads in progress, for the dashboard. */
   readonly downloads: DownloadTracker;
+  /** Host listings, image eviction, downloads and the catalogue, for the dashboard. */
+  readonly inventory: HostInventory;
   private readonly context: Kvm2Context;
   private readonly hostEvents = new Set<HostEvents>();
 
@@ -57,8 +61,10 @@ export class Kvm2Provider implements Provider {
       domainLocks: new KeyedLock(),
       imageLocks: new KeyedLock(),
       downloads: this.downloads,
+      virtTypes: new WeakMap(),
       now: options.now ?? (() => new Date()),
     };
+    this.inventory = kvm2HostInventory({ settings: options.settings, backend: options.backend, downloads: this.downloads });
   }
 
   get settings(): Kvm2Settings {
@@ -190,12 +196,4 @@ export function createKvm2Provider(options: CreateKvm2ProviderOptions): Kvm2Prov
   const backend =
     options.backend ?? createHostBackend({ providerName: settings.name, settings, logger, budgets: options.budgets });
   return new Kvm2Provider({ settings, backend, logger, budgets: options.budgets, downloads: options.downloads, now: options.now });
-}
-
-/**
- * Whether a running provider is kvm2. By type, not `instanceof`: Next bundles each route with its
- * own copy of this module, so the class a route sees is not the one the runtime instantiated.
- */
-export function isKvm2Provider(provider: Provider | undefined): provider is Kvm2Provider {
-  return provider?.type === 'kvm2';
 }

@@ -11,13 +11,15 @@ import { childElement, parseXml, textOf } from './xml-codec';
 
 export interface ResolveVirtTypeOptions {
   host: Kvm2Host;
+  /** the provider's detections (Kvm2Context.virtTypes) */
+  detected: VirtTypeDetections;
   /** Should carry `host`; the chosen type is logged once per connection. */
   logger: Logger;
   signal?: AbortSignal;
 }
 
-// Keyed by the connection's API object, so a redialled connection detects again.
-const detected = new WeakMap<LibvirtAPI, Promise<VirtType>>();
+/** Detected types keyed by the connection's API object, so a redialled connection detects again. */
+export type VirtTypeDetections = WeakMap<LibvirtAPI, Promise<VirtType>>;
 
 /** The `<domain>` libvirt reports as its default type in a domain capabilities document. */
 export function offeredVirtType(domainCapabilities: string): VirtType {
@@ -28,7 +30,7 @@ export function offeredVirtType(domainCapabilities: string): VirtType {
 
 /** The host's virt type; for `detect`, asks libvirt at most once per connection. */
 export function resolveVirtType(api: LibvirtAPI, options: ResolveVirtTypeOptions): Promise<VirtType> {
-  const { host, logger, signal } = options;
+  const { host, logger, signal, detected } = options;
   if (host.virtType !== 'detect') return Promise.resolve(host.virtType);
   let pending = detected.get(api);
   if (!pending) {

@@ -10,6 +10,24 @@ const config = [
       'no-restricted-imports': ['error', { patterns: [{ group: ['@/server/*', '**/server/*'], message: 'components/ runs in the browser: it must not import server/ code.' }] }],
     },
   },
+  {
+    // The HTTP layer and the routes talk to the runtime and the provider contract (with its optional
+    // capabilities such as host inventory), never to one provider's internals.
+    files: ['server/http/**/*.ts', 'app/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@/server/providers/kvm2', '@/server/providers/kvm2/*', '**/providers/kvm2', '**/providers/kvm2/*'],
+              message: 'server/http and app/ use the provider contract (server/providers/contract.ts, host-inventory.ts), not kvm2 internals.',
+            },
+          ],
+        },
+      ],
+    },
+  },
 ];
 
 export default config;

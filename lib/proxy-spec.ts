@@ -1,5 +1,5 @@
 // The Proxy resource as the API, the dashboard's form and the control plane all see it: one zod
-// schema for the spec, and the shapes of the status and events the server returns. Imported by
+// schema for the spec (the shapes the server returns are in lib/api, re-exported here). Imported by
 // server and browser code alike, so nothing here may touch node: modules.
 import { z } from 'zod';
 
@@ -145,71 +145,8 @@ export function fieldErrors(error: z.ZodError): FieldError[] {
   });
 }
 
-export type ConditionStatus = 'True' | 'False' | 'Unknown';
 export const conditionTypes = ['Provisioned', 'Healthy'] as const;
 export type ConditionType = (typeof conditionTypes)[number];
 
-export interface Condition {
-  type: ConditionType;
-  status: ConditionStatus;
-  reason: string;
-  message: string;
-  /** RFC 3339; changes only when `status` flips */
-  lastTransitionTime: string;
-}
-
-export type ErrorClassName = 'permanent' | 'transient' | 'notFound' | 'quotaExceeded' | 'unclassified';
-
-export interface ProxyStatusView {
-  phase: ProxyPhase;
-  ip?: string;
-  healthy: boolean;
-  providerID?: string;
-  conditions: Condition[];
-  /** the spec hash this status was computed for */
-  observedSpecHash?: string;
-  /** the hash of the current spec; differs from observedSpecHash until the reconciler catches up */
-  specHash: string;
-  lastError?: { class: ErrorClassName; message: string; at: string };
-  egressIP?: string;
-  probeLatencyMs?: number;
-  probedAt?: string;
-}
-
-/** A Proxy as the API returns it. cloud-init is never echoed: only its size. */
-export interface ProxyView {
-  uid: string;
-  name: string;
-  mode: ProxyMode;
-  provider?: string;
-  placement?: Placement;
-  address?: string;
-  port: number;
-  labels: Record<string, string>;
-  cloudInit?: { bytes: number };
-  /** the deterministic instance (domain) name of a Managed proxy */
-  instanceName?: string;
-  createdAt: string;
-  updatedAt: string;
-  deletionRequestedAt?: string;
-  status: ProxyStatusView;
-}
-
-export interface ProxyEventView {
-  id: number;
-  type: 'Normal' | 'Warning';
-  reason: string;
-  message: string;
-  /** how many times this event repeated in a row */
-  count: number;
-  firstAt: string;
-  lastAt: string;
-}
-
-/** What crawler clients get from the discovery API. */
-export interface DiscoveredProxy {
-  name: string;
-  url: string;
-  labels: Record<string, string>;
-  egressIP?: string;
-}
+// The shapes the server returns (status, events, discovery) are the API contract's, in lib/api.
+export type { Condition, ConditionStatus, DiscoveredProxy, ErrorClassName, ProxyEventView, ProxyStatusView, ProxyView } from './api/proxies';

@@ -1,37 +1,33 @@
-// The one place the browser talks to the HTTP API: JSON in and out, errors as ApiError carrying the
-// status and the per-field messages of a 400 (`{error, fields}`), and a 401 on any page sends the
-// browser to the login page with the way back.
+// The one place the browser talks to the HTTP API: JSON in and out, every answer parsed with its
+// schema from the API contract (lib/api), errors as ApiError carrying the contract's `code`, the
+// status and the per-field messages. A lost session (ERR_UNAUTHENTICATED) on any page sends the
+// browser to the login page with the way back; a wrong password (ERR_INVALID_CREDENTIALS) does not.
+import type { z } from 'zod';
+import { apiErrorBodySchema, type ApiErrorCode } from '@/lib/api/errors';
 
 export type FieldMessages = Record<string, string>;
 
+/** The server's code, or ERR_BAD_RESPONSE when an answer does not match the contract. */
+export type ClientErrorCode = ApiErrorCode | 'ERR_BAD_RESPONSE';
+
 export class ApiError extends Error {
-  readonly code = 'ERR_API';
+  readonly code: ClientErrorCode;
   readonly status: number;
   /** field path (e.g. `placement.machineType`) → message, from a 400 answer */
   readonly fields: FieldMessages;
 
-  constructor(options: { status: number; message: string; fields?: FieldMessages; cause?: unknown }) {
+  constructor(options: { code: ClientErrorCode; status: number; message: string; fields?: FieldMessages; cause?: unknown }) {
     super(options.message, { cause: options.cause });
     this.name = 'ApiError';
+    this.code = options.code;
     this.status = options.status;
     this.fields = options.fields ?? {};
   }
 }
 
-/** The API sends `fields` as a list of {path, message} or as a map; both read as a map here. */
-export function readFieldMessages(fields: unknown): FieldMessages {
-  if (Array.isArray(fields)) {
-    const messages: FieldMessages = {};
-    for (const entry of fields as Array<{ path?: unknown; message?: unknown }>) {
-      const path = typeof entry.path === 'string' ? entry.path : '';
-      if (typeof entry.message === 'string' && messages[path] === undefined) messages[path] = entry.message;
-    }
-    return messages;
-  }
-  if (fields && typeof fields === 'object') {
-    return Object.fromEntries(Object.entries(fields).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
-  }
-  return {};
+/** Whether `err` is an ApiError with one of `codes`. */
+export function hasCode(err: unknown, ...codes: ClientErrorCode[]): err is ApiError {
+  return err instanceof ApiError && codes.includes(err.code);
 }
 
 async function readBody(response: Response): Promise<unknown> {
@@ -45,9 +41,14 @@ async function readBody(response: Response): Promise<unknown> {
 }
 
 function errorFrom(response: Response, body: unknown): ApiError {
-  const payload = (body && typeof body === 'object' ? body : {}) as { error?: unknown; fields?: unknown };
-  const message = typeof payload.error === 'string' ? payload.error : `${response.status} ${response.statusText || 'request failed'}`;
-  return new ApiError({ status: response.status, message, fields: readFieldMessages(payload.fields) });
+  const parsed = apiErrorBodySchema.safeParse(body);
+  if (!parsed.success) {
+    return new ApiError({ code: 'ERR_BAD_RESPONSE', status: response.status, message: `${response.status} ${response.statusText || 'request failed'}`, cause: parsed.error });
+  }
+  const { code, message, fields = [] } = parsed.data.error;
+  const messages: FieldMessages = {};
+  for (const field of fields) messages[field.path] ??= field.message;
+  return new ApiError({ code, status: response.status, message, fields: messages });
 }
 
 function sendToLogin(): void {
@@ -61,12 +62,11 @@ export interface RequestOptions {
   method?: 'GET' | 'POST' | 'PUT' | 'DELETE';
   body?: unknown;
   signal?: AbortSignal;
-  /** false for the auth routes themselves, where 401 is an answer, not a lost session */
-  redirectOn401?: boolean;
 }
 
-export async function apiRequest<T>(path: string, options: RequestOptions = {}): Promise<T> {
-  const { method = 'GET', body, signal, redirectOn401 = true } = options;
+/** The answer to `path`, parsed with `schema`; an error answer throws ApiError. */
+export async function apiRequest<S extends z.ZodType>(path: string, schema: S, options: RequestOptions = {}): Promise<z.output<S>> {
+  const { method = 'GET', body, signal } = options;
   const response = await fetch(path, {
     method,
     signal,
@@ -76,19 +76,20 @@ export async function apiRequest<T>(path: string, options: RequestOptions = {}):
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const payload = await readBody(response);
-  if (response.status === 401 && redirectOn401) sendToLogin();
-  if (!response.ok) throw errorFrom(response, payload);
-  return payload as T;
+  if (!response.ok) {
+    const error = errorFrom(response, payload);
+    if (error.code === 'ERR_UNAUTHENTICATED') sendToLogin();
+    throw error;
+  }
+  const parsed = schema.safeParse(payload);
+  if (!parsed.success) {
+    throw new ApiError({ code: 'ERR_BAD_RESPONSE', status: response.status, message: `${method} ${path}: the answer does not match the API contract`, cause: parsed.error });
+  }
+  return parsed.data;
 }
 
-/** Query functions get the signal so a page change cancels what it no longer needs. */
-export const getJson =
-  <T>(path: string) =>
-  ({ signal }: { signal: AbortSignal }): Promise<T> =>
-    apiRequest<T>(path, { signal });
-
-/** Retry network blips and 5xx, never a 4xx: asking again will not change the answer. */
+/** Retry network blips and 5xx, never a 4xx or a contract mismatch: asking again will not change the answer. */
 export function shouldRetry(failureCount: number, error: unknown): boolean {
-  if (error instanceof ApiError && error.status < 500) return false;
+  if (error instanceof ApiError && (error.status < 500 || error.code === 'ERR_BAD_RESPONSE')) return false;
   return failureCount < 2;
 }

@@ -2,6 +2,7 @@
 // Ends the session on the server, then leaves for the login page with an empty query cache.
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
+import { loggedOutSchema } from '@/lib/api/auth';
 import { apiRequest } from '@/components/api/client';
 
 export function LogoutButton() {
@@ -14,7 +15,7 @@ export function LogoutButton() {
       onClick={async () => {
         setPending(true);
         try {
-          await apiRequest('/api/auth/logout', { method: 'POST', redirectOn401: false });
+          await apiRequest('/api/auth/logout', loggedOutSchema, { method: 'POST' });
         } catch {
           // Already logged out, or the server is gone: the login page is the right place either way.
         }

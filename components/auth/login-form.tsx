@@ -3,7 +3,7 @@
 // sets one. Afterwards the browser goes back where it came from, never to another site.
 import { useSearchParams } from 'next/navigation';
 import { useState } from 'react';
-import { ApiError } from '@/components/api/client';
+import { hasCode } from '@/components/api/client';
 import { Button } from '@/components/ui/button';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { Field, controlClass } from '@/components/ui/field';
@@ -18,8 +18,8 @@ export function safeNext(next: string | null): string {
 }
 
 function messageOf(err: unknown): string {
-  if (err instanceof ApiError && err.status === 401) return 'That password is not right.';
-  if (err instanceof ApiError && err.status === 429) return 'Too many attempts. Wait a minute and try again.';
+  if (hasCode(err, 'ERR_INVALID_CREDENTIALS')) return 'That password is not right.';
+  if (hasCode(err, 'ERR_TOO_MANY_ATTEMPTS')) return 'Too many attempts. Wait a minute and try again.';
   return err instanceof Error ? err.message : String(err);
 }
 
@@ -65,7 +65,7 @@ function SetupFields({ onDone }: { onDone: () => void }) {
           await login.mutateAsync(password);
           onDone();
         } catch (err) {
-          setError({ field: 'password', message: err instanceof ApiError ? (err.fields.password ?? err.message) : messageOf(err) });
+          setError({ field: 'password', message: hasCode(err, 'ERR_INVALID_INPUT') ? (err.fields.password ?? err.message) : messageOf(err) });
         }
       }}
     >
@@ -91,10 +91,6 @@ export function LoginForm() {
     window.location.href = safeNext(params.get('next'));
   };
   if (status.isPending) return <SkeletonRows rows={2} label="the login form" />;
-  if (status.isError && !(status.error instanceof ApiError && status.error.status === 404)) {
-    return <ErrorPanel title="The server did not answer" error={status.error} onRetry={() => void status.refetch()} />;
-  }
-  // Without a status route the server has a password (from ADMIN_PASSWORD or the store).
-  const configured = status.data?.passwordConfigured ?? true;
-  return configured ? <LoginFields onDone={done} /> : <SetupFields onDone={done} />;
+  if (status.isError) return <ErrorPanel title="The server did not answer" error={status.error} onRetry={() => void status.refetch()} />;
+  return status.data.passwordConfigured ? <LoginFields onDone={done} /> : <SetupFields onDone={done} />;
 }

@@ -4,16 +4,16 @@ import Link from 'next/link';
 import { Badge, type BadgeTone } from '@/components/ui/badge';
 import { EmptyState } from '@/components/ui/empty-state';
 import { TableScroll, Td, Th } from '@/components/ui/table';
-import type { DomainInfo, DomainKind } from './queries';
+import type { DomainKind, DomainView } from './queries';
 
 const kindLabel: Record<DomainKind, { text: string; tone: BadgeTone; title: string }> = {
   managed: { text: 'managed', tone: 'ok', title: 'created by this server for a Proxy' },
-  orphan: { text: 'orphan', tone: 'warning', title: 'created by this server, but no Proxy owns it any more; orphan GC removes it' },
-  kvm: { text: 'kvm gen-1', tone: 'info', title: "the first-generation kvm provider's domain; kvm2 never touches it" },
+  orphaned: { text: 'orphan', tone: 'warning', title: 'created by this server, but no Proxy owns it any more; orphan GC removes it' },
+  'kvm-gen-1': { text: 'kvm gen-1', tone: 'info', title: "the first-generation kvm provider's domain; kvm2 never touches it" },
   foreign: { text: 'foreign', tone: 'neutral', title: 'not created by this server; left alone' },
 };
 
-export function DomainsTable({ domains }: { domains: DomainInfo[] }) {
+export function DomainsTable({ domains }: { domains: DomainView[] }) {
   if (domains.length === 0) return <EmptyState title="No domains on this host">Create a Proxy with this host as its zone and its VM appears here.</EmptyState>;
   return (
     <TableScroll label="Domains">

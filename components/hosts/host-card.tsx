@@ -6,7 +6,7 @@ import { formatGiB, formatLatency, formatTime, parseGiB } from '@/components/ui/
 import { SkeletonChart } from '@/components/ui/skeleton';
 import { UsageBar } from '@/components/ui/usage-bar';
 import { HealthBadge, HealthExplanation } from './health-reason';
-import type { HealthSample, HostHealth } from './queries';
+import type { HealthSample, TargetView } from './queries';
 
 const HostHealthCharts = dynamic(() => import('./health-charts'), { ssr: false, loading: () => <SkeletonChart label="charts" /> });
 
@@ -39,7 +39,7 @@ export function PoolSpace({ details }: { details: Record<string, string> }) {
   );
 }
 
-export function HostCard({ provider, target, samples, showCharts = true }: { provider: string; target: HostHealth; samples?: HealthSample[]; showCharts?: boolean }) {
+export function HostCard({ provider, target, samples, showCharts = true }: { provider: string; target: TargetView; samples?: HealthSample[]; showCharts?: boolean }) {
   const { details } = target;
   return (
     <article className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" data-testid={`host-card-${target.name}`} aria-labelledby={`host-${provider}-${target.name}`}>

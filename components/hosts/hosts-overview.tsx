@@ -8,11 +8,11 @@ import { Panel } from '@/components/ui/panel';
 import { SkeletonCards } from '@/components/ui/skeleton';
 import { HostCard } from './host-card';
 import { Prerequisites } from './prerequisites';
-import { type ProviderHealthSummary, useHealthHistory, useProviders } from './queries';
+import { type ProviderSummary, useHealthHistory, useProviders } from './queries';
 
 const historyWindowMs = 6 * 3_600_000;
 
-function ProviderHosts({ provider }: { provider: ProviderHealthSummary }) {
+function ProviderHosts({ provider }: { provider: ProviderSummary }) {
   const history = useHealthHistory(provider.name, historyWindowMs);
   return (
     <Panel

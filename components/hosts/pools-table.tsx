@@ -3,9 +3,9 @@ import { Badge } from '@/components/ui/badge';
 import { formatBytes } from '@/components/ui/format';
 import { TableScroll, Td, Th } from '@/components/ui/table';
 import { UsageBar } from '@/components/ui/usage-bar';
-import type { PoolInfo } from './queries';
+import type { PoolView } from './queries';
 
-export function PoolsTable({ pools }: { pools: PoolInfo[] }) {
+export function PoolsTable({ pools }: { pools: PoolView[] }) {
   if (pools.length === 0) return <p className="text-sm text-slate-600">libvirt reports no storage pools on this host.</p>;
   return (
     <TableScroll label="Storage pools">

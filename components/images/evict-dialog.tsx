@@ -2,13 +2,13 @@
 // The Evict action of one cached image: disabled, with the reason, while VMs back onto it; behind
 // a confirmation that says what will happen otherwise.
 import { useState } from 'react';
-import type { CachedImage } from '@/components/hosts/queries';
+import type { CachedImageView } from '@/components/hosts/queries';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { formatBytes } from '@/components/ui/format';
 import { useEvictImage } from './queries';
 
-export function EvictImageButton({ provider, host, pool, image }: { provider: string; host: string; pool?: string; image: CachedImage }) {
+export function EvictImageButton({ provider, host, pool, image }: { provider: string; host: string; pool?: string; image: CachedImageView }) {
   const [open, setOpen] = useState(false);
   const evict = useEvictImage(provider, host);
   const inUse = image.usedBy > 0;

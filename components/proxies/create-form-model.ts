@@ -38,9 +38,9 @@ export function initialFormState(providers: ConfigProvider[], name: string): Cre
 
 export function choicesFor(provider: ConfigProvider | undefined): Pick<CreateFormState, 'zone' | 'machineType' | 'image'> {
   return {
-    zone: only(provider?.hosts ?? [])?.name ?? '',
-    machineType: only(provider?.machineTypes ?? [])?.name ?? '',
-    image: only(provider?.images ?? [])?.key ?? '',
+    zone: only(provider?.catalogue?.hosts ?? [])?.name ?? '',
+    machineType: only(provider?.catalogue?.machineTypes ?? [])?.name ?? '',
+    image: only(provider?.catalogue?.images ?? [])?.key ?? '',
   };
 }
 

@@ -4,7 +4,7 @@
 // server's own schema; the server's 400 lands next to the same fields.
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { ApiError, type FieldMessages } from '@/components/api/client';
+import { type FieldMessages, hasCode } from '@/components/api/client';
 import { type ConfigProvider, useConfig } from '@/components/config/queries';
 import { useProviders } from '@/components/hosts/queries';
 import { Button, LinkButton } from '@/components/ui/button';
@@ -20,7 +20,8 @@ import { useCreateProxy } from './queries';
 
 /** The catalogue's hosts, or else the hosts the health check knows for the provider. */
 function zoneOptions(provider: ConfigProvider | undefined, checkedHosts: string[]): Array<{ value: string; label: string }> {
-  if (provider?.hosts.length) return provider.hosts.map((host) => ({ value: host.name, label: host.address ? `${host.name} — ${host.address}` : host.name }));
+  const hosts = provider?.catalogue?.hosts ?? [];
+  if (hosts.length) return hosts.map((host) => ({ value: host.name, label: host.address ? `${host.name} — ${host.address}` : host.name }));
   return checkedHosts.map((name) => ({ value: name, label: name }));
 }
 
@@ -83,7 +84,7 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
       await create.mutateAsync(input);
       router.push(`/proxies/${encodeURIComponent(input.name)}`);
     } catch (err) {
-      const fields = err instanceof ApiError ? fieldsFromServer(err.fields) : {};
+      const fields = hasCode(err, 'ERR_INVALID_INPUT', 'ERR_PROXY_INVALID') ? fieldsFromServer(err.fields) : {};
       setErrors(fields);
       const general = fields[''] ?? (Object.keys(fields).length === 0 && err instanceof Error ? err.message : undefined);
       setFormError(general);
@@ -91,7 +92,7 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
     }
   }
 
-  const machine = provider?.machineTypes.find((entry) => entry.name === state.machineType);
+  const machine = provider?.catalogue?.machineTypes.find((entry) => entry.name === state.machineType);
   return (
     <form noValidate onSubmit={submit} className="space-y-6" aria-describedby={formError ? 'form-error' : undefined}>
       {formError ? (
@@ -120,8 +121,8 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
             value={state.machineType}
             error={errors['placement.machineType']}
             placeholder="Choose a machine type"
-            hint={machine?.vcpus ? `${machine.vcpus} vCPU, ${machine.memoryMiB} MiB memory${provider?.diskSizeGb ? `, ${provider.diskSizeGb} GB disk` : ''}` : undefined}
-            options={(provider?.machineTypes ?? []).map((type) => ({ value: type.name, label: type.vcpus ? `${type.name} (${type.vcpus} vCPU, ${type.memoryMiB} MiB)` : type.name }))}
+            hint={machine?.vcpus ? `${machine.vcpus} vCPU, ${machine.memoryMiB} MiB memory${provider?.catalogue?.diskSizeGb ? `, ${provider.catalogue.diskSizeGb} GB disk` : ''}` : undefined}
+            options={(provider?.catalogue?.machineTypes ?? []).map((type) => ({ value: type.name, label: type.vcpus ? `${type.name} (${type.vcpus} vCPU, ${type.memoryMiB} MiB)` : type.name }))}
             onChange={set('machineType')}
           />
           <Select
@@ -131,7 +132,7 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
             error={state.image === customImage ? undefined : errors['placement.image']}
             placeholder="Choose an image"
             hint="The first Proxy for an image on a host downloads it into the host's pool; later ones start from the cached copy."
-            options={provider?.images.length ? [...provider.images.map((image) => ({ value: image.key, label: image.key })), { value: customImage, label: 'Another image by URL…' }] : []}
+            options={provider?.catalogue?.images.length ? [...provider.catalogue.images.map((image) => ({ value: image.key, label: image.key })), { value: customImage, label: 'Another image by URL…' }] : []}
             onChange={set('image')}
           />
           {state.image === customImage ? (

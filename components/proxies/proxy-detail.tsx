@@ -3,10 +3,9 @@
 // the base-image download it may be waiting on, and Delete.
 import dynamic from 'next/dynamic';
 import Link from 'next/link';
-import { useEffect } from 'react';
 import type { ProxyView } from '@/lib/proxy-spec';
 import { hostHref } from '@/components/hosts/host-card';
-import { ApiError } from '@/components/api/client';
+import { hasCode } from '@/components/api/client';
 import { LinkButton } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
 import { ErrorPanel } from '@/components/ui/error-panel';
@@ -18,8 +17,7 @@ import { DeleteProxyButton } from './delete-dialog';
 import { DownloadProgressPanel } from './download-progress';
 import { EventsTimeline } from './events-timeline';
 import { HealthyBadge, PhaseBadge } from './phase-badge';
-import { recordProbe, useProbeHistory } from './probe-history';
-import { useProxy } from './queries';
+import { useProbeHistory, useProxy } from './queries';
 
 const ProbeChart = dynamic(() => import('./probe-chart'), { ssr: false, loading: () => <SkeletonChart label="probe latency" /> });
 
@@ -65,15 +63,17 @@ function Summary({ proxy }: { proxy: ProxyView }) {
   );
 }
 
-function ProbeLatency({ proxy }: { proxy: ProxyView }) {
-  const points = useProbeHistory(proxy.name);
-  const { probedAt, probeLatencyMs, healthy } = proxy.status;
-  useEffect(() => recordProbe(proxy.name, { probedAt, latencyMs: probeLatencyMs, healthy }), [proxy.name, probedAt, probeLatencyMs, healthy]);
-  if (points.length === 0) return <p className="text-sm text-slate-600">No probe yet: the health probe starts once the Proxy is Running with an address.</p>;
+const probeWindowMs = 24 * 60 * 60 * 1000;
+
+function ProbeLatency({ name }: { name: string }) {
+  const history = useProbeHistory(name, probeWindowMs);
+  if (history.isPending) return <SkeletonChart label="probe latency" />;
+  if (history.isError) return <ErrorPanel title="Could not load the probe history" error={history.error} onRetry={() => void history.refetch()} />;
+  if (history.data.length === 0) return <p className="text-sm text-slate-600">No probe yet: the health probe starts once the Proxy is Running with an address.</p>;
   return (
     <>
-      <ProbeChart points={points} name={proxy.name} />
-      <p className="mt-1 text-xs text-slate-600">Probes seen since this page was opened.</p>
+      <ProbeChart samples={history.data} name={name} />
+      <p className="mt-1 text-xs text-slate-600">Probes of the last 24 hours.</p>
     </>
   );
 }
@@ -89,7 +89,7 @@ export function ProxyDetail({ name }: { name: string }) {
     );
   }
   if (proxy.isError) {
-    if (proxy.error instanceof ApiError && proxy.error.status === 404) {
+    if (hasCode(proxy.error, 'ERR_PROXY_NOT_FOUND')) {
       return (
         <EmptyState title={`There is no Proxy named ${name}`} action={<LinkButton href="/proxies">All Proxies</LinkButton>}>
           It may have been deleted.
@@ -118,7 +118,7 @@ export function ProxyDetail({ name }: { name: string }) {
         </Panel>
         <div className="grid gap-6 lg:grid-cols-2">
           <Panel title="Probe latency (ms)">
-            <ProbeLatency proxy={view} />
+            <ProbeLatency name={view.name} />
           </Panel>
           <Panel title="Events">
             <EventsTimeline name={view.name} />

@@ -1,29 +1,14 @@
 'use client';
 // Proxies through the API: the list (GET /api/proxies), one Proxy (GET /api/proxies/{name}), its
-// events, the live download of its base image, create (POST) and delete (DELETE). Lists poll;
-// create and delete invalidate what they changed. Responses are unwrapped here only.
+// events, its probe history, the live download of its base image, create (POST) and delete
+// (DELETE). Lists poll; create and delete invalidate what they changed.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import type { ProxyCreateInput, ProxyEventView, ProxyView } from '@/lib/proxy-spec';
-import { apiRequest, getJson } from '@/components/api/client';
+import { probeHistorySchema, proxyDownloadSchema, proxyEventListSchema, proxyListSchema, proxyViewSchema } from '@/lib/api/proxies';
+import type { ProxyCreateInput } from '@/lib/proxy-spec';
+import { apiRequest } from '@/components/api/client';
 import { hostKeys } from '@/components/hosts/queries';
 
-export interface DownloadProgress {
-  host: string;
-  volume: string;
-  urlHost?: string;
-  totalBytes: number;
-  doneBytes: number;
-  bytesPerSecond: number;
-  etaSeconds: number | null;
-}
-
-type Loose = Record<string, unknown>;
-
-/** A bare value, or the value under `key` of a wrapping object. */
-function unwrap<T>(raw: unknown, key: string): T {
-  if (raw && typeof raw === 'object' && !Array.isArray(raw) && key in (raw as Loose)) return (raw as Loose)[key] as T;
-  return raw as T;
-}
+export type { DownloadProgress, ProbeSample } from '@/lib/api/proxies';
 
 const segment = encodeURIComponent;
 
@@ -32,6 +17,7 @@ export const proxyKeys = {
   list: ['proxies', 'list'] as const,
   detail: (name: string) => ['proxies', 'detail', name] as const,
   events: (name: string) => ['proxies', 'events', name] as const,
+  probes: (name: string, windowMs: number) => ['proxies', 'probes', name, windowMs] as const,
   download: (name: string) => ['proxies', 'download', name] as const,
 };
 
@@ -40,7 +26,8 @@ export const pollMs = 5_000;
 export function useProxies() {
   return useQuery({
     queryKey: proxyKeys.list,
-    queryFn: async (context) => unwrap<ProxyView[]>(await getJson<unknown>('/api/proxies')(context), 'proxies') ?? [],
+    queryFn: ({ signal }) => apiRequest('/api/proxies', proxyListSchema, { signal }),
+    select: (list) => list.proxies,
     refetchInterval: pollMs,
   });
 }
@@ -48,7 +35,7 @@ export function useProxies() {
 export function useProxy(name: string) {
   return useQuery({
     queryKey: proxyKeys.detail(name),
-    queryFn: async (context) => unwrap<ProxyView>(await getJson<unknown>(`/api/proxies/${segment(name)}`)(context), 'proxy'),
+    queryFn: ({ signal }) => apiRequest(`/api/proxies/${segment(name)}`, proxyViewSchema, { signal }),
     refetchInterval: pollMs,
   });
 }
@@ -56,8 +43,23 @@ export function useProxy(name: string) {
 export function useProxyEvents(name: string) {
   return useQuery({
     queryKey: proxyKeys.events(name),
-    queryFn: async (context) => unwrap<ProxyEventView[]>(await getJson<unknown>(`/api/proxies/${segment(name)}/events`)(context), 'events') ?? [],
+    queryFn: ({ signal }) => apiRequest(`/api/proxies/${segment(name)}/events`, proxyEventListSchema, { signal }),
+    select: (list) => list.events,
     refetchInterval: pollMs,
+  });
+}
+
+/** The probes of the last `windowMs` as the server stored them, counted back from each fetch. */
+export function useProbeHistory(name: string, windowMs: number) {
+  return useQuery({
+    queryKey: proxyKeys.probes(name, windowMs),
+    queryFn: ({ signal }) => {
+      const since = new Date(Date.now() - windowMs).toISOString();
+      return apiRequest(`/api/proxies/${segment(name)}/probes?since=${encodeURIComponent(since)}`, probeHistorySchema, { signal });
+    },
+    select: (history) => history.samples,
+    refetchInterval: pollMs,
+    placeholderData: (previous) => previous,
   });
 }
 
@@ -65,18 +67,19 @@ export function useProxyEvents(name: string) {
 export function useDownloadProgress(name: string, enabled: boolean) {
   return useQuery({
     queryKey: proxyKeys.download(name),
-    queryFn: async (context) => unwrap<DownloadProgress | null>(await getJson<unknown>(`/api/proxies/${segment(name)}/download`)(context), 'download') ?? null,
+    queryFn: ({ signal }) => apiRequest(`/api/proxies/${segment(name)}/download`, proxyDownloadSchema, { signal }),
+    select: (answer) => answer.download,
     enabled,
-    refetchInterval: (query) => (query.state.data ? 1_000 : pollMs),
+    refetchInterval: (query) => (query.state.data?.download ? 1_000 : pollMs),
   });
 }
 
 export function useCreateProxy() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (input: ProxyCreateInput) => apiRequest<unknown>('/api/proxies', { method: 'POST', body: input }).then((raw) => unwrap<ProxyView>(raw, 'proxy')),
+    mutationFn: (input: ProxyCreateInput) => apiRequest('/api/proxies', proxyViewSchema, { method: 'POST', body: input }),
     onSuccess: (proxy) => {
-      if (proxy?.name) queryClient.setQueryData(proxyKeys.detail(proxy.name), proxy);
+      queryClient.setQueryData(proxyKeys.detail(proxy.name), proxy);
       return queryClient.invalidateQueries({ queryKey: proxyKeys.list });
     },
   });
@@ -85,7 +88,7 @@ export function useCreateProxy() {
 export function useDeleteProxy() {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => apiRequest<unknown>(`/api/proxies/${segment(name)}`, { method: 'DELETE' }),
+    mutationFn: (name: string) => apiRequest(`/api/proxies/${segment(name)}`, proxyViewSchema, { method: 'DELETE' }),
     // The Proxy's page, the list, and the host listings (its domain goes away) are all stale now.
     onSettled: () =>
       Promise.all([queryClient.invalidateQueries({ queryKey: proxyKeys.all }), queryClient.invalidateQueries({ queryKey: hostKeys.providers })]),

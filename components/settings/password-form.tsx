@@ -1,7 +1,7 @@
 'use client';
 // Change the admin password: the current one, the new one twice.
 import { useState } from 'react';
-import { ApiError } from '@/components/api/client';
+import { hasCode } from '@/components/api/client';
 import { useAuthStatus } from '@/components/auth/queries';
 import { Button } from '@/components/ui/button';
 import { Field, controlClass } from '@/components/ui/field';
@@ -39,8 +39,8 @@ export function PasswordForm() {
           setRepeat('');
         },
         onError: (err) => {
-          if (err instanceof ApiError && Object.keys(err.fields).length > 0) setErrors(err.fields);
-          else if (err instanceof ApiError && err.status === 401) setErrors({ currentPassword: 'That is not the current password.' });
+          if (hasCode(err, 'ERR_INVALID_INPUT')) setErrors(err.fields);
+          else if (hasCode(err, 'ERR_INVALID_CREDENTIALS')) setErrors({ currentPassword: 'That is not the current password.' });
           else setFormError(err.message);
         },
       },

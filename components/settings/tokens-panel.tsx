@@ -2,7 +2,7 @@
 // API tokens for crawler clients (discovery) and metrics scrapers: create one (its secret shown
 // once, with a copy button), list them, revoke behind a confirmation.
 import { useState } from 'react';
-import { ApiError } from '@/components/api/client';
+import { hasCode } from '@/components/api/client';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { EmptyState } from '@/components/ui/empty-state';
@@ -58,7 +58,7 @@ export function TokensPanel() {
   const create = useCreateToken();
   const [name, setName] = useState('');
   const [created, setCreated] = useState<CreatedToken>();
-  const nameError = create.error instanceof ApiError ? (create.error.fields.name ?? create.error.message) : create.error?.message;
+  const nameError = hasCode(create.error, 'ERR_INVALID_INPUT') ? (create.error.fields.name ?? create.error.message) : create.error?.message;
   return (
     <div className="space-y-4">
       <form

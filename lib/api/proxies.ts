@@ -1,13 +1,10 @@
 // Bodies of the Proxy routes (/api/proxies/**) and of the discovery API crawler clients call.
 // cloud-init is never echoed: a Proxy view carries only its size.
 import { z } from 'zod';
-import { proxyModes, proxyPhases } from '@/lib/proxy-spec';
+import { conditionTypes, proxyModes, proxyPhases } from '@/lib/proxy-spec';
 import { collection } from './collection';
 
 const labels = z.record(z.string(), z.string());
-
-export const conditionTypes = ['Provisioned', 'Healthy'] as const;
-export type ConditionType = (typeof conditionTypes)[number];
 
 export const conditionSchema = z.strictObject({
   type: z.enum(conditionTypes),

@@ -1,8 +1,13 @@
-// Retention: provider health history and Proxy events older than their retention are pruned.
+// Retention: provider health history, probe history and Proxy events older than their retention
+// are pruned; the two histories keep every sample of the last day and one per bucket before that.
 import type { Store } from '@/server/store';
 import type { Logger } from '@/server/telemetry/logger';
 import type { Clock } from './clock';
 import { Ticker } from './ticker';
+
+/** The last day of history keeps every sample; older ones one per bucket. */
+export const fullResolutionMs = 24 * 60 * 60 * 1000;
+export const downsampleBucketMs = 5 * 60 * 1000;
 
 export interface HousekeepingOptions {
   store: Store;
@@ -28,14 +33,17 @@ export class Housekeeping {
     return this.ticker.stop();
   }
 
-  prune(): { healthSamples: number; events: number } {
+  prune(): { healthSamples: number; probeSamples: number; events: number } {
     const { store, clock } = this.options;
     const now = clock.now();
+    const historyBefore = now - this.options.healthHistoryRetentionMs;
+    const thinBefore = now - fullResolutionMs;
     const pruned = {
-      healthSamples: store.health.pruneBefore(now - this.options.healthHistoryRetentionMs),
+      healthSamples: store.health.pruneBefore(historyBefore) + store.health.downsampleBefore(thinBefore, downsampleBucketMs),
+      probeSamples: store.probes.pruneBefore(historyBefore) + store.probes.downsampleBefore(thinBefore, downsampleBucketMs),
       events: store.events.pruneBefore(now - this.options.eventRetentionMs),
     };
-    if (pruned.healthSamples + pruned.events > 0) this.options.logger.debug(pruned, 'pruned old health samples and events');
+    if (pruned.healthSamples + pruned.probeSamples + pruned.events > 0) this.options.logger.debug(pruned, 'pruned old health samples, probes and events');
     return pruned;
   }
 }

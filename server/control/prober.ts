@@ -121,6 +121,7 @@ export class Prober {
       : { type: 'Warning', reason: 'Unhealthy', message: `probe through ${target} failed (${result.reason}): ${result.message}` };
     store.db.transaction(() => {
       store.proxies.writeProbe(record.uid, probe);
+      store.probes.record({ proxyUid: record.uid, target, healthy: probe.healthy, latencyMs: probe.latencyMs ?? 0, probedAtMs: Date.parse(now) });
       if (flipped) store.events.record(record.uid, { ...event, atMs: clock.now() });
     })();
     if (flipped) this.options.logger.info({ proxy: record.name, healthy: result.healthy, reason: result.reason }, 'proxy health changed');

@@ -13,7 +13,7 @@ import {
   proxyUpdateSchema,
   type ProxyView,
 } from '@/lib/proxy-spec';
-import type { Store } from '@/server/store';
+import type { ProbeSample, Store } from '@/server/store';
 import type { ProxyRecord } from '@/server/store/proxies';
 import { type Clock, isoTime } from './clock';
 import { ProxyDeletingError, ProxyNotFoundError, ProxyValidationError } from './errors';
@@ -115,6 +115,11 @@ export class ProxyService {
 
   events(name: string, limit = 100): ProxyEventView[] {
     return this.options.store.events.list(this.record(name).uid, limit);
+  }
+
+  /** Its probes since `sinceMs` (epoch ms), oldest first; thinned past a day. */
+  probes(name: string, sinceMs: number): ProbeSample[] {
+    return this.options.store.probes.history({ proxyUid: this.record(name).uid, sinceMs });
   }
 
   /** Ready (Running and healthy) proxies, for crawler clients. */

@@ -1,8 +1,9 @@
 // The auth routes' server functions: they turn AuthService results into answers carrying the
 // session cookie (set on login and password change, cleared on logout). The cookie's value goes
 // only into Set-Cookie, never into a body or a log line.
+import type { AuthStatus, LoggedOutBody, PasswordSetBody, SessionBody } from '@/lib/api/auth';
 import { clearedSessionCookie, sessionCookie } from '@/server/auth/cookies';
-import type { AuthService, AuthStatus } from '@/server/auth/service';
+import type { AuthService } from '@/server/auth/service';
 import type { IssuedSession } from '@/server/auth/sessions';
 import { clientAddress, isHttps } from './client';
 import { noStore } from './to-response';
@@ -15,12 +16,12 @@ interface AuthCall {
 function withSession(options: { request: Request; session: IssuedSession; status?: number }): Response {
   const { request, session } = options;
   const cookie = sessionCookie({ value: session.cookieValue, expiresAtMs: session.expiresAtMs, nowMs: session.issuedAtMs, secure: isHttps(request) });
-  const body = { authenticated: true, expiresAt: new Date(session.expiresAtMs).toISOString() };
+  const body: SessionBody = { authenticated: true, expiresAt: new Date(session.expiresAtMs).toISOString() };
   return Response.json(body, { status: options.status ?? 200, headers: { ...noStore, 'set-cookie': cookie } });
 }
 
 export function authStatus(options: { auth: AuthService; sessionCookie: string | undefined }): AuthStatus {
-  return options.auth.status(options.sessionCookie);
+  return options.auth.status(options.sessionCookie) satisfies AuthStatus;
 }
 
 export async function login(options: AuthCall & { password: string }): Promise<Response> {
@@ -30,10 +31,10 @@ export async function login(options: AuthCall & { password: string }): Promise<R
 
 export function logout(options: AuthCall & { sessionCookie: string | undefined }): Response {
   options.auth.logout(options.sessionCookie);
-  return Response.json({ authenticated: false }, { headers: { ...noStore, 'set-cookie': clearedSessionCookie({ secure: isHttps(options.request) }) } });
+  return Response.json({ authenticated: false } satisfies LoggedOutBody, { headers: { ...noStore, 'set-cookie': clearedSessionCookie({ secure: isHttps(options.request) }) } });
 }
 
-export async function setupPassword(options: { auth: AuthService; password: string }): Promise<{ passwordConfigured: true }> {
+export async function setupPassword(options: { auth: AuthService; password: string }): Promise<PasswordSetBody> {
   await options.auth.setup(options.password);
   return { passwordConfigured: true };
 }

@@ -79,6 +79,9 @@ export const healthQuery = z.strictObject({ since: instant.optional(), target: p
   ...(query.target ? { target: query.target } : {}),
 }));
 
+/** The probe history window: `since`, a day back by default. */
+export const probesQuery = z.strictObject({ since: instant.optional() }).transform((query) => ({ sinceMs: query.since ?? Date.now() - defaultHealthWindowMs }));
+
 export const eventsQuery = z.strictObject({
   limit: z.coerce
     .number({ error: 'must be a number' })

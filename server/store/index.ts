@@ -2,6 +2,7 @@
 import type { Database } from 'better-sqlite3';
 import { openDatabase, type OpenDatabaseOptions } from './database';
 import { EventStore } from './events';
+import { ProbeHistoryStore } from './probe-history';
 import { ProviderHealthStore } from './provider-health';
 import { ProxyStore } from './proxies';
 
@@ -10,6 +11,7 @@ export interface Store {
   readonly proxies: ProxyStore;
   readonly events: EventStore;
   readonly health: ProviderHealthStore;
+  readonly probes: ProbeHistoryStore;
   close(): void;
 }
 
@@ -20,6 +22,7 @@ export function openStore(options: OpenDatabaseOptions): Store {
     proxies: new ProxyStore(db),
     events: new EventStore(db),
     health: new ProviderHealthStore(db),
+    probes: new ProbeHistoryStore(db),
     close: () => {
       if (db.open) db.close();
     },
@@ -29,3 +32,4 @@ export function openStore(options: OpenDatabaseOptions): Store {
 export type { ProxyRecord, ReconcileStatus, ProbeStatus, StoredPhase } from './proxies';
 export type { EventInput } from './events';
 export type { ProviderHealth, HealthSample } from './provider-health';
+export type { ProbeSample } from './probe-history';

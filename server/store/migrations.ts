@@ -104,6 +104,23 @@ export const migrations: readonly Migration[] = [
         last_used_at INTEGER
       );`,
   },
+  {
+    // server/control/prober: every probe of a Proxy through itself, for the latency chart;
+    // pruned and downsampled like the provider health history.
+    version: 5,
+    name: 'probe history',
+    up: `
+      CREATE TABLE probe_history (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        proxy_uid TEXT NOT NULL,
+        target TEXT NOT NULL,
+        healthy INTEGER NOT NULL,
+        latency_ms REAL NOT NULL,
+        probed_at INTEGER NOT NULL
+      );
+      CREATE INDEX probe_history_by_proxy ON probe_history (proxy_uid, probed_at);
+      CREATE INDEX probe_history_by_time ON probe_history (probed_at);`,
+  },
 ];
 
 export function schemaVersion(db: Database): number {

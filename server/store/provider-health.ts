@@ -1,7 +1,9 @@
 // Provider health: the latest result per (provider, target), in the provider's target order, and
-// a history row for every check for the dashboard's charts, pruned after the retention period.
+// a history row for every check for the dashboard's charts, pruned after the retention period and
+// thinned past a day.
 import type { Database } from 'better-sqlite3';
 import type { Target } from '@/server/providers/contract';
+import { downsample } from './downsample';
 
 export interface ProviderHealth {
   provider: string;
@@ -111,5 +113,10 @@ export class ProviderHealthStore {
   /** Drops history older than `beforeMs`; returns how many rows. */
   pruneBefore(beforeMs: number): number {
     return this.db.prepare(`DELETE FROM provider_health_history WHERE checked_at < ?`).run(beforeMs).changes;
+  }
+
+  /** Keeps one check per target and `bucketMs` before `beforeMs`; returns how many went. */
+  downsampleBefore(beforeMs: number, bucketMs: number): number {
+    return downsample(this.db, { table: 'provider_health_history', series: ['provider', 'target'], time: 'checked_at', beforeMs, bucketMs });
   }
 }

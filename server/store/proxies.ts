@@ -140,6 +140,7 @@ export class ProxyStore {
   remove(uid: string): void {
     this.db.transaction(() => {
       this.db.prepare(`DELETE FROM proxy_events WHERE proxy_uid = ?`).run(uid);
+      this.db.prepare(`DELETE FROM probe_history WHERE proxy_uid = ?`).run(uid);
       this.db.prepare(`DELETE FROM proxies WHERE uid = ?`).run(uid);
     })();
   }

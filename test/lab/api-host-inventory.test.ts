@@ -90,7 +90,7 @@ describe('the host listing on the lab', () => {
     const base = `base-${api.entryName}-lab.qcow2`;
     const refused = await evict(base);
     expect(refused.status, refused.text).toBe(409);
-    expect(refused.json.error).toContain(instanceName(api.proxyName('inv')));
+    expect(refused.json.error.message).toContain(instanceName(api.proxyName('inv')));
     expect(await poolVolumes()).toEqual(expect.arrayContaining([base, `${base}.sha256`]));
   });
 

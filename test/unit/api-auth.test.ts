@@ -34,7 +34,8 @@ describe('authentication', () => {
       for (const credentials of [{}, { session: 'forged.cookie' }, { session: `${api.session?.split('.')[0]}.AAAA` }]) {
         const answer = await api.call(row.handler, row.path, row.method, { ...credentials, params: row.params, body });
         expect(answer.status, `${row.method} ${row.path} ${JSON.stringify(credentials)}`).toBe(401);
-        expect(answer.json.error).toMatch(/log in|token/);
+        expect(answer.json.error.code).toBe('ERR_UNAUTHENTICATED');
+        expect(answer.json.error.message).toMatch(/log in|token/);
       }
       if (row.access === 'admin') {
         const withToken = await api.call(row.handler, row.path, row.method, { bearer: token, params: row.params, body });
@@ -76,7 +77,8 @@ describe('authentication', () => {
       for (const variant of foreign) {
         const answer = await api.call(row.handler, row.path, row.method, { session: true, params: row.params, body: bodyFor[`${row.method} ${row.path}`], ...variant });
         expect(answer.status, `${row.method} ${row.path} from ${JSON.stringify(variant)}`).toBe(403);
-        expect(answer.json.error).toContain('cross-site');
+        expect(answer.json.error.code).toBe('ERR_FOREIGN_ORIGIN');
+        expect(answer.json.error.message).toContain('cross-site');
       }
     }
     expect(api.snapshot()).toBe(before);
@@ -90,6 +92,7 @@ describe('authentication', () => {
     api = await startApi();
     const wrong = await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: 'not it' } });
     expect(wrong.status).toBe(401);
+    expect(wrong.json.error.code).toBe('ERR_INVALID_CREDENTIALS');
     expect(setCookieOf(wrong.headers)).toBe('');
 
     const plain = await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: adminPassword } });
@@ -122,7 +125,8 @@ describe('authentication', () => {
     const blocked = await from('198.51.100.7', adminPassword);
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
-    expect(blocked.json.error).toContain('too many');
+    expect(blocked.json.error.code).toBe('ERR_TOO_MANY_ATTEMPTS');
+    expect(blocked.json.error.message).toContain('too many');
     // Behind a proxy the last X-Forwarded-For entry is the client; another client is unaffected.
     expect((await from('203.0.113.1, 198.51.100.7', adminPassword)).status).toBe(429);
     expect((await from('198.51.100.8', adminPassword)).status).toBe(200);
@@ -155,7 +159,7 @@ describe('authentication', () => {
     expect((await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: 'anything' } })).status).toBe(409);
     const short = await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'short' } });
     expect(short.status).toBe(400);
-    expect(short.json.fields).toEqual([{ path: 'password', message: 'must be at least 8 characters' }]);
+    expect(short.json.error.fields).toEqual([{ path: 'password', message: 'must be at least 8 characters' }]);
     expect((await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'first password' } })).status).toBe(201);
     expect((await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'second password' } })).status).toBe(409);
     await api.logIn('first password');
@@ -171,7 +175,7 @@ describe('authentication', () => {
       body: { currentPassword: 'from the environment', newPassword: 'something else' },
     });
     expect(change.status).toBe(409);
-    expect(change.json.error).toContain('ADMIN_PASSWORD');
+    expect(change.json.error.message).toContain('ADMIN_PASSWORD');
     expect((await api.call(h.status.GET, '/api/auth/status', 'GET', { session: true })).json).toMatchObject({ passwordSource: 'environment' });
   });
 });

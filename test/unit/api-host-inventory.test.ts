@@ -53,7 +53,8 @@ describe('a host through the API', () => {
     const before = api.snapshot();
     const refused = await evict(images.used);
     expect(refused.status).toBe(409);
-    expect(refused.json.error).toContain('proxy-a, proxy-b');
+    expect(refused.json.error.code).toBe('ERR_IMAGE_IN_USE');
+    expect(refused.json.error.message).toContain('proxy-a, proxy-b');
     expect(api.snapshot()).toBe(before);
   });
 
@@ -73,12 +74,13 @@ describe('a host through the API', () => {
     expect((await api.call(h.host.GET, '/api/providers/nope/hosts/hv-1', 'GET', { session: true, params: { provider: 'nope', host: 'hv-1' } })).status).toBe(404);
     const fake = await api.call(h.host.GET, '/api/providers/fake-1/hosts/host-a', 'GET', { session: true, params: { provider: 'fake-1', host: 'host-a' } });
     expect(fake.status).toBe(422);
-    expect(fake.json.error).toContain('no hosts to list');
+    expect(fake.json.error.code).toBe('ERR_UNSUPPORTED_OPERATION');
+    expect(fake.json.error.message).toContain('no hosts to list');
     const backend = api.kvm2.backend as { unreachable?: Set<string> };
     backend.unreachable?.add('hv-1');
     const down = await getHost();
     expect(down.status).toBe(503);
-    expect(down.json.error).toContain('unreachable');
+    expect(down.json.error.message).toContain('unreachable');
     backend.unreachable?.delete('hv-1');
   });
 });

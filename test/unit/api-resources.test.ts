@@ -98,7 +98,8 @@ describe('the HTTP API', () => {
   it('refuses a second Proxy of the same name (409) and answers 404 for one that does not exist', async () => {
     const again = await api.call(h.proxies.POST, '/api/proxies', 'POST', { session: true, body: managed('alpha') });
     expect(again.status).toBe(409);
-    expect(again.json.error).toContain('alpha');
+    expect(again.json.error.code).toBe('ERR_PROXY_EXISTS');
+    expect(again.json.error.message).toContain('alpha');
     for (const [handler, method] of [
       [h.proxy.GET, 'GET'],
       [h.proxy.PUT, 'PUT'],

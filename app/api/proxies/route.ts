@@ -1,9 +1,10 @@
+import type { ProxyList, ProxyView } from '@/lib/api/proxies';
 import { proxyCreateSchema } from '@/lib/proxy-spec';
 import { route } from '@/server/http/route';
 import { proxyListQuery } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin', query: proxyListQuery }, ({ runtime, query }) => runtime.proxies.list(query));
+export const GET = route({ access: 'admin', query: proxyListQuery }, ({ runtime, query }) => ({ proxies: runtime.proxies.list(query) }) satisfies ProxyList);
 
-export const POST = route({ access: 'admin', body: proxyCreateSchema, status: 201 }, ({ runtime, body }) => runtime.proxies.create(body));
+export const POST = route({ access: 'admin', body: proxyCreateSchema, status: 201 }, ({ runtime, body }) => runtime.proxies.create(body) satisfies ProxyView);

@@ -1,3 +1,4 @@
+import type { CreatedToken, TokenList } from '@/lib/api/auth';
 import { createTokenSchema } from '@/server/auth/schemas';
 import { authBodyLimitBytes } from '@/server/http/limits';
 import { route } from '@/server/http/route';
@@ -5,9 +6,9 @@ import { route } from '@/server/http/route';
 export const dynamic = 'force-dynamic';
 
 /** Never the secrets: id, name, prefix, dates. */
-export const GET = route({ access: 'admin' }, ({ auth }) => ({ tokens: auth.listTokens() }));
+export const GET = route({ access: 'admin' }, ({ auth }) => ({ tokens: auth.listTokens() }) satisfies TokenList);
 
 /** The answer's `token` is the only time the whole token is shown. */
 export const POST = route({ access: 'admin', body: createTokenSchema, bodyLimitBytes: authBodyLimitBytes, status: 201 }, ({ auth, body }) =>
-  auth.createToken(body.name),
+  auth.createToken(body.name) satisfies CreatedToken,
 );

@@ -61,6 +61,6 @@ export class ApiClient {
   async events(name: string): Promise<ProxyEventView[]> {
     const { status, json } = await this.call({ method: 'GET', path: `/api/proxies/${name}/events?limit=200` });
     if (status !== 200) throw new ApiError(`GET /api/proxies/${name}/events answered ${status}`, status);
-    return json as ProxyEventView[];
+    return (json as { events: ProxyEventView[] }).events;
   }
 }

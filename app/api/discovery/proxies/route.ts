@@ -1,7 +1,8 @@
-// For crawler clients (API token, or the admin's session): Ready proxies as {name, url, labels, egressIP}.
+// For crawler clients (API token, or the admin's session): Ready proxies as {proxies: [{name, url, labels, egressIP}]}.
+import type { DiscoveryList } from '@/lib/api/proxies';
 import { route } from '@/server/http/route';
 import { discoveryQuery } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'reader', query: discoveryQuery }, ({ runtime, query }) => runtime.proxies.discover(query));
+export const GET = route({ access: 'reader', query: discoveryQuery }, ({ runtime, query }) => ({ proxies: runtime.proxies.discover(query) }) satisfies DiscoveryList);

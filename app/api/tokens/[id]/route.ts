@@ -1,6 +1,7 @@
+import type { RevokedToken } from '@/lib/api/auth';
 import { tokenParamsSchema } from '@/server/auth/schemas';
 import { route } from '@/server/http/route';
 
 export const dynamic = 'force-dynamic';
 
-export const DELETE = route({ access: 'admin', params: tokenParamsSchema }, ({ auth, params }) => auth.revokeToken(params.id));
+export const DELETE = route({ access: 'admin', params: tokenParamsSchema }, ({ auth, params }) => auth.revokeToken(params.id) satisfies RevokedToken);

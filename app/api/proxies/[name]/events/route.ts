@@ -1,8 +1,9 @@
+import type { ProxyEventList } from '@/lib/api/proxies';
 import { route } from '@/server/http/route';
 import { eventsQuery, proxyParams } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
 export const GET = route({ access: 'admin', params: proxyParams, query: eventsQuery }, ({ runtime, params, query }) =>
-  runtime.proxies.events(params.name, query.limit),
+  ({ events: runtime.proxies.events(params.name, query.limit) }) satisfies ProxyEventList,
 );

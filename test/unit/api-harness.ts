@@ -18,10 +18,12 @@ import * as host from '@/app/api/providers/[provider]/hosts/[host]/route';
 import * as providers from '@/app/api/providers/route';
 import * as proxyDownload from '@/app/api/proxies/[name]/download/route';
 import * as proxyEvents from '@/app/api/proxies/[name]/events/route';
+import * as proxyProbes from '@/app/api/proxies/[name]/probes/route';
 import * as proxy from '@/app/api/proxies/[name]/route';
 import * as proxies from '@/app/api/proxies/route';
 import * as token from '@/app/api/tokens/[id]/route';
 import * as tokens from '@/app/api/tokens/route';
+import { apiErrorBodySchema } from '@/lib/api/errors';
 import { StoragePoolState } from '@/server/libvirt';
 import type { AuthService } from '@/server/auth/service';
 import { settingsFromEnv } from '@/server/control/settings';
@@ -79,6 +81,7 @@ export const routeTable: RouteRow[] = [
   { method: 'PUT', path: '/api/proxies/alpha', handler: proxy.PUT, params: p({ name: 'alpha' }), access: 'admin' },
   { method: 'DELETE', path: '/api/proxies/alpha', handler: proxy.DELETE, params: p({ name: 'alpha' }), access: 'admin' },
   { method: 'GET', path: '/api/proxies/alpha/events', handler: proxyEvents.GET, params: p({ name: 'alpha' }), access: 'admin' },
+  { method: 'GET', path: '/api/proxies/alpha/probes', handler: proxyProbes.GET, params: p({ name: 'alpha' }), access: 'admin' },
   { method: 'GET', path: '/api/proxies/alpha/download', handler: proxyDownload.GET, params: p({ name: 'alpha' }), access: 'admin' },
   { method: 'GET', path: '/api/discovery/proxies', handler: discovery.GET, access: 'reader' },
   { method: 'GET', path: '/api/metrics', handler: metrics.GET, access: 'reader' },
@@ -87,7 +90,7 @@ export const routeTable: RouteRow[] = [
   { method: 'DELETE', path: '/api/tokens/0123456789abcdef', handler: token.DELETE, params: p({ id: '0123456789abcdef' }), access: 'admin' },
 ];
 
-export const handlers = { login, logout, password, setup, status, config, discovery, healthz, metrics, providerHealth, hostImage, host, providers, proxyDownload, proxyEvents, proxy, proxies, token, tokens };
+export const handlers = { login, logout, password, setup, status, config, discovery, healthz, metrics, providerHealth, hostImage, host, providers, proxyDownload, proxyEvents, proxyProbes, proxy, proxies, token, tokens };
 
 export interface CallOptions {
   body?: unknown;
@@ -135,6 +138,8 @@ export function createClient(options: { responses: string[]; session: () => stri
     } catch {
       json = undefined;
     }
+    // Every failure, whatever the route, carries the contract's error body.
+    if (response.status >= 400) apiErrorBodySchema.parse(json);
     return { status: response.status, headers: response.headers, text, json };
   };
   const logIn: Client['logIn'] = async (passwordText = options.defaultPassword) => {

@@ -61,11 +61,15 @@ describe('the HTTP API', () => {
     expect(kvm2).toMatchObject({
       type: 'kvm2',
       available: true,
-      hosts: [{ name: 'hv-1', address: '10.0.0.1:22', user: 'virt', pool: 'default', bridge: 'br0', virtType: 'qemu' }],
-      images: [{ key: 'debian', url: 'http://127.0.0.1:9/debian.qcow2', format: 'qcow2', firmware: 'uefi' }],
-      machineTypes: [{ name: 'small', vcpus: 1, memoryMiB: 256 }],
-      diskSizeGb: 10,
+      catalogue: {
+        hosts: [{ name: 'hv-1', address: '10.0.0.1:22', user: 'virt', pool: 'default', bridge: 'br0', virtType: 'qemu' }],
+        images: [{ key: 'debian', url: 'http://127.0.0.1:9/debian.qcow2', format: 'qcow2', firmware: 'uefi' }],
+        machineTypes: [{ name: 'small', vcpus: 1, memoryMiB: 256 }],
+        diskSizeGb: 10,
+      },
     });
+    const fake = answer.json.providers.find((entry: { name: string }) => entry.name === 'fake-1');
+    expect(fake).not.toHaveProperty('catalogue');
     expect(answer.text).not.toContain('hunter2');
     expect(answer.text).not.toContain('sig=');
     expect(answer.text).not.toContain('sshKeyFile');
@@ -86,13 +90,13 @@ describe('the HTTP API', () => {
 
     await api.call(h.proxies.POST, '/api/proxies', 'POST', { session: true, body: { name: 'static-1', mode: 'Static', address: '192.0.2.10', labels: { pool: 'other' } } });
     const all = await api.call(h.proxies.GET, '/api/proxies', 'GET', { session: true });
-    expect(all.json.map((view: { name: string }) => view.name)).toEqual(['alpha', 'static-1']);
+    expect(all.json.proxies.map((view: { name: string }) => view.name)).toEqual(['alpha', 'static-1']);
     const crawlers = await api.call(h.proxies.GET, '/api/proxies?labels=pool%3Dcrawlers', 'GET', { session: true });
-    expect(crawlers.json.map((view: { name: string }) => view.name)).toEqual(['alpha']);
+    expect(crawlers.json.proxies.map((view: { name: string }) => view.name)).toEqual(['alpha']);
     const statics = await api.call(h.proxies.GET, '/api/proxies?mode=Static', 'GET', { session: true });
-    expect(statics.json.map((view: { name: string }) => view.name)).toEqual(['static-1']);
+    expect(statics.json.proxies.map((view: { name: string }) => view.name)).toEqual(['static-1']);
     const ready = await api.call(h.proxies.GET, '/api/proxies?phase=Ready&label=pool%3Dcrawlers', 'GET', { session: true });
-    expect(ready.json.map((view: { name: string }) => view.name)).toEqual(['alpha']);
+    expect(ready.json.proxies.map((view: { name: string }) => view.name)).toEqual(['alpha']);
   });
 
   it('refuses a second Proxy of the same name (409) and answers 404 for one that does not exist', async () => {
@@ -128,7 +132,7 @@ describe('the HTTP API', () => {
     await api.until(() => api.runtime.proxies.get('alpha').status.observedSpecHash === updated.json.status.specHash, 'the replacement');
     const events = await api.call(h.proxyEvents.GET, '/api/proxies/alpha/events?limit=50', 'GET', { session: true, params: { name: 'alpha' } });
     expect(events.status).toBe(200);
-    expect(events.json.map((event: { reason: string }) => event.reason)).toEqual(expect.arrayContaining(['Created', 'SpecUpdated']));
+    expect(events.json.events.map((event: { reason: string }) => event.reason)).toEqual(expect.arrayContaining(['Created', 'SpecUpdated']));
   });
 
   it('serves Ready proxies to crawler clients with an API token, filtered by labels', async () => {
@@ -139,9 +143,9 @@ describe('the HTTP API', () => {
     const found = await api.call(h.discovery.GET, '/api/discovery/proxies?labels=pool%3Dcrawlers', 'GET', { bearer: secret });
     expect(found.status).toBe(200);
     const ip = api.runtime.proxies.get('alpha').status.ip;
-    expect(found.json).toEqual([{ name: 'alpha', url: `http://${ip}:3128`, labels: { pool: 'crawlers' }, egressIP: '203.0.113.9' }]);
+    expect(found.json.proxies).toEqual([{ name: 'alpha', url: `http://${ip}:3128`, labels: { pool: 'crawlers' }, egressIP: '203.0.113.9' }]);
     const none = await api.call(h.discovery.GET, '/api/discovery/proxies?label=pool%3Dnobody', 'GET', { bearer: secret });
-    expect(none.json).toEqual([]);
+    expect(none.json).toEqual({ proxies: [] });
     const scraped = await api.call(h.metrics.GET, '/api/metrics', 'GET', { bearer: secret });
     expect(scraped.status).toBe(200);
     expect(scraped.headers.get('content-type')).toContain('text/plain');

@@ -1,0 +1,251 @@
+// The API contract (lib/api) against the real route handlers: every route's successful answer,
+// from first start (setup) through a Proxy's whole life to logout, parsed with the schema the
+// browser parses it with (strict: a field the server adds or drops fails here), and every route
+// in the harness's table covered.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { z } from 'zod';
+import { authStatusSchema, createdTokenSchema, loggedOutSchema, passwordSetSchema, revokedTokenSchema, sessionSchema, tokenListSchema } from '@/lib/api/auth';
+import { configSummarySchema } from '@/lib/api/config';
+import { livenessSchema } from '@/lib/api/health';
+import { evictOutcomeSchema, healthHistorySchema, hostInventorySchema, providerListSchema } from '@/lib/api/providers';
+import { discoveryListSchema, probeHistorySchema, proxyDownloadSchema, proxyEventListSchema, proxyListSchema, proxyViewSchema } from '@/lib/api/proxies';
+import { adminPassword, type Answer, handlers as h, routeTable, startApi, type ApiHarness } from './api-harness';
+import { images, populateHost } from './inventory-fixture';
+
+let api: ApiHarness;
+beforeAll(async () => {
+  api = await startApi({ passwordConfigured: false });
+  populateHost(api.hypervisor);
+});
+afterAll(async () => {
+  await api?.close();
+});
+
+const session = () => ({ session: true as const });
+const alpha = { params: { name: 'alpha' } };
+const hostParams = { provider: 'kvm2-home', host: 'hv-1' };
+let token = '';
+let tokenId = '';
+
+interface ContractCase {
+  /** `METHOD path` as in the harness's route table */
+  route: string;
+  status: number;
+  schema: z.ZodType;
+  call: () => Promise<Answer>;
+  /** what the parsed answer must show beyond its shape */
+  check?: (body: any) => void;
+}
+
+// In order: each case may rely on what the ones before it did.
+const cases: ContractCase[] = [
+  {
+    route: 'POST /api/auth/setup',
+    status: 201,
+    schema: passwordSetSchema,
+    call: () => api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: adminPassword } }),
+  },
+  {
+    route: 'POST /api/auth/login',
+    status: 200,
+    schema: sessionSchema,
+    call: async () => {
+      const answer = await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: adminPassword } });
+      api.session = /kvm2_session=([^;]+)/.exec(answer.headers.get('set-cookie') ?? '')?.[1];
+      return answer;
+    },
+  },
+  {
+    route: 'GET /api/auth/status',
+    status: 200,
+    schema: authStatusSchema,
+    call: () => api.call(h.status.GET, '/api/auth/status', 'GET', session()),
+    check: (body) => expect(body).toEqual({ passwordConfigured: true, authenticated: true, passwordSource: 'setup' }),
+  },
+  {
+    route: 'GET /api/config',
+    status: 200,
+    schema: configSummarySchema,
+    call: () => api.call(h.config.GET, '/api/config', 'GET', session()),
+    check: (body) => expect(body.providers.map((entry: { catalogue?: unknown }) => entry.catalogue !== undefined)).toEqual([false, true]),
+  },
+  {
+    route: 'GET /api/providers',
+    status: 200,
+    schema: providerListSchema,
+    call: () => api.call(h.providers.GET, '/api/providers', 'GET', session()),
+  },
+  {
+    route: 'GET /api/providers/fake-1/health',
+    status: 200,
+    schema: healthHistorySchema,
+    call: () => api.call(h.providerHealth.GET, '/api/providers/fake-1/health', 'GET', { ...session(), params: { provider: 'fake-1' } }),
+    check: (body) => expect(body.samples.length).toBeGreaterThan(0),
+  },
+  {
+    route: 'POST /api/proxies',
+    status: 201,
+    schema: proxyViewSchema,
+    call: () =>
+      api.call(h.proxies.POST, '/api/proxies', 'POST', {
+        ...session(),
+        body: { name: 'alpha', mode: 'Managed', provider: 'fake-1', placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' }, cloudInit: '#cloud-config\n', labels: { pool: 'a' } },
+      }),
+  },
+  {
+    route: 'GET /api/proxies/alpha',
+    status: 200,
+    schema: proxyViewSchema,
+    call: async () => {
+      await expect.poll(() => api.runtime.proxies.get('alpha').status.phase).toBe('Ready');
+      return api.call(h.proxy.GET, '/api/proxies/alpha', 'GET', { ...session(), ...alpha });
+    },
+    check: (body) => expect(body.status).toMatchObject({ phase: 'Ready', healthy: true, probeLatencyMs: 3, egressIP: '203.0.113.9' }),
+  },
+  {
+    route: 'GET /api/proxies',
+    status: 200,
+    schema: proxyListSchema,
+    call: () => api.call(h.proxies.GET, '/api/proxies', 'GET', session()),
+    check: (body) => expect(body.proxies.map((view: { name: string }) => view.name)).toEqual(['alpha']),
+  },
+  {
+    route: 'GET /api/proxies/alpha/probes',
+    status: 200,
+    schema: probeHistorySchema,
+    call: () => api.call(h.proxyProbes.GET, '/api/proxies/alpha/probes', 'GET', { ...session(), ...alpha }),
+    check: (body) => expect(body.samples.at(-1)).toEqual({ probedAt: expect.any(String), healthy: true, latencyMs: 3 }),
+  },
+  {
+    route: 'GET /api/proxies/alpha/download',
+    status: 200,
+    schema: proxyDownloadSchema,
+    call: () => api.call(h.proxyDownload.GET, '/api/proxies/alpha/download', 'GET', { ...session(), ...alpha }),
+    check: (body) => expect(body).toEqual({ download: null }),
+  },
+  {
+    route: 'PUT /api/proxies/alpha',
+    status: 200,
+    schema: proxyViewSchema,
+    call: () =>
+      api.call(h.proxy.PUT, '/api/proxies/alpha', 'PUT', {
+        ...session(),
+        ...alpha,
+        body: { mode: 'Managed', provider: 'fake-1', placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' }, labels: { pool: 'b' } },
+      }),
+  },
+  {
+    route: 'GET /api/proxies/alpha/events',
+    status: 200,
+    schema: proxyEventListSchema,
+    call: () => api.call(h.proxyEvents.GET, '/api/proxies/alpha/events', 'GET', { ...session(), ...alpha }),
+    check: (body) => expect(body.events.map((event: { reason: string }) => event.reason)).toContain('SpecUpdated'),
+  },
+  {
+    route: 'GET /api/providers/kvm2-home/hosts/hv-1',
+    status: 200,
+    schema: hostInventorySchema,
+    call: () => {
+      // The fixture's managed domain belongs to uid-a: a Proxy record the reconciler never sees (no resync here).
+      api.runtime.store.proxies.insert({
+        uid: 'uid-a',
+        name: 'beta',
+        spec: { mode: 'Static', address: '192.0.2.10', port: 3128, labels: {} },
+        now: new Date().toISOString(),
+      });
+      api.kvm2.downloads.start({ host: 'hv-1', volume: 'base-kvm2-home-other.qcow2', urlHost: '127.0.0.1:9', totalBytes: 1000 })(100);
+      return api.call(h.host.GET, '/api/providers/kvm2-home/hosts/hv-1', 'GET', { ...session(), params: hostParams });
+    },
+    check: (body) => {
+      api.kvm2.downloads.finish('hv-1', 'base-kvm2-home-other.qcow2');
+      expect(new Set(body.domains.map((domain: { kind: string }) => domain.kind))).toEqual(new Set(['managed', 'orphaned', 'kvm-gen-1', 'foreign']));
+      expect(body.images.length).toBeGreaterThan(0);
+      expect(body.downloads).toEqual([expect.objectContaining({ volume: 'base-kvm2-home-other.qcow2', doneBytes: 100 })]);
+    },
+  },
+  {
+    route: 'DELETE /api/providers/kvm2-home/hosts/hv-1/images/base-kvm2-home-debian.qcow2',
+    status: 200,
+    schema: evictOutcomeSchema,
+    call: () =>
+      api.call(h.hostImage.DELETE, `/api/providers/kvm2-home/hosts/hv-1/images/${images.unused}`, 'DELETE', { ...session(), params: { ...hostParams, volume: images.unused } }),
+  },
+  {
+    route: 'POST /api/tokens',
+    status: 201,
+    schema: createdTokenSchema,
+    call: async () => {
+      const answer = await api.call(h.tokens.POST, '/api/tokens', 'POST', { ...session(), body: { name: 'crawler' } });
+      token = answer.json.token;
+      tokenId = answer.json.id;
+      return answer;
+    },
+  },
+  {
+    route: 'GET /api/tokens',
+    status: 200,
+    schema: tokenListSchema,
+    call: () => api.call(h.tokens.GET, '/api/tokens', 'GET', session()),
+  },
+  {
+    route: 'GET /api/discovery/proxies',
+    status: 200,
+    schema: discoveryListSchema,
+    call: async () => {
+      await expect.poll(() => api.runtime.proxies.get('alpha').status.phase).toBe('Ready');
+      return api.call(h.discovery.GET, '/api/discovery/proxies', 'GET', { bearer: token });
+    },
+    check: (body) => expect(body.proxies).toEqual([expect.objectContaining({ name: 'alpha', labels: { pool: 'b' } })]),
+  },
+  {
+    route: 'DELETE /api/tokens/0123456789abcdef',
+    status: 200,
+    schema: revokedTokenSchema,
+    call: () => api.call(h.token.DELETE, `/api/tokens/${tokenId}`, 'DELETE', { ...session(), params: { id: tokenId } }),
+  },
+  {
+    route: 'DELETE /api/proxies/alpha',
+    status: 202,
+    schema: proxyViewSchema,
+    call: () => api.call(h.proxy.DELETE, '/api/proxies/alpha', 'DELETE', { ...session(), ...alpha }),
+    check: (body) => expect(body.status.phase).toBe('Deleting'),
+  },
+  {
+    route: 'POST /api/auth/password',
+    status: 200,
+    schema: sessionSchema,
+    call: async () => {
+      const answer = await api.call(h.password.POST, '/api/auth/password', 'POST', { ...session(), body: { currentPassword: adminPassword, newPassword: `${adminPassword} 2` } });
+      api.session = /kvm2_session=([^;]+)/.exec(answer.headers.get('set-cookie') ?? '')?.[1];
+      return answer;
+    },
+  },
+  {
+    route: 'POST /api/auth/logout',
+    status: 200,
+    schema: loggedOutSchema,
+    call: () => api.call(h.logout.POST, '/api/auth/logout', 'POST', session()),
+  },
+  {
+    route: 'GET /api/healthz',
+    status: 200,
+    schema: livenessSchema,
+    call: () => api.call(h.healthz.GET as never, '/api/healthz', 'GET'),
+  },
+];
+
+describe('the API contract', () => {
+  it('covers every JSON route of the API (metrics answers text)', () => {
+    const covered = new Set(cases.map((entry) => entry.route));
+    const json = routeTable.map((row) => `${row.method} ${row.path}`).filter((route) => route !== 'GET /api/metrics');
+    expect(json.filter((route) => !covered.has(route))).toEqual([]);
+  });
+
+  it.each(cases)('$route answers $status with a body its schema accepts', async ({ status, schema, call, check }) => {
+    const answer = await call();
+    expect(answer.status, answer.text.slice(0, 500)).toBe(status);
+    const parsed = schema.safeParse(answer.json);
+    expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
+    check?.(answer.json);
+  });
+});

@@ -62,7 +62,7 @@ describe('authentication', () => {
   it('refuses every mutating request from a foreign Origin with 403, session or not, and changes nothing', async () => {
     api = await startApi();
     await api.call(h.proxies.POST, '/api/proxies', 'POST', { session: true, body: { name: 'alpha', mode: 'Static', address: '192.0.2.10' } });
-    await api.until(() => api!.runtime.store.proxies.get('alpha')?.status.phase === 'Running', 'alpha Running');
+    await expect.poll(() => api!.runtime.store.proxies.get('alpha')?.status.phase === 'Running', { message: 'alpha Running', timeout: 5_000 }).toBe(true);
     const mutating = routeTable.filter((row) => row.method !== 'GET');
     expect(mutating.length).toBeGreaterThanOrEqual(9);
     const before = api.snapshot();

@@ -3,6 +3,7 @@
 // cost, every route handler in a table, a `call` that builds a Request the way a browser would
 // send it, every response body and log line captured, and a snapshot of everything stored.
 import { join } from 'node:path';
+import { expect, vi } from 'vitest';
 import * as login from '@/app/api/auth/login/route';
 import * as logout from '@/app/api/auth/logout/route';
 import * as password from '@/app/api/auth/password/route';
@@ -168,7 +169,6 @@ export interface ApiHarness {
   logIn: Client['logIn'];
   /** everything in the store, the fakes' instances and the hypervisor's volumes and domains, as JSON */
   snapshot(): string;
-  until(condition: () => boolean, what: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -233,11 +233,6 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
   const responses: string[] = [];
   const { call, logIn } = createClient({ responses, session: () => harness.session, defaultPassword: options.environmentPassword ?? adminPassword });
 
-  const until = async (condition: () => boolean, what: string) => {
-    for (let i = 0; i < 500 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-    if (!condition()) throw new Error(`timed out waiting for ${what}`);
-  };
-
   const snapshot = () => {
     const db = runtime.store.db;
     const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all() as string[];
@@ -260,14 +255,13 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
     call,
     logIn,
     snapshot,
-    until,
     async close() {
       await stopRuntimeForTests();
       dir.remove();
     },
   };
   // The monitor's first check runs at start; wait for it so snapshots do not race it.
-  await until(() => runtime.store.health.latest().length === 2, 'the first provider health check');
+  await vi.waitFor(() => expect(runtime.store.health.latest(), 'the first provider health check').toHaveLength(2), { timeout: 5_000 });
   if (options.passwordConfigured !== false || options.environmentPassword) harness.session = await logIn();
   return harness;
 }

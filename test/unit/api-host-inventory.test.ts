@@ -1,7 +1,7 @@
 // One host through the API: pools, cached images with how many domains back onto each, domains
 // by kind (managed with its Proxy, orphaned, kvm gen-1, foreign), and eviction: refused with 409
 // while in use, done marker-first when not, and the 404/422/503 answers around it.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { handlers as h, startApi, type ApiHarness } from './api-harness';
 import { images, populateHost } from './inventory-fixture';
 
@@ -16,7 +16,7 @@ beforeAll(async () => {
     now: new Date().toISOString(),
   });
   api.runtime.reconciler.enqueue('alpha');
-  await api.until(() => api.runtime.store.proxies.get('alpha')?.status.ip !== undefined, 'alpha to have an IP');
+  await vi.waitFor(() => expect(api.runtime.store.proxies.get('alpha')?.status.ip, 'alpha to have an IP').toBeDefined(), { timeout: 5_000 });
 });
 afterAll(async () => {
   await api?.close();

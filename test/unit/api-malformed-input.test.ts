@@ -1,7 +1,7 @@
 // Bad input at every door of the API: wrong types, missing and extra fields, oversized cloud-init,
 // bad names, bad params and query strings. Each is answered 400 naming the field (its dotted path),
 // and nothing changes: the store, the fake provider and the hypervisor are as they were.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { maxCloudInitBytes } from '@/lib/proxy-spec';
 import type { RouteHandler } from '@/server/http/route';
 import { handlers as h, startApi, type ApiHarness } from './api-harness';
@@ -22,7 +22,7 @@ beforeAll(async () => {
   api = await startApi();
   token = api.auth.createToken('crawler').token;
   await api.call(h.proxies.POST, '/api/proxies', 'POST', { session: true, body: { name: 'alpha', ...alphaSpec } });
-  await api.until(() => api.runtime.proxies.get('alpha').status.phase === 'Ready', 'alpha Ready');
+  await vi.waitFor(() => expect(api.runtime.proxies.get('alpha').status.phase, 'alpha Ready').toBe('Ready'), { timeout: 5_000 });
   // The token's first use records when it was used (written at most once a minute): get that done.
   await api.call(h.discovery.GET, '/api/discovery/proxies', 'GET', { bearer: token });
   before.snapshot = api.snapshot();

@@ -79,7 +79,7 @@ describe('the HTTP API', () => {
     const created = await api.call(h.proxies.POST, '/api/proxies', 'POST', { session: true, body: managed('alpha') });
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ name: 'alpha', mode: 'Managed', provider: 'fake-1', port: 3128, cloudInit: { bytes: 32 } });
-    await api.until(() => api.runtime.proxies.get('alpha').status.phase === 'Ready', 'alpha to be Ready');
+    await expect.poll(() => api.runtime.proxies.get('alpha').status.phase === 'Ready', { message: 'alpha to be Ready', timeout: 5_000 }).toBe(true);
 
     const one = await api.call(h.proxy.GET, '/api/proxies/alpha', 'GET', { session: true, params: { name: 'alpha' } });
     expect(one.status).toBe(200);
@@ -129,7 +129,7 @@ describe('the HTTP API', () => {
     expect(updated.json.status.specHash).not.toBe(before.status.specHash);
     // cloudInit left out keeps the stored one
     expect(updated.json.cloudInit).toEqual({ bytes: 32 });
-    await api.until(() => api.runtime.proxies.get('alpha').status.observedSpecHash === updated.json.status.specHash, 'the replacement');
+    await expect.poll(() => api.runtime.proxies.get('alpha').status.observedSpecHash === updated.json.status.specHash, { message: 'the replacement', timeout: 5_000 }).toBe(true);
     const events = await api.call(h.proxyEvents.GET, '/api/proxies/alpha/events?limit=50', 'GET', { session: true, params: { name: 'alpha' } });
     expect(events.status).toBe(200);
     expect(events.json.events.map((event: { reason: string }) => event.reason)).toEqual(expect.arrayContaining(['Created', 'SpecUpdated']));
@@ -139,7 +139,7 @@ describe('the HTTP API', () => {
     const created = await api.call(h.tokens.POST, '/api/tokens', 'POST', { session: true, body: { name: 'crawler' } });
     expect(created.status).toBe(201);
     const secret: string = created.json.token;
-    await api.until(() => api.runtime.proxies.get('alpha').status.phase === 'Ready', 'alpha Ready again');
+    await expect.poll(() => api.runtime.proxies.get('alpha').status.phase === 'Ready', { message: 'alpha Ready again', timeout: 5_000 }).toBe(true);
     const found = await api.call(h.discovery.GET, '/api/discovery/proxies?labels=pool%3Dcrawlers', 'GET', { bearer: secret });
     expect(found.status).toBe(200);
     const ip = api.runtime.proxies.get('alpha').status.ip;
@@ -194,7 +194,7 @@ describe('the HTTP API', () => {
     expect(deleted.status).toBe(202);
     expect(typeof deleted.json.deletionRequestedAt).toBe('string');
     expect(deleted.json.status.phase).toBe('Deleting');
-    await api.until(() => api.runtime.store.proxies.get('static-1') === undefined, 'static-1 to go');
+    await expect.poll(() => api.runtime.store.proxies.get('static-1') === undefined, { message: 'static-1 to go', timeout: 5_000 }).toBe(true);
     const gone = await api.call(h.proxy.GET, '/api/proxies/static-1', 'GET', { session: true, params: { name: 'static-1' } });
     expect(gone.status).toBe(404);
   });

@@ -53,34 +53,26 @@ function runtimeOver(options: { configText?: string; loader?: ConfigLoader; regi
 
 const up = (rt: Runtime, name: string) => ['Running', 'Ready'].includes(rt.proxies.get(name).status.phase);
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
-
 describe('providers config hot reload', () => {
   it('replaces the providers when a valid file lands, closing the old ones and picking up waiting Proxies', async () => {
     const built: FakeProvider[] = [];
     const { runtime: rt, configPath } = runtimeOver({ configText: '- {name: fake-1, type: fake}\n', loader: fakeLoader, registry: fakeRegistry(built) });
     await rt.start();
     rt.proxies.create(managedProxy('alpha'));
-    await until(() => up(rt, 'alpha'), 'alpha runs');
+    await expect.poll(() => up(rt, 'alpha'), { message: 'alpha runs', timeout: 5_000 }).toBe(true);
     expect(() => rt.proxies.create(managedProxy('beta', { provider: 'fake-2' }))).toThrow(/not a configured provider/);
 
     writeFileSync(configPath, '- {name: fake-1, type: fake}\n- {name: fake-2, type: fake}\n');
-    await until(() => rt.configStatus().providers.length === 2, 'the new config is applied');
+    await expect.poll(() => rt.configStatus().providers.length === 2, { message: 'the new config is applied', timeout: 5_000 }).toBe(true);
     expect(built[0]?.closed).toBe(true);
     expect(rt.configStatus().providers).toEqual([
       { name: 'fake-1', type: 'fake', available: true },
       { name: 'fake-2', type: 'fake', available: true },
     ]);
     rt.proxies.create(managedProxy('beta', { provider: 'fake-2' }));
-    await until(() => up(rt, 'beta'), 'beta runs on the new provider');
+    await expect.poll(() => up(rt, 'beta'), { message: 'beta runs on the new provider', timeout: 5_000 }).toBe(true);
     // alpha was re-queued on the new provider set and found its instance gone (a new fake): recreated.
-    await until(() => up(rt, 'alpha') && (built[1]?.instances.size ?? 0) === 1, 'alpha runs on the new fake-1');
+    await expect.poll(() => up(rt, 'alpha') && (built[1]?.instances.size ?? 0) === 1, { message: 'alpha runs on the new fake-1', timeout: 5_000 }).toBe(true);
   });
 
   it('keeps the running providers on an invalid file and reports every validation message', async () => {
@@ -88,14 +80,14 @@ describe('providers config hot reload', () => {
     const { runtime: rt, configPath } = runtimeOver({ configText: '- {name: fake-1, type: fake}\n', loader: fakeLoader, registry: fakeRegistry(built) });
     await rt.start();
     writeFileSync(configPath, '- {type: fake}\n- {name: fake-2, type: fake}\n- {type: fake}\n');
-    await until(() => rt.configStatus().lastError !== undefined, 'the bad file is seen');
+    await expect.poll(() => rt.configStatus().lastError !== undefined, { message: 'the bad file is seen', timeout: 5_000 }).toBe(true);
     expect(rt.configStatus().lastError?.issues).toEqual(['providers[0]: name is required', 'providers[2]: name is required']);
     expect(rt.configStatus().providers.map((provider) => provider.name)).toEqual(['fake-1']);
     expect(rt.providers.get('fake-1')).toBe(built[0]);
     expect(built[0]?.closed).toBe(false);
 
     writeFileSync(configPath, '- {name: fake-3, type: fake}\n');
-    await until(() => rt.configStatus().lastError === undefined, 'the fixed file is applied');
+    await expect.poll(() => rt.configStatus().lastError === undefined, { message: 'the fixed file is applied', timeout: 5_000 }).toBe(true);
     expect(rt.configStatus().providers.map((provider) => provider.name)).toEqual(['fake-3']);
   });
 
@@ -117,7 +109,7 @@ describe('providers config hot reload', () => {
     await rt.start();
     expect(rt.configStatus().providers).toEqual([{ name: 'kvm2-home', type: 'kvm2', available: false, reason: 'provider "kvm2-home": type kvm2 has no implementation in this server yet' }]);
     rt.proxies.create(managedProxy('alpha', { provider: 'kvm2-home' }));
-    await until(() => rt.proxies.get('alpha').status.conditions[0]?.reason === 'ProviderUnavailable', 'alpha waits for its provider');
+    await expect.poll(() => rt.proxies.get('alpha').status.conditions[0]?.reason === 'ProviderUnavailable', { message: 'alpha waits for its provider', timeout: 5_000 }).toBe(true);
   });
 
   it('runs with zero providers when PROVIDERS_CONFIG is not set', async () => {

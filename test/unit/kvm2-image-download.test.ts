@@ -103,7 +103,7 @@ describe('a transfer that does not finish leaves no marker', () => {
     });
     const controller = new AbortController();
     const create = outcome(harness.provider.create(harness.request(nextDomain()), { signal: controller.signal }));
-    await waitUntil(() => harness.provider.downloads.list().some((entry) => entry.doneBytes > 0));
+    await expect.poll(() => harness.provider.downloads.list().some((entry) => entry.doneBytes > 0), { timeout: 5_000 }).toBe(true);
     controller.abort(new Error('reconcile cancelled'));
     const error = await create;
     expect(errorClassOf(error)).toBe('transient');
@@ -156,11 +156,3 @@ describe('sharing one download', () => {
     expect(attributes).not.toContain('/image.qcow2');
   });
 });
-
-async function waitUntil(condition: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}

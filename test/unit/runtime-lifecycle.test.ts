@@ -3,7 +3,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { ProxyNotFoundError, ProxyValidationError } from '@/server/control/errors';
 import { parseDuration, SettingsError, settingsFromEnv } from '@/server/control/settings';
 import { ProviderRegistry } from '@/server/providers/registry';
-import { createRuntime, getRuntime, type Runtime, startRuntimeOnce } from '@/server/runtime';
+import { createRuntime, getRuntime, type Runtime, startRuntimeOnce, stopRuntimeForTests } from '@/server/runtime';
 import { createMetrics } from '@/server/telemetry/metrics';
 import { managedProxy, silentLogger, tempDir } from '@/test/fakes/control-plane';
 import { FakeProvider } from '@/test/fakes/fake-provider';
@@ -35,18 +35,13 @@ function fakeRuntime() {
   return { runtime, provider };
 }
 
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 200 && !condition(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
-  expect(condition()).toBe(true);
-}
-
 describe('the runtime', () => {
   it('takes a Proxy from create to Ready and serves it to discovery with its egress IP', async () => {
     const { runtime: rt, provider } = fakeRuntime();
     await rt.start();
     rt.proxies.create(managedProxy('alpha', { labels: { pool: 'crawlers' } }));
     rt.proxies.create(managedProxy('beta', { labels: { pool: 'other' } }));
-    await until(() => rt.proxies.list({ phase: 'Ready' }).length === 2);
+    await expect.poll(() => rt.proxies.list({ phase: 'Ready' }).length === 2, { timeout: 2_000 }).toBe(true);
     const alphaIp = [...provider.instances.values()].find((instance) => instance.uid === rt.proxies.get('alpha').uid)?.ip;
     expect(rt.proxies.discover({ labels: { pool: 'crawlers' } })).toEqual([{ name: 'alpha', url: `http://${alphaIp}:3128`, labels: { pool: 'crawlers' }, egressIP: '203.0.113.9' }]);
     expect(rt.proxies.get('alpha').cloudInit).toEqual({ bytes: Buffer.byteLength('#cloud-config\npackages: [squid]\n') });
@@ -78,7 +73,7 @@ describe('the runtime', () => {
     await rt.start();
     provider.hangNext('create');
     rt.proxies.create(managedProxy('alpha'));
-    await until(() => provider.callsOf('create').length === 1);
+    await expect.poll(() => provider.callsOf('create').length === 1, { timeout: 2_000 }).toBe(true);
     await rt.stop();
     expect(provider.closed).toBe(true);
     expect(rt.store.db.open).toBe(false);
@@ -101,7 +96,14 @@ describe('the runtime', () => {
     for (const [signal, before] of [['SIGTERM', signalsBefore.term], ['SIGINT', signalsBefore.int]] as const) {
       for (const listener of process.listeners(signal)) if (!before.includes(listener)) process.removeListener(signal, listener);
     }
-    delete (globalThis as Record<symbol, unknown>)[Symbol.for('kvm2-proxies.runtime')];
+    await stopRuntimeForTests();
+    runtime = undefined;
+    // Stopped and forgotten: the next start is a new runtime.
+    const next = await startRuntimeOnce(options);
+    expect(next).not.toBe(first);
+    runtime = next;
+    await stopRuntimeForTests();
+    runtime = undefined;
   });
 });
 

@@ -18,7 +18,7 @@ describe('the dial budget', () => {
     const silent = await startSilentServer(resources);
     const controller = new AbortController();
     const dial = rejection(dialSsh({ ...scenario.dialOptions, address: silent.address, timeoutMs: 60_000, signal: controller.signal }));
-    await waitFor(() => silent.sockets.length === 1);
+    await expect.poll(() => silent.sockets.length === 1).toBe(true);
 
     controller.abort(new Error('operator gave up'));
     const err = await dial;
@@ -54,7 +54,3 @@ describe('the dial budget', () => {
     await closed(scenario.server.sockets[0]!);
   });
 });
-
-async function waitFor(condition: () => boolean): Promise<void> {
-  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
-}

@@ -114,14 +114,16 @@ describe('Prober', () => {
     dir?.remove();
   });
 
-  it('makes a Running proxy Ready, keeps lastTransitionTime until the result flips, and records flips as events', async () => {
+  it('makes a Running proxy Ready, keeps lastTransitionTime until the result flips, records flips as events and every probe in the history', async () => {
     dir = tempDir();
     store = openStore({ dataDir: dir.path });
-    const proxies = new ProxyService({ store, clock: systemClock, providerNames: () => [], onChange: () => undefined });
+    let nowMs = Date.parse('2026-12-01T10:00:00Z');
+    const clock = { ...systemClock, now: () => nowMs };
+    const proxies = new ProxyService({ store, clock, providerNames: () => [], onChange: () => undefined });
     const { uid } = proxies.create({ name: 'edge', mode: 'Static', address: '127.0.0.1', port: proxy.port });
     store.proxies.writeStatus(uid, { phase: 'Running', ip: '127.0.0.1', conditions: [] });
     let url = targetUrl();
-    const prober = new Prober({ store, clock: systemClock, logger: silentLogger(), intervalMs: 60_000, timeoutMs: 2_000, get targetUrl() { return url; } });
+    const prober = new Prober({ store, clock, logger: silentLogger(), intervalMs: 60_000, timeoutMs: 2_000, get targetUrl() { return url; } });
 
     await prober.probeAll();
     const ready = proxies.get('edge');
@@ -130,11 +132,12 @@ describe('Prober', () => {
     const since = ready.status.conditions.find((c) => c.type === 'Healthy')!;
     expect(since).toMatchObject({ status: 'True', reason: 'TargetReachable' });
 
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    nowMs += 60_000;
     await prober.probeAll();
     expect(proxies.get('edge').status.conditions.find((c) => c.type === 'Healthy')!.lastTransitionTime).toBe(since.lastTransitionTime);
 
     url = `http://127.0.0.1:${target.port}/missing`;
+    nowMs += 60_000;
     await prober.probeAll();
     const down = proxies.get('edge');
     expect(down.status.phase).toBe('Running');
@@ -142,5 +145,12 @@ describe('Prober', () => {
     expect(down.status.conditions.find((c) => c.type === 'Healthy')!.lastTransitionTime).not.toBe(since.lastTransitionTime);
     expect(proxies.events('edge').map((event) => event.reason)).toEqual(['Unhealthy', 'Healthy', 'Created']);
     expect(proxies.discover()).toEqual([]);
+    const history = proxies.probes('edge', 0);
+    expect(history.map((sample) => [sample.probedAt, sample.healthy])).toEqual([
+      ['2026-12-01T10:00:00.000Z', true],
+      ['2026-12-01T10:01:00.000Z', true],
+      ['2026-12-01T10:02:00.000Z', false],
+    ]);
+    expect(proxies.probes('edge', Date.parse('2026-12-01T10:01:30Z'))).toHaveLength(1);
   });
 });

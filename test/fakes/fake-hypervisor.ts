@@ -77,11 +77,12 @@ const errorDomainByCode: Partial<Record<LibvirtErrorCodeName, number>> = {
   ErrStorageVolExist: 18,
 };
 
-/** A LibvirtError as libvirtd would send it. */
-export function libvirtError(codeName: LibvirtErrorCodeName, message: string, procedure = 'fake'): LibvirtError {
+/** A LibvirtError as libvirtd would send it (a code number for codes without a name here). */
+export function libvirtError(codeName: LibvirtErrorCodeName | number, message = 'libvirt said no', procedure = 'fake'): LibvirtError {
+  const named = typeof codeName === 'string';
   return new LibvirtError(procedure, {
-    code: libvirtErrorCodes[codeName],
-    domain: errorDomainByCode[codeName] ?? 10,
+    code: named ? libvirtErrorCodes[codeName] : codeName,
+    domain: (named ? errorDomainByCode[codeName] : undefined) ?? 10,
     message,
     level: 2,
     str1: null,

@@ -8,9 +8,6 @@ import {
   CallAbortedError,
   CallTimeoutError,
   ConnectionClosedError,
-  LibvirtError,
-  libvirtErrorCodes,
-  type LibvirtErrorCodeName,
   type StoragePoolInfo,
 } from '@/server/libvirt';
 import { checkHosts, checkReason, probeHost, type CheckReason } from '@/server/providers/kvm2/check';
@@ -18,6 +15,7 @@ import { classify } from '@/server/providers/kvm2/errors';
 import type { FreshConnection, HostBackend, LibvirtAPI } from '@/server/providers/kvm2/libvirt-api';
 import { HostKeyError, SshDialError, type SshDialStage, type SshErrorCode } from '@/server/ssh';
 import { createLogger } from '@/server/telemetry/logger';
+import { libvirtError } from '@/test/fakes/fake-hypervisor';
 import { kvm2Settings } from '@/test/fakes/kvm2-settings';
 
 const settings = kvm2Settings({
@@ -27,20 +25,6 @@ const settings = kvm2Settings({
   ],
 });
 const beelink = settings.hosts[0]!;
-
-function libvirtError(codeName: LibvirtErrorCodeName, message: string): LibvirtError {
-  return new LibvirtError('x', {
-    code: libvirtErrorCodes[codeName],
-    domain: 10,
-    message,
-    level: 2,
-    str1: null,
-    str2: null,
-    str3: null,
-    int1: -1,
-    int2: -1,
-  });
-}
 
 // What the real dial throws: the raw error classified once, with the raw error as cause.
 const dialFailure = (err: unknown) => classify(err, { op: 'dial' });

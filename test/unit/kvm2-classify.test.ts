@@ -9,10 +9,7 @@ import {
   ConnectionClosedError,
   ConnectionKilledError,
   KeepaliveTimeoutError,
-  LibvirtError,
-  libvirtErrorCodes,
   UploadSourceError,
-  type LibvirtErrorCodeName,
 } from '@/server/libvirt';
 import {
   ErrNotFound,
@@ -26,6 +23,7 @@ import { classify, type Kvm2Operation } from '@/server/providers/kvm2/errors';
 import { host, machineType } from '@/server/providers/kvm2/kvm2';
 import { parseProviderID } from '@/server/providers/kvm2/provider-id';
 import { HostKeyError, SshConnectionDeadError, SshDialError, type SshDialStage, type SshErrorCode } from '@/server/ssh';
+import { libvirtError } from '@/test/fakes/fake-hypervisor';
 import { kvm2Settings } from '@/test/fakes/kvm2-settings';
 
 const settings = kvm2Settings({
@@ -34,21 +32,6 @@ const settings = kvm2Settings({
     { name: 'b', address: 'b:22', user: 'u', bridge: 'br0' },
   ],
 });
-
-function libvirtError(codeName: LibvirtErrorCodeName | number, message = 'libvirt said no'): LibvirtError {
-  const code = typeof codeName === 'number' ? codeName : libvirtErrorCodes[codeName];
-  return new LibvirtError('domainLookupByName', {
-    code,
-    domain: 10,
-    message,
-    level: 2,
-    str1: null,
-    str2: null,
-    str3: null,
-    int1: -1,
-    int2: -1,
-  });
-}
 
 const sshDialError = (code: SshErrorCode, stage: SshDialStage) =>
   new SshDialError({ code, stage, message: `ssh dial u@h:22: ${code}` });

@@ -7,13 +7,14 @@ import { Writable } from 'node:stream';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { LibvirtError, libvirtErrorCodes, type StorageVol } from '@/server/libvirt';
+import type { StorageVol } from '@/server/libvirt';
 import { createHostBackend } from '@/server/providers/kvm2/hosts';
 import type { LibvirtAPI } from '@/server/providers/kvm2/libvirt-api';
 import { observe } from '@/server/providers/kvm2/observe';
 import { SshDialError } from '@/server/ssh';
 import { createLogger } from '@/server/telemetry/logger';
 import { startTracing, stopTracing, tracer } from '@/server/telemetry/tracing';
+import { libvirtError } from '@/test/fakes/fake-hypervisor';
 import { kvm2Settings } from '@/test/fakes/kvm2-settings';
 import { startFakeLibvirtd } from './kvm2-fake-libvirtd';
 import { Resources } from './ssh-harness';
@@ -41,17 +42,7 @@ function capture(level: string) {
 const uuid = Buffer.alloc(16, 3);
 const vol: StorageVol = { pool: 'default', name: 'proxy-a-seed.iso', key: '/var/lib/libvirt/images/proxy-a-seed.iso' };
 const cloudInitSecret = '#cloud-config\npassword: hunter2-SECRET-MARKER\n';
-const noDomain = new LibvirtError('domainLookupByName', {
-  code: libvirtErrorCodes.ErrNoDomain,
-  domain: 10,
-  message: "Domain not found: no domain with matching name 'ghost'",
-  level: 2,
-  str1: null,
-  str2: null,
-  str3: null,
-  int1: -1,
-  int2: -1,
-});
+const noDomain = libvirtError('ErrNoDomain', "Domain not found: no domain with matching name 'ghost'", 'domainLookupByName');
 
 // Only what these tests call; the rest of the API is never reached.
 const fakeApi = {

@@ -5,7 +5,7 @@
 // Proxy's domain from the host; an image no VM uses any more can be evicted.
 import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { type Lab, loadLab, virsh } from '../lab/harness/lab';
 import { screenshot } from './harness/browser';
 import { firstProviderName, waitForData } from './harness/dashboard';
@@ -31,19 +31,11 @@ afterAll(async () => {
     // Never leave a VM behind for the next test: delete through the API and wait for them to go.
     for (const name of [proxyName, downloadingName]) await session.api('DELETE', `/api/proxies/${name}`);
     for (const name of [proxyName, downloadingName]) {
-      await waitUntil(async () => (await session.api('GET', `/api/proxies/${name}`)).status() === 404, 120_000).catch(() => undefined);
+      await vi.waitFor(async () => expect((await session!.api('GET', `/api/proxies/${name}`)).status()).toBe(404), { timeout: 120_000, interval: 1_000 }).catch(() => undefined);
     }
     await session.close();
   }
 });
-
-async function waitUntil(condition: () => Promise<boolean>, timeoutMs: number): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms`);
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
-  }
-}
 
 const hostPage = (host: string) => `${session.app.url}/hosts/${provider}/${host}`;
 const labHost = () => lab.hosts[0]!.name;
@@ -186,18 +178,18 @@ describe('a Proxy created through the dashboard', () => {
     await page.goto(hostPage(labHost()));
     await waitForData(page);
     // The page polls the host every 5 s; the domain goes once the reconciler has deleted it.
-    await waitUntil(async () => (await page.getByTestId(`domain-row-${instanceName}`).count()) === 0, 120_000);
+    await expect.poll(() => page.getByTestId(`domain-row-${instanceName}`).count(), { timeout: 120_000, interval: 1_000 }).toBe(0);
     const domains = await virsh(['list', '--all', '--name']);
     expect(domains.split('\n').map((line) => line.trim())).not.toContain(instanceName);
   });
 
   it('evicts a base image no VM uses: marker and image leave the pool', async () => {
     const { page } = session;
-    await waitUntil(async () => (await session.api('GET', `/api/proxies/${downloadingName}`)).status() === 404, 120_000);
+    await expect.poll(async () => (await session.api('GET', `/api/proxies/${downloadingName}`)).status(), { timeout: 120_000, interval: 1_000 }).toBe(404);
     await page.goto(hostPage(lab.hosts[1]!.name));
     const row = page.getByTestId(`image-row-${slowVolume}`);
     await row.waitFor({ timeout: 30_000 });
-    await waitUntil(async () => !(await row.getByRole('button', { name: /Evict/ }).isDisabled()), 60_000);
+    await expect.poll(() => row.getByRole('button', { name: /Evict/ }).isDisabled(), { timeout: 60_000, interval: 1_000 }).toBe(false);
     await row.getByRole('button', { name: /Evict/ }).click();
     const dialog = page.getByRole('dialog');
     await expect(dialog.textContent()).resolves.toContain('digest marker first');

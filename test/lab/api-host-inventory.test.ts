@@ -79,7 +79,7 @@ describe('the host listing on the lab', () => {
     });
     expect(created.status, created.text).toBe(201);
     const domain = instanceName(name);
-    await api.until(async () => (await listHost()).domains.some((entry) => entry.name === domain), { what: `domain ${domain} on ${host}`, timeoutMs: 110_000 });
+    await expect.poll(async () => (await listHost()).domains.some((entry) => entry.name === domain), { message: `domain ${domain} on ${host}`, timeout: 110_000, interval: 500 }).toBe(true);
     const listing = await listHost();
     expect(listing.domains.find((entry) => entry.name === domain)).toMatchObject({ kind: 'managed', proxy: name });
     const image = listing.images.find((entry) => entry.volume === `base-${api.entryName}-lab.qcow2`);
@@ -97,7 +97,7 @@ describe('the host listing on the lab', () => {
   it('evicts the image once its Proxy is deleted: marker, then base, gone from the pool', async () => {
     const name = api.proxyName('inv');
     expect((await api.call(h.proxy.DELETE, `/api/proxies/${name}`, 'DELETE', { session: true, params: { name } })).status).toBe(202);
-    await api.until(() => api.runtime.store.proxies.get(name) === undefined, { what: `${name} to be deleted`, timeoutMs: 110_000 });
+    await expect.poll(() => api.runtime.store.proxies.get(name) === undefined, { message: `${name} to be deleted`, timeout: 110_000, interval: 500 }).toBe(true);
     const base = `base-${api.entryName}-lab.qcow2`;
     const evicted = await evict(base);
     expect(evicted.status, evicted.text).toBe(200);

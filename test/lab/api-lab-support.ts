@@ -7,6 +7,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { expect, vi } from 'vitest';
 import type { AuthService } from '@/server/auth/service';
 import { instanceName } from '@/server/control/names';
 import { settingsFromEnv } from '@/server/control/settings';
@@ -31,7 +32,6 @@ export interface LabApi extends Client {
   logs: string[];
   /** a Proxy name of this run; its domain is removed at close whatever happens */
   proxyName(what: string): string;
-  until(condition: () => boolean | Promise<boolean>, options: { what: string; timeoutMs?: number }): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -73,14 +73,6 @@ export async function startLabApi(lab: Lab): Promise<LabApi> {
   session = await client.logIn();
   const proxyNames = new Set<string>();
 
-  const until: LabApi['until'] = async (condition, options) => {
-    const deadline = Date.now() + (options.timeoutMs ?? 90_000);
-    while (!(await condition())) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${options.what}`);
-      await new Promise((resolve) => setTimeout(resolve, 500));
-    }
-  };
-
   return {
     ...client,
     lab,
@@ -97,12 +89,13 @@ export async function startLabApi(lab: Lab): Promise<LabApi> {
       proxyNames.add(name);
       return name;
     },
-    until,
     async close() {
       // Deleting through the control plane removes domain, overlay and seed; whatever is left after
       // a minute (a failed test) goes by hand.
       for (const name of proxyNames) if (runtime.store.proxies.get(name)) runtime.proxies.delete(name);
-      await until(() => [...proxyNames].every((name) => !runtime.store.proxies.get(name)), { what: 'the run’s Proxies to go', timeoutMs: 60_000 }).catch(() => undefined);
+      await vi
+        .waitFor(() => expect([...proxyNames].filter((name) => runtime.store.proxies.get(name)), 'the run’s Proxies to go').toEqual([]), { timeout: 60_000, interval: 500 })
+        .catch(() => undefined);
       await stopRuntimeForTests();
       for (const name of proxyNames) {
         const domain = instanceName(name);

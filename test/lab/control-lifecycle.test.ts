@@ -4,14 +4,13 @@
 // collects the domain of a Proxy whose record is gone and spares the one whose Proxy exists,
 // although ListByTag lists each domain under both hosts (one libvirtd behind two SSH endpoints);
 // deleting a Proxy removes its domain, overlay and seed, and then the record.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ProxyView } from '@/lib/proxy-spec';
-import { ProxyNotFoundError } from '@/server/control/errors';
 import { instanceName } from '@/server/control/names';
 import { managedTag } from '@/server/providers/contract';
 import type { Runtime } from '@/server/runtime';
 import { loadLab, type Lab } from './harness/lab';
-import { ControlLabRun, domainState, labProxy, waitFor } from './control-support';
+import { ControlLabRun, domainState, labProxy } from './control-support';
 
 let lab: Lab;
 let run: ControlLabRun;
@@ -37,8 +36,15 @@ const view = (name: string): ProxyView => runtime.proxies.get(name);
 
 /** Waits until the Proxy has a providerID and its domain runs; returns the providerID. */
 async function provisioned(name: string): Promise<string> {
-  const providerID = await waitFor(`${name} to record its instance`, () => view(name).status.providerID, { timeoutMs: 90_000 });
-  expect(await waitFor(`${instanceName(name)} to run`, async () => ((await domainState(instanceName(name))) === 'running' ? true : undefined))).toBe(true);
+  const providerID = await vi.waitFor(
+    () => {
+      const recorded = view(name).status.providerID;
+      expect(recorded, `${name} to record its instance`).toBeDefined();
+      return recorded as string;
+    },
+    { timeout: 90_000, interval: 250 },
+  );
+  await vi.waitFor(async () => expect(await domainState(instanceName(name)), `${instanceName(name)} to run`).toBe('running'), { timeout: 60_000, interval: 250 });
   return providerID;
 }
 
@@ -47,10 +53,13 @@ async function staysProvisioning(name: string, providerID: string, passes: numbe
   const scoped = run.scoped.get(entry);
   const target = (scoped?.gets.get(providerID) ?? 0) + passes;
   const seen: string[] = [];
-  await waitFor(`${passes} more reconcile passes of ${name}`, () => {
-    seen.push(view(name).status.phase);
-    return (scoped?.gets.get(providerID) ?? 0) >= target ? true : undefined;
-  }, { timeoutMs: 30_000, intervalMs: 100 });
+  await vi.waitFor(
+    () => {
+      seen.push(view(name).status.phase);
+      expect(scoped?.gets.get(providerID) ?? 0, `${passes} more reconcile passes of ${name}`).toBeGreaterThanOrEqual(target);
+    },
+    { timeout: 30_000, interval: 100 },
+  );
   return [...new Set(seen)];
 }
 
@@ -94,7 +103,7 @@ describe('the runtime on the lab', () => {
 
     const orphanDomain = instanceName(orphaned);
     runtime.store.proxies.remove(view(orphaned).uid);
-    await waitFor(`GC to delete ${orphanDomain}`, async () => ((await domainState(orphanDomain)) === undefined ? true : undefined), { timeoutMs: 30_000 });
+    await vi.waitFor(async () => expect(await domainState(orphanDomain), `GC to delete ${orphanDomain}`).toBeUndefined(), { timeout: 30_000, interval: 250 });
     expect(await run.instanceVolumes(orphanDomain)).toEqual([]);
     expect(run.logs.some((line) => line.msg === 'orphan instance deleted' && line.providerID === `hosts/lab1/domains/${orphanDomain}`)).toBe(true);
 
@@ -110,15 +119,14 @@ describe('the runtime on the lab', () => {
     const domain = instanceName(kept);
     expect(runtime.proxies.delete(kept).deletionRequestedAt).toBeDefined();
     const phases: string[] = [];
-    await waitFor(`${kept} to be removed`, () => {
-      try {
-        phases.push(view(kept).status.phase);
-        return undefined;
-      } catch (err) {
-        if (err instanceof ProxyNotFoundError) return true;
-        throw err;
-      }
-    }, { timeoutMs: 60_000, intervalMs: 50 });
+    await vi.waitFor(
+      () => {
+        const record = runtime.store.proxies.get(kept);
+        if (record) phases.push(view(kept).status.phase);
+        expect(record, `${kept} to be removed`).toBeUndefined();
+      },
+      { timeout: 60_000, interval: 50 },
+    );
     expect(phases.filter((phase) => phase !== 'Provisioning' && phase !== 'Deleting')).toEqual([]);
     expect(await domainState(domain)).toBeUndefined();
     expect(await run.instanceVolumes(domain)).toEqual([]);

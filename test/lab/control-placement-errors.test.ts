@@ -7,7 +7,7 @@ import type { ProxyView } from '@/lib/proxy-spec';
 import { instanceName } from '@/server/control/names';
 import type { Runtime } from '@/server/runtime';
 import { loadLab, virsh, type Lab } from './harness/lab';
-import { ControlLabRun, domainState, labProxy, waitFor } from './control-support';
+import { ControlLabRun, domainState, labProxy } from './control-support';
 
 let lab: Lab;
 let run: ControlLabRun;
@@ -54,7 +54,7 @@ describe('placement refusals through the runtime on the lab', () => {
   it('a provider entry whose diskSizeGb exceeds the pool gives Provisioned=False QuotaExceeded, retried, never Failed', async () => {
     const name = run.proxyName('quota');
     runtime.proxies.create(labProxy({ name, provider: tooBig }));
-    await waitFor('a second QuotaExceeded attempt', () => (eventCount(name, 'QuotaExceeded') >= 2 ? true : undefined), { timeoutMs: 30_000 });
+    await expect.poll(() => eventCount(name, 'QuotaExceeded'), { message: 'a second QuotaExceeded attempt', timeout: 30_000, interval: 250 }).toBeGreaterThanOrEqual(2);
 
     const { status } = view(name);
     expect(status.phase).toBe('Provisioning');
@@ -71,7 +71,7 @@ describe('placement refusals through the runtime on the lab', () => {
   it('an unknown machineType is Failed with the spec message, and stays Failed without retrying', async () => {
     const name = run.proxyName('badtype');
     runtime.proxies.create(labProxy({ name, provider: fits, machineType: 'x' }));
-    await waitFor(`${name} to fail`, () => (view(name).status.phase === 'Failed' ? true : undefined), { timeoutMs: 30_000 });
+    await expect.poll(() => view(name).status.phase, { message: `${name} to fail`, timeout: 30_000, interval: 250 }).toBe('Failed');
 
     const message = 'placement.machineType "x" is not in kvm2.machineTypes';
     expect(view(name).status.lastError).toMatchObject({ class: 'permanent', message });
@@ -81,7 +81,7 @@ describe('placement refusals through the runtime on the lab', () => {
 
     // Two more passes find the latch (only this Proxy's passes end `skipped` here): no new attempt.
     const target = (await skippedPasses()) + 2;
-    await waitFor('two more passes over the Failed Proxy', async () => ((await skippedPasses()) >= target ? true : undefined), { timeoutMs: 30_000 });
+    await expect.poll(() => skippedPasses(), { message: 'two more passes over the Failed Proxy', timeout: 30_000, interval: 250 }).toBeGreaterThanOrEqual(target);
     expect(view(name).status.phase).toBe('Failed');
     expect(eventCount(name, 'Failed')).toBe(1);
     expect(eventCount(name, 'Creating')).toBe(1);

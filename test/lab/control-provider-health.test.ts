@@ -2,10 +2,10 @@
 // lab's entry, and PoolNotActive on both for an entry whose hosts use the lab's defined-but-not-
 // running pool (the shared pool is never stopped: other tests use it). Results reach the store
 // (latest and history, as the dashboard reads them) and the target gauge.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Runtime } from '@/server/runtime';
 import { loadLab, type Lab } from './harness/lab';
-import { ControlLabRun, waitFor } from './control-support';
+import { ControlLabRun } from './control-support';
 
 let lab: Lab;
 let run: ControlLabRun;
@@ -32,13 +32,13 @@ async function gauge(): Promise<Record<string, number>> {
 describe('the provider health monitor on the lab', () => {
   it('records Reachable for both lab hosts and PoolNotActive for an entry on the inactive pool', async () => {
     // The first round runs at start; wait until both entries have results.
-    const summaries = await waitFor(
-      'the first health round',
+    const summaries = await vi.waitFor(
       () => {
         const list = runtime.providers.list();
-        return list.every((summary) => summary.targets.length > 0) ? list : undefined;
+        expect(list.filter((summary) => summary.targets.length === 0), 'the first health round').toEqual([]);
+        return list;
       },
-      { timeoutMs: 60_000 },
+      { timeout: 60_000, interval: 250 },
     );
     const hostNames = lab.hosts.map((host) => host.name);
     const byName = new Map(summaries.map((summary) => [summary.name, summary]));

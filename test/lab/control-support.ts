@@ -213,18 +213,6 @@ export async function domainState(domain: string): Promise<string | undefined> {
   return result.exitCode === 0 ? result.stdout.trim() : undefined;
 }
 
-/** Polls `probe` every `intervalMs` until it returns a value other than undefined. */
-export async function waitFor<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, options: { timeoutMs?: number; intervalMs?: number } = {}): Promise<T> {
-  const { timeoutMs = 60_000, intervalMs = 250 } = options;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
-
 /** A Managed Proxy on `provider` in the lab's terms (image `lab`, machine type `small`). */
 export function labProxy(options: { name: string; provider: string; zone?: string; machineType?: string }) {
   return {

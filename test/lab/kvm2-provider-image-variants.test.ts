@@ -33,14 +33,6 @@ const request = (name: string, image: string) => ({
 });
 const volumesOf = async (url: string) => (await run.baseVolumes()).filter((name) => name.includes(urlImageKey(url)));
 
-async function waitUntil(condition: () => boolean, timeoutMs = 20_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error('condition not met in time');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
-
 describe('image server variants', () => {
   it.each([
     ['chunked.qcow2', 'permanent'],
@@ -78,7 +70,7 @@ describe('image server variants', () => {
     const name = run.domainName('slow');
     const controller = new AbortController();
     const stopped = failureOf(provider.create(request(name, url), { signal: controller.signal }));
-    await waitUntil(() => provider.downloads.list().some((entry) => entry.doneBytes > 0));
+    await expect.poll(() => provider.downloads.list().some((entry) => entry.doneBytes > 0), { timeout: 20_000, interval: 10 }).toBe(true);
     controller.abort(new Error('reconcile cancelled'));
     expect(errorClassOf(await stopped)).toBe('transient');
     const markers = (await volumesOf(url)).filter((volume) => volume.endsWith('.sha256'));

@@ -49,7 +49,7 @@ describe('no secret leaks on the lab', () => {
     expect((await api.call(h.proxies.POST, '/api/proxies', 'POST', { ...s, body })).status).toBe(201);
     await api.call(h.proxies.POST, '/api/proxies', 'POST', { ...s, body: { ...body, name: 'Bad_Name' } });
     await api.call(h.proxies.POST, '/api/proxies', 'POST', { ...s, body: { ...body, name: 'other', port: 'x' } });
-    await api.until(async () => (await virsh(['domstate', domain]).catch(() => '')).trim() === 'running', { what: `${domain} running`, timeoutMs: 110_000 });
+    await expect.poll(async () => (await virsh(['domstate', domain]).catch(() => '')).trim() === 'running', { message: `${domain} running`, timeout: 110_000, interval: 500 }).toBe(true);
     // The marker really went to the host, inside the seed ISO.
     const seed = await virsh(['vol-path', '--pool', api.lab.pool.name, `${domain}-seed.iso`]);
     expect(readFileSync(seed.trim()).includes(marker)).toBe(true);
@@ -69,12 +69,9 @@ describe('no secret leaks on the lab', () => {
 
     const { name: _name, ...spec } = body;
     expect((await api.call(h.proxy.PUT, `/api/proxies/${name}`, 'PUT', { ...s, params: { name }, body: { ...spec, port: 3129 } })).status).toBe(200);
-    await api.until(() => api.runtime.proxies.get(name).status.observedSpecHash === api.runtime.proxies.get(name).status.specHash, {
-      what: 'the replacement',
-      timeoutMs: 110_000,
-    });
+    await expect.poll(() => api.runtime.proxies.get(name).status.observedSpecHash === api.runtime.proxies.get(name).status.specHash, { message: 'the replacement', timeout: 110_000, interval: 500 }).toBe(true);
     expect((await api.call(h.proxy.DELETE, `/api/proxies/${name}`, 'DELETE', { ...s, params: { name } })).status).toBe(202);
-    await api.until(() => api.runtime.store.proxies.get(name) === undefined, { what: `${name} deleted`, timeoutMs: 110_000 });
+    await expect.poll(() => api.runtime.store.proxies.get(name) === undefined, { message: `${name} deleted`, timeout: 110_000, interval: 500 }).toBe(true);
     await api.call(h.logout.POST, '/api/auth/logout', 'POST', s);
     expect(api.logs.some((line) => line.includes('"msg":"libvirt call"') && line.includes('StorageVolUpload'))).toBe(true);
   });

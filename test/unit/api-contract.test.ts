@@ -27,6 +27,12 @@ const hostParams = { provider: 'kvm2-home', host: 'hv-1' };
 let token = '';
 let tokenId = '';
 
+/** The answer, after keeping the session cookie it set. */
+function keepSession(answer: Answer): Answer {
+  api.session = /kvm2_session=([^;]+)/.exec(answer.headers.get('set-cookie') ?? '')?.[1];
+  return answer;
+}
+
 interface ContractCase {
   /** `METHOD path` as in the harness's route table */
   route: string;
@@ -49,11 +55,7 @@ const cases: ContractCase[] = [
     route: 'POST /api/auth/login',
     status: 200,
     schema: sessionSchema,
-    call: async () => {
-      const answer = await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: adminPassword } });
-      api.session = /kvm2_session=([^;]+)/.exec(answer.headers.get('set-cookie') ?? '')?.[1];
-      return answer;
-    },
+    call: async () => keepSession(await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: adminPassword } })),
   },
   {
     route: 'GET /api/auth/status',
@@ -214,11 +216,8 @@ const cases: ContractCase[] = [
     route: 'POST /api/auth/password',
     status: 200,
     schema: sessionSchema,
-    call: async () => {
-      const answer = await api.call(h.password.POST, '/api/auth/password', 'POST', { ...session(), body: { currentPassword: adminPassword, newPassword: `${adminPassword} 2` } });
-      api.session = /kvm2_session=([^;]+)/.exec(answer.headers.get('set-cookie') ?? '')?.[1];
-      return answer;
-    },
+    call: async () =>
+      keepSession(await api.call(h.password.POST, '/api/auth/password', 'POST', { ...session(), body: { currentPassword: adminPassword, newPassword: `${adminPassword} 2` } })),
   },
   {
     route: 'POST /api/auth/logout',

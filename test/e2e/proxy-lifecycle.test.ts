@@ -6,6 +6,7 @@
 import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { proxyViewSchema } from '@/lib/api/proxies';
 import { type Lab, loadLab, virsh } from '../lab/harness/lab';
 import { screenshot } from './harness/browser';
 import { firstProviderName, waitForData } from './harness/dashboard';
@@ -104,8 +105,8 @@ describe('a Proxy created through the dashboard', () => {
     await page.getByRole('button', { name: 'Create Proxy' }).click();
     await page.waitForURL((url) => url.pathname === `/proxies/${proxyName}`, { timeout: 30_000 });
     await page.getByText('Provisioning', { exact: true }).first().waitFor({ timeout: 120_000 });
-    const view = (await (await session.api('GET', `/api/proxies/${proxyName}`)).json()) as { instanceName?: string; proxy?: { instanceName?: string } };
-    instanceName = view.instanceName ?? view.proxy?.instanceName ?? '';
+    const view = proxyViewSchema.parse(await (await session.api('GET', `/api/proxies/${proxyName}`)).json());
+    instanceName = view.instanceName ?? '';
     expect(instanceName).not.toBe('');
     await screenshot(page, 'proxy-detail');
     await page.goto(`${app.url}/proxies`);

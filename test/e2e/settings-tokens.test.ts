@@ -1,6 +1,8 @@
 // API tokens from the Settings page: a new token's secret is shown once and works on the
 // discovery API; after a reload only its name is listed; revoked, it stops working.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { apiErrorBodySchema } from '@/lib/api/errors';
+import { discoveryListSchema } from '@/lib/api/proxies';
 import { screenshot } from './harness/browser';
 import { waitForData } from './harness/dashboard';
 import { openSession, type Session } from './harness/session';
@@ -28,6 +30,7 @@ describe('API tokens', () => {
     // Outside the browser, so the admin's session cookie does not ride along.
     const discovery = await fetch(`${app.url}/api/discovery/proxies`, { headers: { authorization: `Bearer ${secret}` } });
     expect(discovery.status).toBe(200);
+    expect(discoveryListSchema.parse(await discovery.json())).toEqual({ proxies: [] });
 
     await page.reload();
     await waitForData(page);
@@ -39,5 +42,6 @@ describe('API tokens', () => {
     await page.getByRole('cell', { name: /^crawler-e2e/ }).waitFor({ state: 'detached' });
     const refused = await fetch(`${app.url}/api/discovery/proxies`, { headers: { authorization: `Bearer ${secret}` } });
     expect(refused.status).toBe(401);
+    expect(apiErrorBodySchema.parse(await refused.json()).error.code).toBe('ERR_UNAUTHENTICATED');
   });
 });

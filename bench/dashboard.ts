@@ -8,6 +8,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { proxyListSchema } from '@/lib/api/proxies';
 import { ensureBuilt, repoDir, startApp } from '@/test/e2e/harness/app-server';
 import { launchBrowser } from '@/test/e2e/harness/browser';
 import { hostCount, hostNames, providerName, proxyCount, startFleet } from './dashboard/fleet';
@@ -54,7 +55,8 @@ async function main(): Promise<void> {
       results[name] = [];
       for (let run = 0; run < runs; run += 1) results[name].push(await measurePage(browser.context, spec));
     }
-    const rows = ((await (await browser.context.request.get(`${gateway.url}/api/proxies`)).json()) as Array<{ name: string; mode: string; provider: string; status: { phase: string; ip?: string; healthy: boolean }; createdAt: string }>).map(
+    const { proxies } = proxyListSchema.parse(await (await browser.context.request.get(`${gateway.url}/api/proxies`)).json());
+    const rows = proxies.map(
       (proxy) => ({ name: proxy.name, mode: proxy.mode, provider: proxy.provider, phase: proxy.status.phase, ip: proxy.status.ip, healthy: proxy.status.healthy, age: proxy.createdAt }),
     );
     const reference: number[] = [];

@@ -1,8 +1,8 @@
 // The one mapping from a thrown error to an HTTP answer `{error: {code, message, fields?}}`
-// (lib/api/errors.ts). Errors are recognised
-// by their stable `code` (or, for provider errors, by the class found along the cause chain),
-// never by message text. Anything unrecognised is a 500 whose body says nothing about the cause;
-// the cause goes to the log (error messages never carry secrets; request bodies are not logged).
+// (lib/api/errors.ts). Errors are recognised by their stable `code` (or, for provider errors, by
+// the class found along the cause chain), never by message text. Anything unrecognised is a 500
+// (ERR_INTERNAL) whose body says nothing about the cause; the cause goes to the log (error
+// messages never carry secrets; request bodies are not logged).
 import type { ApiErrorBody, ApiErrorCode } from '@/lib/api/errors';
 import type { FieldError } from '@/lib/proxy-spec';
 import { errorClassOf, providerErrorCodes, type ProviderErrorClass, type ProviderErrorCode } from '@/server/providers/errors';

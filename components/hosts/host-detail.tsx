@@ -1,6 +1,7 @@
 'use client';
-// The host page body: its latest check with history, then what lives on it (pools, cached images,
-// domains), each panel loading on its own.
+// The host page body: its latest check with history, then what lives on it (pools, cached images
+// and the downloads running, domains), each panel loading on its own.
+import { DownloadsList } from '@/components/images/downloads-list';
 import { ImagesTable } from '@/components/images/images-table';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { Panel } from '@/components/ui/panel';
@@ -33,7 +34,17 @@ export function HostDetail({ provider, host }: { provider: string; host: string 
     <div className="space-y-6">
       <HostHealthPanel provider={provider} host={host} />
       <Panel title="Storage pools">{body((data) => <PoolsTable pools={data.pools} />, 'storage pools')}</Panel>
-      <Panel title="Cached base images">{body((data) => <ImagesTable provider={provider} host={host} pool={data.pool} images={data.images} />, 'cached images')}</Panel>
+      <Panel title="Cached base images">
+        {body(
+          (data) => (
+            <>
+              <DownloadsList downloads={data.downloads} />
+              <ImagesTable provider={provider} host={host} pool={data.pool} images={data.images} />
+            </>
+          ),
+          'cached images',
+        )}
+      </Panel>
       <Panel title="Domains">{body((data) => <DomainsTable domains={data.domains} />, 'domains')}</Panel>
     </div>
   );

@@ -161,6 +161,11 @@ describe('a Proxy created through the dashboard', () => {
     await progress.waitFor({ timeout: 60_000 });
     await page.waitForFunction(() => /\d+(\.\d)? KiB of 192 KiB \(\d+%\) · [\d.]+ (B|KiB)\/s · (\d+s left|\d+m \d+s left)/.test(document.querySelector('[data-testid="download-progress"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
     await screenshot(page, 'proxy-downloading-image');
+    // The host's page lists the same download, from the host listing.
+    const hostTab = await page.context().newPage();
+    await hostTab.goto(hostPage(lab.hosts[1]!.name));
+    await hostTab.getByTestId('host-downloads').getByText(slowVolume).waitFor({ timeout: 20_000 });
+    await hostTab.close();
     // The transfer ends (the variant drips for about 25 s) and the panel goes.
     await progress.waitFor({ state: 'detached', timeout: 90_000 });
     expect(await poolVolumes()).toContain(slowVolume);

@@ -50,14 +50,6 @@ function collect(stream: DuplexStream) {
   return state;
 }
 
-async function until(condition: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
-
 /**
  * Opens without FORCE, retrying while ConsoleBusyError: libvirtd confirms a finish (or takes an
  * abort) before it has released the device, so an open right behind it can still find it busy.
@@ -82,7 +74,7 @@ describe('domain console', () => {
     first = await libvirt.domainOpenConsole(dom);
     firstOutput = collect(first);
     await virsh(['resume', name]);
-    await until(() => firstOutput.text.includes('SeaBIOS'), 'the SeaBIOS banner on the console');
+    await expect.poll(() => firstOutput.text.includes('SeaBIOS'), { message: 'the SeaBIOS banner on the console', timeout: 15_000, interval: 50 }).toBe(true);
     await first.send(Buffer.from('\r'));
     expect(firstOutput.ended).toBeUndefined();
   });
@@ -96,7 +88,7 @@ describe('domain console', () => {
 
   it('FORCE takes it over: the first holder output fails with ErrRPC, the new stream is live', async () => {
     const taken = await other.domainOpenConsole(dom, { flags: DomainConsoleFlags.Force });
-    await until(() => firstOutput.ended !== undefined, 'the first stream to end');
+    await expect.poll(() => firstOutput.ended !== undefined, { message: 'the first stream to end', timeout: 15_000, interval: 50 }).toBe(true);
     expect(isLibvirtError(firstOutput.ended?.error, 'ErrRPC')).toBe(true);
     await expect(first.send(Buffer.from('x'))).rejects.toBe(firstOutput.ended?.error);
     expect(libvirt.alive).toBe(true);
@@ -117,7 +109,7 @@ describe('domain console', () => {
     const stream = await libvirt.domainOpenConsole(dom, { flags: DomainConsoleFlags.Safe });
     const output = collect(stream);
     await virsh(['destroy', name]);
-    await until(() => output.ended !== undefined, 'the console to end with the domain');
+    await expect.poll(() => output.ended !== undefined, { message: 'the console to end with the domain', timeout: 15_000, interval: 50 }).toBe(true);
     expect(output.ended?.error).toBeNull();
     expect(await stream.ended).toBeNull();
     expect(libvirt.alive).toBe(true);

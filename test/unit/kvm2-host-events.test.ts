@@ -13,14 +13,6 @@ import { kvm2Settings } from '@/test/fakes/kvm2-settings';
 
 const logger = createLogger({ level: 'silent' });
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 2_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
-
 function setup(extra: Partial<HostEventHandlers> = {}) {
   const hypervisor = new FakeHypervisor();
   hypervisor.addDomain({ name: 'web-1' });
@@ -49,7 +41,7 @@ const eventsOf = (events: DomainLifecycleEvent[]) => events.map((event) => `${ev
 describe('host event subscriptions', () => {
   it('delivers lifecycle events from the pooled connection', async () => {
     const { hypervisor, events, subscribed, subscription } = setup();
-    await until(() => subscribed.length === 1, 'the first registration');
+    await expect.poll(() => subscribed.length === 1, { message: 'the first registration', timeout: 2_000, interval: 2 }).toBe(true);
     expect(subscribed).toEqual([false]);
     hypervisor.emitDomainLifecycle('web-1', DomainEventType.Suspended);
     hypervisor.emitDomainLifecycle('web-1', DomainEventType.Stopped, 1);
@@ -59,10 +51,10 @@ describe('host event subscriptions', () => {
 
   it('registers again on the next connection after the pooled one dies, and events flow again', async () => {
     const { hypervisor, backend, events, subscribed, lost, subscription } = setup();
-    await until(() => subscribed.length === 1, 'the first registration');
+    await expect.poll(() => subscribed.length === 1, { message: 'the first registration', timeout: 2_000, interval: 2 }).toBe(true);
     backend.pooledConnection('h1')?.kill('libvirtd restarted');
     hypervisor.emitDomainLifecycle('web-1', DomainEventType.Started); // nobody registered: lost, as on a real host
-    await until(() => subscribed.length === 2, 'the registration on the redialled connection');
+    await expect.poll(() => subscribed.length === 2, { message: 'the registration on the redialled connection', timeout: 2_000, interval: 2 }).toBe(true);
     expect(subscribed).toEqual([false, true]);
     expect(lost.map((error) => error.message)).toEqual(['libvirt connection killed: libvirtd restarted']);
     expect(backend.pooledDials).toBe(2);
@@ -87,7 +79,7 @@ describe('host event subscriptions', () => {
     await new Promise((resolve) => setTimeout(resolve, 40));
     expect(subscribed).toEqual([]);
     backend.unreachable.delete('h1');
-    await until(() => subscribed.length === 1, 'the registration once reachable');
+    await expect.poll(() => subscribed.length === 1, { message: 'the registration once reachable', timeout: 2_000, interval: 2 }).toBe(true);
     await subscription.close();
   });
 
@@ -97,7 +89,7 @@ describe('host event subscriptions', () => {
       onStoragePoolLifecycle: ({ pool, event }) => pools.push(`${pool.name}:${event}`),
       onStoragePoolRefresh: ({ pool }) => pools.push(`${pool.name}:refresh`),
     });
-    await until(() => subscribed.length === 1, 'the registrations');
+    await expect.poll(() => subscribed.length === 1, { message: 'the registrations', timeout: 2_000, interval: 2 }).toBe(true);
     expect(hypervisor.count('connectStoragePoolEventLifecycleRegister')).toBe(1);
     expect(hypervisor.count('connectStoragePoolEventRefreshRegister')).toBe(1);
     hypervisor.emitPoolLifecycle('default', StoragePoolEventType.Stopped);
@@ -109,7 +101,7 @@ describe('host event subscriptions', () => {
   it('a registration that fails undoes the others and is retried as a whole', async () => {
     const { hypervisor, backend, subscribed, subscription } = setup({ onStoragePoolRefresh: () => undefined });
     hypervisor.failOnce('connectStoragePoolEventRefreshRegister', 'ErrInternalError');
-    await until(() => subscribed.length === 1, 'the retried registration');
+    await expect.poll(() => subscribed.length === 1, { message: 'the retried registration', timeout: 2_000, interval: 2 }).toBe(true);
     expect(hypervisor.count('connectDomainEventLifecycleRegister')).toBe(2);
     expect(backend.pooledConnection('h1')?.subscriptionCount).toBe(2);
     await subscription.close();
@@ -122,7 +114,7 @@ describe('host event subscriptions', () => {
 
   it('close() deregisters and stops: no events, no re-registration', async () => {
     const { hypervisor, backend, events, subscribed, subscription } = setup();
-    await until(() => subscribed.length === 1, 'the first registration');
+    await expect.poll(() => subscribed.length === 1, { message: 'the first registration', timeout: 2_000, interval: 2 }).toBe(true);
     await subscription.close();
     expect(backend.pooledConnection('h1')?.subscriptionCount).toBe(0);
     hypervisor.emitDomainLifecycle('web-1', DomainEventType.Started);
@@ -148,7 +140,7 @@ describe('host event subscriptions', () => {
     expect(errorClassOf(refused)).toBe('permanent');
     const subscribed: boolean[] = [];
     provider.subscribeHostEvents('h1', { onDomainLifecycle: () => undefined, onSubscribed: ({ resubscribed }) => subscribed.push(resubscribed) });
-    await until(() => subscribed.length === 1, 'the registration');
+    await expect.poll(() => subscribed.length === 1, { message: 'the registration', timeout: 2_000, interval: 2 }).toBe(true);
     await provider.close();
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(backend.pooledDials).toBe(1);

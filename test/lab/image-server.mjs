@@ -1,7 +1,8 @@
 // The lab's image server: serves the lab image and the awkward variants the kvm2 image fetch must
 // handle, on loopback (and, with --also-listen, on the root end of the VM link, where the lab's VMs
 // reach it; see scripts/guest-network.sh). Plain Node (no build step):
-// `node image-server.mjs --port P --image F [--also-listen ADDRESS]...`.
+// `node image-server.mjs --port P --image F [--also-listen ADDRESS]... [--second-port Q]`; the second
+// port (P+1 unless given) serves the same routes, as the far end of a cross-port redirect.
 //
 //   GET|HEAD /images/<file>               a file of the image directory (symlinks followed, streamed:
 //                                         guest.qcow2 is hundreds of MiB), with Content-Length
@@ -12,6 +13,10 @@
 //   /variants/head-405.qcow2              HEAD answers 405, GET serves the image
 //   /variants/truncated.qcow2             announces the full length, closes the connection half way
 //   /variants/slow.qcow2[?chunk=N&intervalMs=M]  full length, N bytes (4096) every M ms (500)
+//   /variants/redirect-once.qcow2         302 to /images/<image>
+//   /variants/redirect-twice.qcow2        301 to redirect-once.qcow2 (two hops)
+//   /variants/redirect-cross-port.qcow2   307 to /images/<image> on the second port
+//   /variants/redirect-loop.qcow2         302 to redirect-loop-b.qcow2, which 302s back
 //   GET /stats                            {"<path>": hits}; `?by=method` keys "<METHOD> <path>"
 //   POST /stats/reset                     zeroes the counts (204)
 //   GET /healthz                          200, not counted
@@ -27,10 +32,13 @@ const { values: args } = parseArgs({
     host: { type: 'string', default: '127.0.0.1' },
     'also-listen': { type: 'string', multiple: true, default: [] },
     image: { type: 'string' },
+    'second-port': { type: 'string' },
   },
 });
 if (!args.image) throw new Error('--image <qcow2 file> is required');
 const imageDir = dirname(args.image);
+const imagePath = `/images/${basename(args.image)}`;
+const secondPort = Number(args['second-port'] ?? Number(args.port) + 1);
 const image = await readFile(args.image);
 
 /** @type {Map<string, number>} "<METHOD> <path>" -> hits */
@@ -95,6 +103,17 @@ function sendSlow(req, res, query) {
   drip();
 }
 
+function sendRedirect(res, status, location) {
+  res.writeHead(status, { Location: location, 'Content-Length': 0 });
+  res.end();
+}
+
+/** The image on the second port of the host the client asked for (so it works on every address). */
+function crossPortLocation(req) {
+  const { hostname } = new URL(`http://${req.headers.host ?? args.host}`);
+  return `http://${hostname.includes(':') ? `[${hostname}]` : hostname}:${secondPort}${imagePath}`;
+}
+
 async function sendImageFile(req, res, name) {
   // Only plain names inside the image directory: no path can climb out of it.
   if (name !== basename(name) || !/^[\w.-]+$/.test(name)) return sendStatus(res, 404);
@@ -124,6 +143,11 @@ const variants = {
     req.method === 'HEAD' ? sendStatus(res, 405, { Allow: 'GET' }) : sendBytes(req, res, image),
   '/variants/truncated.qcow2': (req, res) => sendTruncated(req, res),
   '/variants/slow.qcow2': (req, res, query) => sendSlow(req, res, query),
+  '/variants/redirect-once.qcow2': (req, res) => sendRedirect(res, 302, imagePath),
+  '/variants/redirect-twice.qcow2': (req, res) => sendRedirect(res, 301, '/variants/redirect-once.qcow2'),
+  '/variants/redirect-cross-port.qcow2': (req, res) => sendRedirect(res, 307, crossPortLocation(req)),
+  '/variants/redirect-loop.qcow2': (req, res) => sendRedirect(res, 302, '/variants/redirect-loop-b.qcow2'),
+  '/variants/redirect-loop-b.qcow2': (req, res) => sendRedirect(res, 302, '/variants/redirect-loop.qcow2'),
 };
 
 async function handle(req, res) {
@@ -158,11 +182,13 @@ function onRequest(req, res) {
   });
 }
 
-const servers = [args.host, ...args['also-listen']].map((host) => {
-  const listener = createServer(onRequest);
-  listener.listen(Number(args.port), host, () => console.log(`image server on http://${host}:${args.port}`));
-  return listener;
-});
+const servers = [args.host, ...args['also-listen']].flatMap((host) =>
+  [Number(args.port), secondPort].map((port) => {
+    const listener = createServer(onRequest);
+    listener.listen(port, host, () => console.log(`image server on http://${host}:${port}`));
+    return listener;
+  }),
+);
 for (const signal of ['SIGTERM', 'SIGINT']) {
   process.on(signal, () => {
     let open = servers.length;

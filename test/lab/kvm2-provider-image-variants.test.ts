@@ -2,7 +2,8 @@
 // the real libvirtd: each variant gives its error class (chunked and empty are permanent naming
 // the URL, 404 permanent, 429 and 503 transient), HEAD refused with 405 still works, a truncated
 // body and a transfer the caller stops leave no marker (and the next Create succeeds), and a
-// changed sha256 on a cached image is refused without touching the base.
+// changed sha256 on a cached image is refused without touching the base. Redirects (once, twice,
+// across ports) are followed to the image; a redirect loop is permanent.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorClassOf } from '@/server/providers/errors';
 import type { Kvm2Provider } from '@/server/providers/kvm2/provider';
@@ -80,6 +81,29 @@ describe('image server variants', () => {
     expect((await virsh(['domstate', name])).trim()).toBe('running');
     expect(await volumesOf(url)).toHaveLength(2);
     await provider.delete(`hosts/lab1/domains/${name}`);
+  });
+});
+
+describe('image server redirects', () => {
+  it.each(['redirect-once.qcow2', 'redirect-twice.qcow2', 'redirect-cross-port.qcow2'])(
+    '%s: followed for the precheck and the download; Create succeeds with the image behind it',
+    async (path) => {
+      const name = run.domainName(path.replace(/\W/g, ''));
+      await provider.create(request(name, variant(path)));
+      expect((await virsh(['domstate', name])).trim()).toBe('running');
+      // Base and marker: the marker is written only once length and digest checked out.
+      expect(await volumesOf(variant(path))).toHaveLength(2);
+      await provider.delete(`hosts/lab1/domains/${name}`);
+    },
+  );
+
+  it('redirect-loop: permanent, naming the chain, and creates nothing', async () => {
+    const name = run.domainName('redirectloop');
+    const error = await failureOf(provider.create(request(name, variant('redirect-loop.qcow2'))));
+    expect(errorClassOf(error)).toBe('permanent');
+    expect(error?.message).toContain(`redirects in a loop: ${variant('redirect-loop.qcow2')} -> ${variant('redirect-loop-b.qcow2')}`);
+    expect(await volumesOf(variant('redirect-loop.qcow2'))).toEqual([]);
+    expect((await run.volumes()).filter((volume) => volume.startsWith(name))).toEqual([]);
   });
 });
 

@@ -3,32 +3,19 @@
 // runs, and the catalogue of hosts, images and machine types the create form offers.
 import type { Placement } from '@/server/providers/contract';
 import type { Catalogue, HostInventory } from '@/server/providers/host-inventory';
+import { redactUrl } from '@/server/telemetry/redact-url';
 import type { DownloadTracker } from './download-progress';
 import { resolveImage } from './image-resolve';
 import { evictCachedImage, listHost } from './inventory';
 import { host as placementHost, type Kvm2Settings } from './kvm2';
 import type { HostBackend } from './libvirt-api';
 
-/** The URL with user, password, query and fragment removed: signed mirror URLs carry tokens there. */
-export function publicUrl(url: string): string {
-  try {
-    const parsed = new URL(url);
-    parsed.username = '';
-    parsed.password = '';
-    parsed.search = '';
-    parsed.hash = '';
-    return parsed.toString();
-  } catch {
-    return '';
-  }
-}
-
 export function catalogue(settings: Kvm2Settings): Catalogue {
   return {
     hosts: settings.hosts.map((host) => ({ name: host.name, address: host.address, user: host.user, pool: host.pool, bridge: host.bridge, virtType: host.virtType })),
     images: [...settings.images].map(([key, image]) => ({
       key,
-      url: publicUrl(image.url),
+      url: redactUrl(image.url),
       format: image.format,
       firmware: image.firmware,
       ...(image.sha256 ? { sha256: image.sha256 } : {}),

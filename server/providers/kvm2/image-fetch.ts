@@ -5,9 +5,14 @@
 // deadline) ends the stream early and keeps the error for `sourceError()`: the upload that reads
 // the stream then finishes short, and the caller's length and digest checks report the failure.
 // Handing a failing reader to the upload would tear the RPC stream down mid-flight instead.
+//
+// Redirects (mirror redirectors, release assets) are followed for HEAD and GET alike, to any host,
+// at most `maxRedirects` times; a loop or a longer chain is permanent. The final response is
+// judged as any other. Every URL in a message goes through redactUrl.
 import { createHash } from 'node:crypto';
 import { request } from 'undici';
 import { ErrPermanent, ErrTransient } from '@/server/providers/errors';
+import { redactUrl } from '@/server/telemetry/redact-url';
 
 export interface ImageStream {
   url: string;
@@ -35,7 +40,7 @@ const requestHeaders = { 'accept-encoding': 'identity', 'user-agent': 'kvm2-prox
 export async function openImageStream(url: string, options: OpenImageOptions): Promise<ImageStream> {
   const controller = new AbortController();
   const deadline = setTimeout(
-    () => controller.abort(new ErrTransient(`image download from ${url} ran out of its ${options.deadlineMs} ms deadline`)),
+    () => controller.abort(new ErrTransient(`image download from ${redactUrl(url)} ran out of its ${options.deadlineMs} ms deadline`)),
     options.deadlineMs,
   );
   const onCallerAbort = () => controller.abort(options.signal?.reason);
@@ -46,17 +51,18 @@ export async function openImageStream(url: string, options: OpenImageOptions): P
   };
   if (options.signal?.aborted) onCallerAbort();
 
-  let response: Awaited<ReturnType<typeof request>>;
+  let response: Response;
   try {
-    response = await request(url, { method: 'GET', headers: requestHeaders, signal: controller.signal });
+    response = await requestFollowing(url, { method: 'GET', signal: controller.signal });
   } catch (err) {
     cleanup();
-    throw new ErrTransient(`fetching image ${url}: ${describe(err)}`, { cause: controller.signal.reason ?? err });
+    if (err instanceof ErrPermanent) throw err;
+    throw new ErrTransient(`fetching image ${redactUrl(url)}: ${describe(err)}`, { cause: controller.signal.reason ?? err });
   }
 
   let contentLength: number;
   try {
-    contentLength = lengthOf(url, response.statusCode, response.headers);
+    contentLength = lengthOf(response.url, response.statusCode, response.headers);
   } catch (err) {
     cleanup();
     discard(response.body);
@@ -102,22 +108,69 @@ export async function openImageStream(url: string, options: OpenImageOptions): P
 export async function imageContentLength(url: string, options: { signal?: AbortSignal; timeoutMs: number }): Promise<number> {
   const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
   try {
-    const head = await request(url, { method: 'HEAD', headers: requestHeaders, signal });
+    const head = await requestFollowing(url, { method: 'HEAD', signal });
     await head.body.dump();
-    if (head.statusCode >= 200 && head.statusCode < 300) return lengthOf(url, head.statusCode, head.headers);
-    const get = await request(url, { method: 'GET', headers: requestHeaders, signal });
+    if (head.statusCode >= 200 && head.statusCode < 300) return lengthOf(head.url, head.statusCode, head.headers);
+    const get = await requestFollowing(url, { method: 'GET', signal });
     discard(get.body);
-    return lengthOf(url, get.statusCode, get.headers);
+    return lengthOf(get.url, get.statusCode, get.headers);
   } catch (err) {
     if (err instanceof ErrPermanent || err instanceof ErrTransient) throw err;
-    throw new ErrTransient(`asking ${url} for the image size: ${describe(err)}`, { cause: err });
+    throw new ErrTransient(`asking ${redactUrl(url)} for the image size: ${describe(err)}`, { cause: err });
+  }
+}
+
+/** Redirects followed before the chain is refused (curl's and Go's limit is of the same order). */
+export const maxRedirects = 10;
+
+const redirectStatuses: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+type Response = Awaited<ReturnType<typeof request>> & {
+  /** the URL that answered, after any redirects */
+  url: string;
+};
+
+/**
+ * `method` on `url`, following redirects to wherever they lead (another host included). A chain
+ * longer than maxRedirects, a loop, a Location that is not http(s) or is missing: permanent,
+ * naming the chain. Network errors are thrown as undici threw them.
+ */
+async function requestFollowing(url: string, options: { method: 'GET' | 'HEAD'; signal: AbortSignal }): Promise<Response> {
+  const chain = [url];
+  for (;;) {
+    const current = chain[chain.length - 1] as string;
+    const response = await request(current, { method: options.method, headers: requestHeaders, signal: options.signal });
+    if (!redirectStatuses.has(response.statusCode)) return Object.assign(response, { url: current });
+    discard(response.body);
+    const location = response.headers.location;
+    const next = typeof location === 'string' ? resolveLocation(location, current) : undefined;
+    const described = () => chain.map(redactUrl).join(' -> ');
+    if (next === undefined) {
+      throw new ErrPermanent(`image URL ${described()} answered HTTP ${response.statusCode} without a usable http(s) Location`);
+    }
+    if (chain.includes(next)) throw new ErrPermanent(`image URL redirects in a loop: ${described()} -> ${redactUrl(next)}`);
+    chain.push(next);
+    if (chain.length > maxRedirects + 1) {
+      throw new ErrPermanent(`image URL redirected more than ${maxRedirects} times: ${described()}`);
+    }
+  }
+}
+
+/** A Location header (absolute or relative to `base`) as an http(s) URL, or undefined. */
+function resolveLocation(location: string, base: string): string | undefined {
+  try {
+    const resolved = new URL(location, base);
+    return resolved.protocol === 'http:' || resolved.protocol === 'https:' ? resolved.toString() : undefined;
+  } catch {
+    return undefined;
   }
 }
 
 type Headers = Record<string, string | string[] | undefined>;
 
 /** 4xx is permanent, 429 and 5xx transient; a 2xx must carry a non-zero Content-Length. */
-function lengthOf(url: string, status: number, headers: Headers): number {
+function lengthOf(rawUrl: string, status: number, headers: Headers): number {
+  const url = redactUrl(rawUrl);
   if (status === 429 || status >= 500) throw new ErrTransient(`image URL ${url} answered HTTP ${status}; will retry`);
   if (status >= 400) throw new ErrPermanent(`image URL ${url} answered HTTP ${status}`);
   if (status < 200 || status >= 300) throw new ErrTransient(`image URL ${url} answered HTTP ${status}`);

@@ -3,6 +3,7 @@
 import type { Firmware, ImageFormat } from '@/server/providers/config-kvm2';
 import { isHttpUrl } from '@/server/providers/config-kvm2';
 import { ErrPermanent } from '@/server/providers/errors';
+import { redactUrl } from '@/server/telemetry/redact-url';
 import { kvm2Defaults, type Kvm2Settings } from './kvm2';
 import { baseVolumeName, markerVolumeName, urlImageKey } from './volume';
 
@@ -41,7 +42,9 @@ export function resolveImage(settings: Kvm2Settings, image: string): ResolvedIma
         }
       : undefined;
   if (!resolved) {
-    throw new ErrPermanent(`placement.image ${JSON.stringify(image)} is neither a key in kvm2.images nor an http(s) URL`);
+    // A value that parses as a URL (ftp://user:token@...) is redacted like any other URL.
+    const shown = URL.canParse(image) ? redactUrl(image) : image;
+    throw new ErrPermanent(`placement.image ${JSON.stringify(shown)} is neither a key in kvm2.images nor an http(s) URL`);
   }
   const baseVolume = baseVolumeName({ provider: settings.name, key: resolved.key, format: resolved.format });
   return { ...resolved, baseVolume, markerVolume: markerVolumeName(baseVolume) };

@@ -13,6 +13,7 @@ import { SpanKind, SpanStatusCode, type Span } from '@opentelemetry/api';
 import { isLibvirtError, StoragePoolState, type StoragePool, type StoragePoolInfo, type StorageVol } from '@/server/libvirt';
 import { ErrPermanent, ErrQuotaExceeded, ErrTransient } from '@/server/providers/errors';
 import type { Logger } from '@/server/telemetry/logger';
+import { redactUrl } from '@/server/telemetry/redact-url';
 import { tracer } from '@/server/telemetry/tracing';
 import type { Budgets } from './backend';
 import type { DownloadTracker } from './download-progress';
@@ -115,14 +116,6 @@ export function checkPoolSpace(options: { host: string; pool: string; info: Stor
   throw new ErrQuotaExceeded(
     `storage pool ${JSON.stringify(options.pool)} on host ${options.host} has ${info.available} bytes available, ${needed} needed; free up the pool or lower diskSizeGb`,
   );
-}
-
-/** The URL without credentials, for log lines. */
-export function redactUrl(url: string): string {
-  const parsed = new URL(url);
-  parsed.username = '';
-  parsed.password = '';
-  return parsed.toString();
 }
 
 /** Removes a partial base, on a live pooled connection; failing that, the next attempt finds it without a marker. */

@@ -86,7 +86,25 @@ async function observeInstance(pass: Pass, { provider, providerID }: InstanceRef
     return { kind: 'requeue', afterMs: 0 };
   }
   if (instance.state === 'Stopped') return recreateStopped(pass, { provider, providerID });
+  if (instance.state === 'Paused') return leavePaused(pass, instance);
   return recordInstance(pass, { instance });
+}
+
+/**
+ * An admin paused the instance on its host (to debug it, say): never resumed, replaced or deleted
+ * from here. The Proxy says so, keeps its instance, and is looked at again until it runs.
+ */
+function leavePaused(pass: Pass, instance: Instance): PassOutcome {
+  const message = instance.detail ?? `instance ${instance.providerID} is paused on its host; the operator leaves it alone until it is resumed there`;
+  const alreadyPaused = pass.status.conditions.some((condition) => condition.type === 'Provisioned' && condition.reason === 'InstancePaused');
+  pass.commit(
+    pass.withProvisioned(
+      { ...pass.status, phase: pass.status.phase === 'Pending' ? 'Provisioning' : pass.status.phase, providerID: instance.providerID, observedSpecHash: pass.hash },
+      { status: 'False', reason: 'InstancePaused', message },
+    ),
+    alreadyPaused ? [] : [{ type: 'Warning', reason: 'InstancePaused', message }],
+  );
+  return { kind: 'requeue', afterMs: pass.deps.provisioningPollMs };
 }
 
 async function recreateStopped(pass: Pass, { provider, providerID }: InstanceRef): Promise<PassOutcome> {

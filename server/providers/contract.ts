@@ -29,8 +29,10 @@ export interface CreateRequest {
 /**
  * Provisioning: exists but not usable yet (booting, no address yet, state unknown).
  * Running: active and addressed. Stopped: exists but not running; the reconciler replaces it.
+ * Paused: an admin paused or suspended it on its host; the reconciler leaves it alone until it
+ * is resumed there (never resumes, replaces or deletes it on its own).
  */
-export type InstanceState = 'Provisioning' | 'Running' | 'Stopped';
+export type InstanceState = 'Provisioning' | 'Running' | 'Stopped' | 'Paused';
 
 export interface Instance {
   /** kvm2: `hosts/<host>/domains/<domain>` */
@@ -43,6 +45,8 @@ export interface Instance {
   uid?: string;
   /** RFC 3339 time the instance was created, as recorded on it */
   created?: string;
+  /** for Paused: what the host reports and how the admin resumes it, for the Proxy's condition */
+  detail?: string;
 }
 
 /** One health target of a provider (kvm2: one per configured host, in config order). */

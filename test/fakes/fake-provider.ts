@@ -193,8 +193,16 @@ export class FakeProvider implements Provider {
   private view(instance: FakeInstance): Instance {
     const booting = this.options.bootMs !== undefined && instance.state === 'Provisioning' && Date.now() - instance.createdAtMs < this.options.bootMs;
     const state = this.options.bootMs && instance.state === 'Provisioning' && !booting ? 'Running' : instance.state;
-    const { providerID, name, uid, ip, created } = instance;
-    return { providerID, name, state, ...(uid !== undefined ? { uid } : {}), ...(state === 'Running' && ip ? { ip } : {}), ...(created ? { created } : {}) };
+    const { providerID, name, uid, ip, created, detail } = instance;
+    return {
+      providerID,
+      name,
+      state,
+      ...(uid !== undefined ? { uid } : {}),
+      ...(state === 'Running' && ip ? { ip } : {}),
+      ...(created ? { created } : {}),
+      ...(state === 'Paused' && detail ? { detail } : {}),
+    };
   }
 
   private load(file: string): void {

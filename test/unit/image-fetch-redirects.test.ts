@@ -16,8 +16,8 @@ let other: Server;
 let base: string;
 let otherBase: string;
 
-const redirect = (res: ServerResponse, status: number, location?: string) =>
-  res.writeHead(status, location === undefined ? {} : { location }).end();
+const redirect = (res: ServerResponse, status: number, location?: string): void =>
+  void res.writeHead(status, location === undefined ? {} : { location }).end();
 
 function route(req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? '/', 'http://x');

@@ -33,15 +33,28 @@ describe('Get maps libvirt states', () => {
     [DomainState.Running, 'Running', '10.1.2.3'],
     [DomainState.Blocked, 'Running', '10.1.2.3'],
     [DomainState.NoState, 'Provisioning', undefined],
-    [DomainState.Paused, 'Stopped', undefined],
     [DomainState.Shutdown, 'Stopped', undefined],
     [DomainState.Shutoff, 'Stopped', undefined],
     [DomainState.Crashed, 'Stopped', undefined],
-    [DomainState.PmSuspended, 'Stopped', undefined],
   ])('state %i reads %s', async (state, expected, ip) => {
     const harness = harnessWith({ state, addresses: { [Source.Agent]: [iface(['10.1.2.3'])] } });
     const instance = await harness.provider.get(id);
     expect(instance).toEqual({ providerID: id, name: domain, state: expected, ...(ip ? { ip } : {}), uid: 'u-1', created: '2026-02-03T04:05:06Z' });
+  });
+
+  it.each([
+    [DomainState.Paused, 'DomainPaused', 'virsh resume proxy-get'],
+    [DomainState.PmSuspended, 'DomainPmsuspended', 'virsh dompmwakeup proxy-get'],
+  ])('state %i (an admin paused it) reads Paused, saying so and how to resume it', async (state, name, command) => {
+    const harness = harnessWith({ state });
+    expect(await harness.provider.get(id)).toEqual({
+      providerID: id,
+      name: domain,
+      state: 'Paused',
+      uid: 'u-1',
+      created: '2026-02-03T04:05:06Z',
+      detail: `domain proxy-get is ${name} on host h1; the operator leaves it alone until it is resumed there: ${command}`,
+    });
   });
 
   it('an active domain with no address yet is Provisioning', async () => {

@@ -44,25 +44,48 @@ export const domainStateName = (state: number): string => domainStateNames[state
 /**
  * Get's view: running and blocked are active (Running once addressed, Provisioning until then);
  * nostate is Provisioning, since Stopped would make the reconciler replace a VM libvirt merely
- * could not read; everything else (paused, pmsuspended, shutdown, shutoff, crashed) is Stopped.
+ * could not read; paused and pmsuspended are Paused (an admin's doing: the operator never resumes
+ * or rebuilds such a VM); shutdown, shutoff and crashed are Stopped.
  */
-export type StateClass = 'active' | 'unknown' | 'stopped';
+export type StateClass = 'active' | 'unknown' | 'paused' | 'stopped';
 
 export const stateClassOf: Record<number, StateClass> = {
   [DomainState.NoState]: 'unknown',
   [DomainState.Running]: 'active',
   [DomainState.Blocked]: 'active',
-  [DomainState.Paused]: 'stopped',
+  [DomainState.Paused]: 'paused',
   [DomainState.Shutdown]: 'stopped',
   [DomainState.Shutoff]: 'stopped',
   [DomainState.Crashed]: 'stopped',
-  [DomainState.PmSuspended]: 'stopped',
+  [DomainState.PmSuspended]: 'paused',
+};
+
+const instanceStateOfClass: Record<Exclude<StateClass, 'active'>, InstanceState> = {
+  unknown: 'Provisioning',
+  paused: 'Paused',
+  stopped: 'Stopped',
 };
 
 export function instanceStateOf(state: number, ip: string | undefined): InstanceState {
   const stateClass = stateClassOf[state] ?? 'stopped';
   if (stateClass === 'active') return ip ? 'Running' : 'Provisioning';
-  return stateClass === 'unknown' ? 'Provisioning' : 'Stopped';
+  return instanceStateOfClass[stateClass];
+}
+
+/** The virsh command that undoes each pause: a pmsuspended guest is woken, not resumed. */
+const resumeCommand: Partial<Record<number, string>> = {
+  [DomainState.Paused]: 'virsh resume',
+  [DomainState.PmSuspended]: 'virsh dompmwakeup',
+};
+
+/** For a paused domain: the state as libvirt names it and how the admin resumes it on the host. */
+export function pausedDetail(options: { host: string; domain: string; state: number }): string | undefined {
+  const command = resumeCommand[options.state];
+  if (!command) return undefined;
+  return (
+    `domain ${options.domain} is ${domainStateName(options.state)} on host ${options.host}; ` +
+    `the operator leaves it alone until it is resumed there: ${command} ${options.domain}`
+  );
 }
 
 /**

@@ -27,7 +27,7 @@ import { managedTag } from '@/server/providers/contract';
 import { ErrNotFound, ErrPermanent, ErrTransient, ProviderError } from '@/server/providers/errors';
 import type { Logger } from '@/server/telemetry/logger';
 import { instanceLogger, type Kvm2Context } from './context';
-import { instanceStateOf, lookupDomain, readMark, stateClassOf } from './domain';
+import { instanceStateOf, lookupDomain, pausedDetail, readMark, stateClassOf } from './domain';
 import { lookupVolume } from './image';
 import { configuredHost, type Kvm2Host } from './kvm2';
 import type { LibvirtAPI } from './libvirt-api';
@@ -99,6 +99,8 @@ function instanceOf(options: { host: string; dom: Domain; inspection: Inspection
     state: instanceStateOf(inspection.state, inspection.ip),
   };
   if (inspection.ip) instance.ip = inspection.ip;
+  const detail = pausedDetail({ host, domain: dom.name, state: inspection.state });
+  if (detail) instance.detail = detail;
   if (mark) {
     instance.uid = mark.uid;
     if (mark.created) instance.created = mark.created;

@@ -1,0 +1,63 @@
+// A VM an admin paused on the host (`virsh suspend`) is left alone by the control plane: the Proxy
+// shows InstancePaused with the command that resumes it, the domain is neither resumed, destroyed
+// nor recreated over several reconcile passes, and after `virsh resume` the Proxy converges again
+// on the same domain.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProxyView } from '@/lib/proxy-spec';
+import { instanceName } from '@/server/control/names';
+import type { Runtime } from '@/server/runtime';
+import { loadLab, virsh } from './harness/lab';
+import { ControlLabRun, domainState, labProxy, waitFor } from './control-support';
+
+let run: ControlLabRun;
+let runtime: Runtime;
+let entry: string;
+let proxy: string;
+
+beforeAll(async () => {
+  run = new ControlLabRun(loadLab());
+  entry = run.entryName('paused');
+  proxy = run.proxyName('paused');
+  runtime = await run.start({ entries: [{ suffix: 'paused' }] });
+});
+afterAll(async () => {
+  await run?.cleanUp();
+});
+
+const view = (): ProxyView => runtime.proxies.get(proxy);
+const provisionedReason = () => view().status.conditions.find((condition) => condition.type === 'Provisioned')?.reason;
+
+describe('a VM paused on the host', () => {
+  it('is left alone while paused and converges again once resumed', async () => {
+    const domain = instanceName(proxy);
+    runtime.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
+    const providerID = await waitFor('the Proxy to record its instance', () => view().status.providerID, { timeoutMs: 90_000 });
+    await waitFor(`${domain} to run`, async () => ((await domainState(domain)) === 'running' ? true : undefined));
+    const uuid = (await virsh(['domuuid', domain])).trim();
+
+    await virsh(['suspend', domain]);
+    await waitFor('the Proxy to say the VM is paused', () => (provisionedReason() === 'InstancePaused' ? true : undefined), { timeoutMs: 30_000 });
+    const condition = view().status.conditions.find((c) => c.type === 'Provisioned');
+    expect(condition?.message).toBe(
+      `domain ${domain} is DomainPaused on host lab1; the operator leaves it alone until it is resumed there: virsh resume ${domain}`,
+    );
+
+    // Three more passes (one a second): each looks, none touches the domain.
+    const scoped = run.scoped.get(entry);
+    const target = (scoped?.gets.get(providerID) ?? 0) + 3;
+    await waitFor('three more reconcile passes', () => ((scoped?.gets.get(providerID) ?? 0) >= target ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
+    expect(await domainState(domain)).toBe('paused');
+    expect((await virsh(['domuuid', domain])).trim()).toBe(uuid);
+    expect(provisionedReason()).toBe('InstancePaused');
+    expect(view().status.providerID).toBe(providerID);
+
+    await virsh(['resume', domain]);
+    await waitFor('the Proxy to leave InstancePaused', () => (provisionedReason() !== 'InstancePaused' ? true : undefined), { timeoutMs: 30_000 });
+    expect(await domainState(domain)).toBe('running');
+    expect((await virsh(['domuuid', domain])).trim()).toBe(uuid);
+    expect(view().status).toMatchObject({ phase: 'Provisioning', providerID });
+    const reasons = runtime.proxies.events(proxy).map((event) => event.reason);
+    expect(reasons.filter((reason) => reason === 'InstancePaused')).toHaveLength(1);
+    for (const never of ['InstanceStopped', 'InstanceDeleted', 'Failed']) expect(reasons).not.toContain(never);
+  });
+});

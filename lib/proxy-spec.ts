@@ -44,13 +44,14 @@ export const labelsSchema = z
   )
   .refine((labels) => Object.keys(labels).length <= maxLabels, { error: `at most ${maxLabels} labels` });
 
-const nonEmpty = z.string({ error: 'must be a string' }).trim().min(1, { error: 'is required' }).max(253, { error: 'is too long' });
+const stringError = { error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : 'must be a string') };
+const nonEmpty = z.string(stringError).trim().min(1, { error: 'is required' }).max(253, { error: 'is too long' });
 
 export const placementSchema = z.strictObject({
   zone: nonEmpty.optional(),
   region: nonEmpty.optional(),
   machineType: nonEmpty,
-  image: z.string({ error: 'must be a string' }).trim().min(1, { error: 'is required' }).max(2048, { error: 'is too long' }),
+  image: z.string(stringError).trim().min(1, { error: 'is required' }).max(2048, { error: 'is too long' }),
 });
 export type Placement = z.infer<typeof placementSchema>;
 
@@ -61,6 +62,36 @@ export function utf8Length(text: string): number {
 export const cloudInitSchema = z
   .string({ error: 'must be a string' })
   .refine((text) => utf8Length(text) <= maxCloudInitBytes, { error: `must be at most ${maxCloudInitBytes} bytes` });
+
+const base64Text = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** The bytes of base64 text (RFC 4648, padded; line breaks and spaces ignored), or undefined. */
+export function decodeBase64(text: string): Uint8Array | undefined {
+  const compact = text.replace(/\s+/g, '');
+  if (compact.length % 4 !== 0 || !base64Text.test(compact)) return undefined;
+  const binary = atob(compact);
+  return Uint8Array.from(binary, (char) => char.charCodeAt(0));
+}
+
+/**
+ * cloud-init as base64, for user-data that is not UTF-8 text (a gzipped payload, say); delivered
+ * byte for byte like `cloudInit`, under the same cap on the decoded bytes.
+ */
+export const cloudInitBase64Schema = z
+  .string({ error: 'must be a string' })
+  .refine((text) => decodeBase64(text) !== undefined, { error: 'must be base64 (RFC 4648, padded)', abort: true })
+  .refine((text) => (decodeBase64(text)?.length ?? 0) <= maxCloudInitBytes, { error: `must decode to at most ${maxCloudInitBytes} bytes` });
+
+/** The user-data bytes a Managed spec carries: cloudInitBase64 decoded, else cloudInit as UTF-8. */
+export function cloudInitBytes(spec: { cloudInit?: string; cloudInitBase64?: string }): Uint8Array {
+  if (spec.cloudInitBase64 !== undefined) return decodeBase64(spec.cloudInitBase64) ?? new Uint8Array();
+  return new TextEncoder().encode(spec.cloudInit ?? '');
+}
+
+const oneCloudInit = {
+  check: (spec: { cloudInit?: string; cloudInitBase64?: string }) => !(spec.cloudInit && spec.cloudInitBase64 !== undefined),
+  params: { error: 'give cloudInit (text) or cloudInitBase64 (bytes), not both', path: ['cloudInitBase64'] },
+};
 
 const portSchema = z
   .int({ error: 'must be an integer' })
@@ -97,7 +128,12 @@ const modeError = { error: `mode must be one of ${proxyModes.join(', ')}` };
 /** The spec of a Proxy: what the admin asks for. */
 export const proxySpecSchema = z.discriminatedUnion(
   'mode',
-  [z.strictObject({ ...managedFields, cloudInit: cloudInitSchema.default('') }), z.strictObject(staticFields)],
+  [
+    z
+      .strictObject({ ...managedFields, cloudInit: cloudInitSchema.default(''), cloudInitBase64: cloudInitBase64Schema.optional() })
+      .refine(oneCloudInit.check, oneCloudInit.params),
+    z.strictObject(staticFields),
+  ],
   modeError,
 );
 export type ProxySpec = z.output<typeof proxySpecSchema>;
@@ -108,7 +144,9 @@ export type StaticProxySpec = Extract<ProxySpec, { mode: 'Static' }>;
 export const proxyCreateSchema = z.discriminatedUnion(
   'mode',
   [
-    z.strictObject({ name: proxyNameSchema, ...managedFields, cloudInit: cloudInitSchema.default('') }),
+    z
+      .strictObject({ name: proxyNameSchema, ...managedFields, cloudInit: cloudInitSchema.default(''), cloudInitBase64: cloudInitBase64Schema.optional() })
+      .refine(oneCloudInit.check, oneCloudInit.params),
     z.strictObject({ name: proxyNameSchema, ...staticFields }),
   ],
   modeError,
@@ -117,12 +155,18 @@ export type ProxyCreateInput = z.input<typeof proxyCreateSchema>;
 export type ProxyCreate = z.output<typeof proxyCreateSchema>;
 
 /**
- * PUT /api/proxies/{name}: the whole spec again. `cloudInit` may be left out to keep the stored
- * one, because the API never sends it back. `mode` and `provider` cannot change.
+ * PUT /api/proxies/{name}: the whole spec again. `cloudInit` (or `cloudInitBase64`) may be left
+ * out to keep the stored one, because the API never sends it back. `mode` and `provider` cannot
+ * change.
  */
 export const proxyUpdateSchema = z.discriminatedUnion(
   'mode',
-  [z.strictObject({ ...managedFields, cloudInit: cloudInitSchema.optional() }), z.strictObject(staticFields)],
+  [
+    z
+      .strictObject({ ...managedFields, cloudInit: cloudInitSchema.optional(), cloudInitBase64: cloudInitBase64Schema.optional() })
+      .refine(oneCloudInit.check, oneCloudInit.params),
+    z.strictObject(staticFields),
+  ],
   modeError,
 );
 export type ProxyUpdateInput = z.input<typeof proxyUpdateSchema>;

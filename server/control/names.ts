@@ -2,9 +2,9 @@
 // repeated Create after a crash finds (and the provider adopts) the instance it made before. The
 // spec hash covers everything that shapes the instance; a change to any of it replaces the VM.
 import { createHash } from 'node:crypto';
-import type { ProxySpec } from '@/lib/proxy-spec';
+import { cloudInitBytes, type ProxySpec } from '@/lib/proxy-spec';
 
-const sha256Hex = (text: string): string => createHash('sha256').update(text, 'utf8').digest('hex');
+const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
 
 /** `proxy-` plus the first 16 hex characters of sha256(name): a valid domain and volume name. */
 export function instanceName(proxyName: string): string {
@@ -13,7 +13,7 @@ export function instanceName(proxyName: string): string {
 
 /**
  * sha256 over the fields that define the instance: provider, the placement values (not what the
- * config maps them to), cloudInit and port for a Managed proxy; address and port for a Static one.
+ * config maps them to), the cloud-init bytes and port for a Managed proxy; address and port for a Static one.
  * Labels are left out: relabelling must not rebuild a VM.
  */
 export function specHash(spec: ProxySpec): string {
@@ -28,7 +28,8 @@ export function specHash(spec: ProxySpec): string {
             machineType: spec.placement.machineType,
             image: spec.placement.image,
           },
-          cloudInit: sha256Hex(spec.cloudInit),
+          // the bytes, whichever field carried them (text hashes as its UTF-8, as it always has)
+          cloudInit: sha256Hex(cloudInitBytes(spec)),
           port: spec.port,
         }
       : { mode: spec.mode, address: spec.address, port: spec.port };

@@ -81,7 +81,7 @@ export class ProxyService {
     return toProxyView(record);
   }
 
-  /** Replaces the spec; `cloudInit` left out keeps the stored one. `mode` and `provider` are immutable. */
+  /** Replaces the spec; cloud-init left out (both fields) keeps the stored one. `mode` and `provider` are immutable. */
   update(name: string, input: unknown): ProxyView {
     const update = parseOrThrow(proxyUpdateSchema, input);
     const record = this.record(name);
@@ -91,7 +91,9 @@ export class ProxyService {
     let spec: ProxySpec;
     if (update.mode === 'Managed' && current.mode === 'Managed') {
       if (update.provider !== current.provider) throw new ProxyValidationError([{ path: 'provider', message: `cannot change (is ${JSON.stringify(current.provider)})` }]);
-      spec = { ...update, cloudInit: update.cloudInit ?? current.cloudInit };
+      const { cloudInit, cloudInitBase64, ...rest } = update;
+      const source = cloudInit !== undefined || cloudInitBase64 !== undefined ? { cloudInit: cloudInit ?? '', cloudInitBase64 } : current;
+      spec = { ...rest, cloudInit: source.cloudInit, ...(source.cloudInitBase64 !== undefined ? { cloudInitBase64: source.cloudInitBase64 } : {}) };
     } else {
       spec = update as ProxySpec;
     }

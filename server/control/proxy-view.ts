@@ -1,7 +1,7 @@
 // A stored Proxy as the API shows it: spec without the cloud-init text (only its size), the
 // reconciler's status merged with the latest probe that applies to the current address, and
 // Ready derived from Running plus a passing probe.
-import { type Condition, type ProxyPhase, type ProxyView, utf8Length } from '@/lib/proxy-spec';
+import { cloudInitBytes, type Condition, type ProxyPhase, type ProxyView } from '@/lib/proxy-spec';
 import type { ProxyRecord } from '@/server/store/proxies';
 import { findCondition } from './conditions';
 import { instanceName, specHash } from './names';
@@ -29,7 +29,7 @@ export function toProxyView(record: ProxyRecord): ProxyView {
     name: record.name,
     mode: spec.mode,
     ...(spec.mode === 'Managed'
-      ? { provider: spec.provider, placement: spec.placement, cloudInit: { bytes: utf8Length(spec.cloudInit) }, instanceName: instanceName(record.name) }
+      ? { provider: spec.provider, placement: spec.placement, cloudInit: { bytes: cloudInitBytes(spec).length }, instanceName: instanceName(record.name) }
       : { address: spec.address }),
     port: spec.port,
     labels: spec.labels,

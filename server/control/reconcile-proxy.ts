@@ -3,7 +3,7 @@
 // Failed latch, replacement of an instance built from another spec, observation, creation.
 // Before any Create or Delete the intent is committed (phase, instanceSpecHash), so a kill at any
 // point leaves a record from which the next pass finishes the job.
-import type { ManagedProxySpec, StaticProxySpec } from '@/lib/proxy-spec';
+import { cloudInitBytes, type ManagedProxySpec, type StaticProxySpec } from '@/lib/proxy-spec';
 import { isNotFound } from '@/server/providers/errors';
 import type { Instance, Provider } from '@/server/providers/contract';
 import type { EventInput } from '@/server/store/events';
@@ -136,7 +136,7 @@ async function createInstance(pass: Pass, { provider, spec }: { provider: Provid
   let instance: Instance;
   try {
     instance = await provider.create(
-      { name, uid: pass.record.uid, placement: spec.placement, cloudInit: spec.cloudInit, port: spec.port },
+      { name, uid: pass.record.uid, placement: spec.placement, cloudInit: cloudInitBytes(spec), port: spec.port },
       { signal: pass.deps.signal },
     );
   } catch (err) {

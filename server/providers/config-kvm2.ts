@@ -7,6 +7,12 @@ import { parseSshAddress } from '@/server/ssh/address';
 /** Letters, digits, dots, dashes and underscores: names that end up in volume names and IDs. */
 export const fileSafeName = /^[A-Za-z0-9._-]+$/;
 export const fileSafeRule = 'may contain only letters, digits, dots, dashes and underscores';
+/** `.` and `..` pass the character rule but name directories: `hosts/../domains/x`. */
+export const isDotName = (name: string): boolean => name === '.' || name === '..';
+export const dotNameRule = 'is not a usable name: . and .. name directories';
+
+/** The largest diskSizeGb: 64 TiB, far above any homelab pool, far below what overflows a byte count. */
+export const maxDiskSizeGb = 65_536;
 
 export const imageFormats = ['qcow2', 'raw'] as const;
 export const firmwares = ['uefi', 'bios'] as const;
@@ -21,7 +27,10 @@ const quoted = (input: unknown) => JSON.stringify(input);
 
 const nonEmptyString = z.string().min(1);
 
-const fileSafeString = z.string().regex(fileSafeName, { error: (issue) => `${quoted(issue.input)} ${fileSafeRule}` });
+const fileSafeString = z
+  .string()
+  .regex(fileSafeName, { error: (issue) => `${quoted(issue.input)} ${fileSafeRule}` })
+  .refine((name) => !isDotName(name), { error: (issue) => `${quoted(issue.input)} ${dotNameRule}` });
 
 export function isHttpUrl(text: string): boolean {
   try {
@@ -71,7 +80,11 @@ export const kvm2BlockSchema = z
     sshKeyFile: nonEmptyString,
     knownHostsFile: nonEmptyString.optional(),
     insecureIgnoreHostKey: z.boolean().optional(),
-    diskSizeGb: z.int().positive().optional(),
+    diskSizeGb: z
+      .int()
+      .positive()
+      .refine((size) => size <= maxDiskSizeGb, { error: `must be at most ${maxDiskSizeGb} (GiB, that is 64 TiB)` })
+      .optional(),
     vendorData: z.string().optional(),
     installGuestAgent: z.boolean().optional(),
     images: z.record(z.string(), imageSchema).optional(),
@@ -89,6 +102,8 @@ export const kvm2BlockSchema = z
     for (const key of Object.keys(block.images ?? {})) {
       if (!fileSafeName.test(key)) {
         ctx.addIssue({ code: 'custom', path: ['images'], message: `key ${quoted(key)} ${fileSafeRule}` });
+      } else if (isDotName(key)) {
+        ctx.addIssue({ code: 'custom', path: ['images'], message: `key ${quoted(key)} ${dotNameRule}` });
       }
     }
     if (Object.keys(block.machineTypes).length === 0) {
@@ -117,6 +132,7 @@ export type MachineType = z.infer<typeof machineTypeSchema>;
 
 /** Rules on the entry around the block: its name becomes part of base image volume names. */
 export function kvm2EntryIssues(entryName: string): string[] {
-  if (fileSafeName.test(entryName)) return [];
-  return [`a kvm2 provider name ${fileSafeRule} (it becomes part of base image volume names)`];
+  if (!fileSafeName.test(entryName)) return [`a kvm2 provider name ${fileSafeRule} (it becomes part of base image volume names)`];
+  if (isDotName(entryName)) return [`a kvm2 provider name ${dotNameRule} (it becomes part of base image volume names)`];
+  return [];
 }

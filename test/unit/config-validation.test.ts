@@ -34,6 +34,7 @@ const image = (config: Entry[]) => (block(config).images as Record<string, Recor
 const small = (config: Entry[]) => (block(config).machineTypes as Record<string, Record<string, unknown>>).small as Record<string, unknown>;
 const home = 'provider "kvm2-home": ';
 const fileSafe = 'may contain only letters, digits, dots, dashes and underscores';
+const dotName = 'is not a usable name: . and .. name directories';
 
 interface Case {
   what: string;
@@ -49,6 +50,8 @@ const invalid: Case[] = [
   { what: 'host with empty user', change: (c) => (firstHost(c).user = ''), message: `${home}kvm2.hosts[0]: user must not be empty` },
   { what: 'host name with a space', change: (c) => (firstHost(c).name = 'bee link'), message: `${home}kvm2.hosts[0]: name "bee link" ${fileSafe}` },
   { what: 'host name with a slash', change: (c) => (firstHost(c).name = 'a/b'), message: `${home}kvm2.hosts[0]: name "a/b" ${fileSafe}` },
+  { what: 'host name ..', change: (c) => (firstHost(c).name = '..'), message: `${home}kvm2.hosts[0]: name ".." ${dotName}` },
+  { what: 'host name .', change: (c) => (firstHost(c).name = '.'), message: `${home}kvm2.hosts[0]: name "." ${dotName}` },
   {
     what: 'duplicate host names',
     change: (c) => block(c).hosts.push({ name: 'beelink', address: 'other:22', user: 'admin', bridge: 'br0' }),
@@ -82,6 +85,7 @@ const invalid: Case[] = [
   { what: 'diskSizeGb zero', change: (c) => (block(c).diskSizeGb = 0), message: `${home}kvm2: diskSizeGb must be greater than 0` },
   { what: 'diskSizeGb negative', change: (c) => (block(c).diskSizeGb = -5), message: `${home}kvm2: diskSizeGb must be greater than 0` },
   { what: 'diskSizeGb fractional', change: (c) => (block(c).diskSizeGb = 2.5), message: `${home}kvm2: diskSizeGb must be a whole number` },
+  { what: 'diskSizeGb huge', change: (c) => (block(c).diskSizeGb = 2 ** 40), message: `${home}kvm2: diskSizeGb must be at most 65536 (GiB, that is 64 TiB)` },
   { what: 'diskSizeGb as text', change: (c) => (block(c).diskSizeGb = '10'), message: `${home}kvm2: diskSizeGb must be a number` },
   { what: 'installGuestAgent as text', change: (c) => (block(c).installGuestAgent = 'no'), message: `${home}kvm2: installGuestAgent must be true or false` },
   { what: 'vendorData as a number', change: (c) => (block(c).vendorData = 42), message: `${home}kvm2: vendorData must be a string` },
@@ -90,6 +94,16 @@ const invalid: Case[] = [
     what: 'image key with a space',
     change: (c) => ((block(c).images as Record<string, unknown>)['debian 13'] = { url: 'https://example.org/d.qcow2' }),
     message: `${home}kvm2: images key "debian 13" ${fileSafe}`,
+  },
+  {
+    what: 'image key ..',
+    change: (c) => ((block(c).images as Record<string, unknown>)['..'] = { url: 'https://example.org/d.qcow2' }),
+    message: `${home}kvm2: images key ".." ${dotName}`,
+  },
+  {
+    what: 'image key .',
+    change: (c) => ((block(c).images as Record<string, unknown>)['.'] = { url: 'https://example.org/d.qcow2' }),
+    message: `${home}kvm2: images key "." ${dotName}`,
   },
   { what: 'image without url', change: (c) => delete image(c).url, message: `${home}kvm2.images.debian-13: url is required` },
   { what: 'image url not http(s)', change: (c) => (image(c).url = 'ftp://mirror.example.org/d.qcow2'), message: `${home}kvm2.images.debian-13: url must be an http(s) URL` },
@@ -146,6 +160,11 @@ const invalid: Case[] = [
     what: 'kvm2 provider name unusable in file names',
     change: (c) => (at(c).name = 'kvm2 home'),
     message: `provider "kvm2 home": a kvm2 provider name ${fileSafe} (it becomes part of base image volume names)`,
+  },
+  {
+    what: 'kvm2 provider name ..',
+    change: (c) => (at(c).name = '..'),
+    message: `provider "..": a kvm2 provider name ${dotName} (it becomes part of base image volume names)`,
   },
   { what: 'entry that is a string', change: (c) => (c[0] = 'kvm2-home' as unknown as Entry), message: 'providers[0] must be a mapping' },
 ];

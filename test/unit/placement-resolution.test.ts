@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { validateProvidersConfig, type Kvm2Entry } from '@/server/providers/config';
+import type { Placement } from '@/server/providers/contract';
 import { ErrPermanent, isPermanent } from '@/server/providers/errors';
 import { resolveImage } from '@/server/providers/kvm2/image-resolve';
 import { withDefaults } from '@/server/providers/kvm2/kvm2';
@@ -50,6 +51,15 @@ describe('placement', () => {
     { what: 'inherited key as machine type', settings: one, placement: { machineType: 'constructor', image: 'debian-13' }, message: 'placement.machineType "constructor" is not in kvm2.machineTypes' },
     { what: 'unknown image', settings: one, placement: { machineType: 'small', image: 'x' }, message: 'placement.image "x" is neither a key in kvm2.images nor an http(s) URL' },
     { what: 'non-http URL image', settings: one, placement: { machineType: 'small', image: 'ftp://example.org/x.qcow2' }, message: 'placement.image "ftp://example.org/x.qcow2" is neither a key in kvm2.images nor an http(s) URL' },
+    {
+      what: 'non-http URL image with credentials and a query',
+      settings: one,
+      placement: { machineType: 'small', image: 'ftp://me:secret@example.org/x.qcow2?token=t' },
+      message: 'placement.image "ftp://example.org/x.qcow2" is neither a key in kvm2.images nor an http(s) URL',
+    },
+    // A request that bypassed the API schema (no machineType at all) reads as missing, not `undefined`.
+    { what: 'missing machine type', settings: one, placement: { image: 'debian-13' } as unknown as Placement, message: 'placement.machineType is required' },
+    { what: 'empty machine type', settings: one, placement: { machineType: '', image: 'debian-13' }, message: 'placement.machineType is required' },
   ])('refuses $what permanently', ({ settings: configured, placement, message }) => {
     expect(permanentMessage(() => resolvePlacement(configured, placement))).toBe(message);
   });

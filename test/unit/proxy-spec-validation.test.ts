@@ -1,6 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { fieldErrors, maxCloudInitBytes, proxyCreateSchema, proxyUpdateSchema } from '@/lib/proxy-spec';
 
+function messagesOf(input: unknown, schema: typeof proxyCreateSchema | typeof proxyUpdateSchema = proxyCreateSchema) {
+  const parsed = schema.safeParse(input);
+  return parsed.success ? [] : fieldErrors(parsed.error);
+}
+
 const managed = {
   name: 'alpha',
   mode: 'Managed',
@@ -66,6 +71,28 @@ describe('the Proxy spec schema', () => {
   it('refuses more than 32 labels', () => {
     const labels = Object.fromEntries(Array.from({ length: 33 }, (_, i) => [`k${i}`, 'v']));
     expect(errorsOf({ ...managed, labels })).toContain('labels');
+  });
+
+  it('says a missing placement.machineType is required', () => {
+    expect(messagesOf({ ...managed, placement: { image: 'debian-13' } })).toEqual([{ path: 'placement.machineType', message: 'is required' }]);
+    expect(messagesOf({ ...managed, placement: { machineType: 7, image: 'debian-13' } })).toEqual([{ path: 'placement.machineType', message: 'must be a string' }]);
+  });
+
+  it('accepts cloud-init as base64 (gzipped user-data), capped on the decoded bytes', () => {
+    const gzip = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0xff, 0x00, 0x80]);
+    expect(errorsOf({ ...managed, cloudInit: undefined, cloudInitBase64: gzip.toString('base64') })).toEqual([]);
+    // line-wrapped as `base64` prints it
+    expect(errorsOf({ ...managed, cloudInit: undefined, cloudInitBase64: Buffer.alloc(100).toString('base64').replace(/(.{76})/g, '$1\n') })).toEqual([]);
+    expect(errorsOf({ ...managed, cloudInit: undefined, cloudInitBase64: Buffer.alloc(maxCloudInitBytes).toString('base64') })).toEqual([]);
+    expect(messagesOf({ ...managed, cloudInit: undefined, cloudInitBase64: Buffer.alloc(maxCloudInitBytes + 1).toString('base64') })).toEqual([
+      { path: 'cloudInitBase64', message: `must decode to at most ${maxCloudInitBytes} bytes` },
+    ]);
+    expect(messagesOf({ ...managed, cloudInit: undefined, cloudInitBase64: 'not base64!' })).toEqual([{ path: 'cloudInitBase64', message: 'must be base64 (RFC 4648, padded)' }]);
+    expect(messagesOf({ ...managed, cloudInitBase64: gzip.toString('base64') })).toEqual([
+      { path: 'cloudInitBase64', message: 'give cloudInit (text) or cloudInitBase64 (bytes), not both' },
+    ]);
+    const { name: _name, cloudInit: _cloudInit, ...update } = managed;
+    expect(errorsOf({ ...update, cloudInitBase64: gzip.toString('base64') }, proxyUpdateSchema)).toEqual([]);
   });
 
   it('lets an update leave cloud-init out, but not carry a name', () => {

@@ -44,6 +44,13 @@ describe('providerID', () => {
   });
 
   it.each([
+    [{ host: '..', domain: 'proxy-abc' }, 'host name ".." is not a usable name: . and .. name directories'],
+    [{ host: 'beelink', domain: '.' }, 'domain name "." is not a usable name: . and .. name directories'],
+  ])('never formats %j into a path that climbs', (address, message) => {
+    expect(() => formatProviderID(address)).toThrow(message);
+  });
+
+  it.each([
     '',
     'proxy-abc',
     'hosts/beelink',
@@ -53,6 +60,9 @@ describe('providerID', () => {
     'host/beelink/domains/proxy-abc',
     'hosts/bee link/domains/proxy-abc',
     '/hosts/beelink/domains/proxy-abc',
+    'hosts/../domains/proxy-abc',
+    'hosts/./domains/proxy-abc',
+    'hosts/beelink/domains/..',
   ])('refuses %j permanently', (id) => {
     expect(() => parseProviderID(id)).toThrow(ErrPermanent);
     expect(() => parseProviderID(id)).toThrow(`malformed providerID ${JSON.stringify(id)}: want hosts/<host>/domains/<domain>`);

@@ -129,7 +129,9 @@ export function configuredHost(settings: Kvm2Settings, name: string): Kvm2Host |
   return settings.hosts.find((candidate) => candidate.name === name);
 }
 
-export function machineType(settings: Kvm2Settings, key: string): MachineType {
+export function machineType(settings: Kvm2Settings, key: string | undefined): MachineType {
+  // A request that bypassed the API schema must not read `placement.machineType undefined ...`.
+  if (key === undefined || key === '') throw new ErrPermanent('placement.machineType is required');
   const found = settings.machineTypes.get(key);
   if (!found) throw new ErrPermanent(`placement.machineType ${JSON.stringify(key)} is not in kvm2.machineTypes`);
   return found;

@@ -1,4 +1,5 @@
 // providerID `hosts/<host>/domains/<domain>`: which configured host and which domain on it.
+import { dotNameRule, fileSafeName, fileSafeRule, isDotName } from '@/server/providers/config-kvm2';
 import { ErrPermanent } from '@/server/providers/errors';
 
 export interface InstanceAddress {
@@ -6,13 +7,15 @@ export interface InstanceAddress {
   domain: string;
 }
 
-const segment = /^[A-Za-z0-9._-]+$/;
 const layout = /^hosts\/([^/]+)\/domains\/([^/]+)$/;
 
+/** A path segment: file-safe characters, and never `.` or `..`. */
+const isSegment = (value: string): boolean => fileSafeName.test(value) && !isDotName(value);
+
 function checkSegment(kind: string, value: string): void {
-  if (!segment.test(value)) {
-    throw new ErrPermanent(`${kind} name ${JSON.stringify(value)} may contain only letters, digits, dots, dashes and underscores`);
-  }
+  if (isSegment(value)) return;
+  const rule = isDotName(value) ? dotNameRule : fileSafeRule;
+  throw new ErrPermanent(`${kind} name ${JSON.stringify(value)} ${rule}`);
 }
 
 export function formatProviderID(address: InstanceAddress): string {
@@ -26,7 +29,7 @@ export function parseProviderID(providerID: string): InstanceAddress {
   const match = layout.exec(providerID);
   const host = match?.[1];
   const domain = match?.[2];
-  if (host === undefined || domain === undefined || !segment.test(host) || !segment.test(domain)) {
+  if (host === undefined || domain === undefined || !isSegment(host) || !isSegment(domain)) {
     throw new ErrPermanent(`malformed providerID ${JSON.stringify(providerID)}: want hosts/<host>/domains/<domain>`);
   }
   return { host, domain };

@@ -11,7 +11,7 @@ import { builtInProviderTypes } from '@/server/providers/provider-types';
 import type { ProviderRegistry } from '@/server/providers/registry';
 import { openStore, type Store } from '@/server/store';
 import type { HealthSample } from '@/server/store/provider-health';
-import { type Logger, logger as childLogger } from '@/server/telemetry/logger';
+import { type Logger, logger as childLogger, rootLogger } from '@/server/telemetry/logger';
 import { type Metrics, processMetrics } from '@/server/telemetry/metrics';
 import { type Clock, systemClock } from './control/clock';
 import { type ConfigLoader, ConfigManager, type ConfigStatus } from './control/config-reload';
@@ -81,7 +81,9 @@ export interface Runtime {
 export function createRuntime(options: RuntimeOptions): Runtime {
   const { settings } = options;
   const clock = options.clock ?? systemClock;
-  const log = options.logger ?? childLogger('control-plane');
+  // The providers log under their own `logger` name, so they hang off the root, not off this.
+  const root = options.logger ?? rootLogger();
+  const log = childLogger('control-plane', root);
   const metrics = options.metrics ?? processMetrics();
   const store = openStore({ dataDir: settings.dataDir });
   const providerSet = new ProviderSet();
@@ -128,7 +130,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     registry: options.registry ?? builtInProviderTypes(),
     providers: providerSet,
     logger: log.child({ loop: 'config' }),
-    providerLogger: log,
+    providerLogger: root,
     clock,
     debounceMs: settings.configReloadDelayMs,
     onApplied: () => {

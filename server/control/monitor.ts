@@ -2,11 +2,13 @@
 // check timeout as an AbortSignal. Results go to the store (latest + history) and to the gauge
 // proxy_operator_provider_target_up{provider,target}. A provider that throws, or that ignores the
 // abort for a grace period past the timeout, is recorded as failing on the targets it had before.
+import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Provider, Target } from '@/server/providers/contract';
 import type { Store } from '@/server/store';
 import type { ProviderHealth } from '@/server/store/provider-health';
 import type { Logger } from '@/server/telemetry/logger';
 import type { Metrics } from '@/server/telemetry/metrics';
+import { tracer } from '@/server/telemetry/tracing';
 import { type Clock, isoTime } from './clock';
 import { errorMessage } from './pass';
 import type { ProviderLookup } from './provider-set';
@@ -30,6 +32,24 @@ class CheckTimeoutError extends Error {
     super(`the provider check did not finish within ${timeoutMs} ms`);
     this.name = 'TimeoutError';
   }
+}
+
+/** One target's check inside its `providerhealth.check` span; a target that is not ready is an Error. */
+function traceTarget(options: { provider: Provider; target: string }, check: () => Promise<Target>): Promise<Target> {
+  const attributes = { 'provider.name': options.provider.name, 'provider.type': options.provider.type, 'provider.target': options.target };
+  return tracer().startActiveSpan('providerhealth.check', { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+    try {
+      const target = await check();
+      span.setAttribute('provider.reason', target.reason);
+      if (!target.ready) span.setStatus({ code: SpanStatusCode.ERROR, message: `${target.reason}: ${target.message}` });
+      return target;
+    } catch (err) {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(err) });
+      throw err;
+    } finally {
+      span.end();
+    }
+  });
 }
 
 export class Monitor {
@@ -93,7 +113,8 @@ export class Monitor {
     if (parent?.aborted) onParentAbort();
     else parent?.addEventListener('abort', onParentAbort, { once: true });
     const abortTimer = clock.setTimeout(() => controller.abort(new CheckTimeoutError(timeoutMs)), timeoutMs);
-    return Promise.race([provider.check({ signal: controller.signal }), deadline]).finally(() => {
+    const aroundTarget = (target: string, check: () => Promise<Target>) => traceTarget({ provider, target }, check);
+    return Promise.race([provider.check({ signal: controller.signal, aroundTarget }), deadline]).finally(() => {
       clock.clearTimeout(abortTimer);
       clock.clearTimeout(graceTimer);
       parent?.removeEventListener('abort', onParentAbort);

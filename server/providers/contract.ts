@@ -69,6 +69,15 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
+export interface CheckOptions extends CallOptions {
+  /**
+   * Runs each target's check; the provider calls it once per target with that target's work. The
+   * health monitor opens its `providerhealth.check` span here, so the check's own spans (dial,
+   * RPCs) are children of the target they belong to.
+   */
+  aroundTarget?: (target: string, check: () => Promise<Target>) => Promise<Target>;
+}
+
 /**
  * The tag the control plane lists its instances by. kvm2 marks its domains with its own metadata
  * element (managed=true), so this is the only tag value it answers to.
@@ -89,7 +98,7 @@ export interface Provider {
   /** Every instance carrying `tag` on every configured target; GC compares them with the Proxies. */
   listByTag(tag: string, options?: CallOptions): Promise<Instance[]>;
   /** One health result per target; never throws for an unhealthy target. */
-  check(options?: CallOptions): Promise<Target[]>;
+  check(options?: CheckOptions): Promise<Target[]>;
   /** Present on providers whose instances run on hosts the admin owns (host listings, image cache). */
   readonly inventory?: HostInventory;
 }

@@ -58,9 +58,9 @@ export class Kvm2LabRun {
     };
   }
 
-  /** A provider over real SSH to the lab, logging at debug into `logs`. */
+  /** A provider over real SSH to the lab, logging at trace (the spec's V(2)) into `logs`. */
   provider(overrides: Partial<Kvm2Entry['kvm2']> = {}): Kvm2Provider {
-    const logger = createLogger({ level: 'debug', destination: { write: (line: string) => void this.logs.push(JSON.parse(line) as LogLine) } });
+    const logger = createLogger({ level: 'trace', destination: { write: (line: string) => void this.logs.push(JSON.parse(line) as LogLine) } });
     const provider = createKvm2Provider({ entry: this.entry(overrides), logger });
     this.providers.push(provider);
     return provider;

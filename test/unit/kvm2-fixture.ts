@@ -96,6 +96,8 @@ export interface HarnessOptions {
   virtType?: 'kvm' | 'qemu' | null;
   /** host name -> hypervisor; default one hypervisor per host */
   hypervisors?: Record<string, FakeHypervisor>;
+  /** default trace: every line */
+  logLevel?: string;
 }
 
 export interface Harness {
@@ -104,6 +106,8 @@ export interface Harness {
   hypervisor: FakeHypervisor;
   settings: Kvm2Settings;
   logs: LogLine[];
+  /** the same lines as written, before JSON.parse could hide a key written twice */
+  rawLogs: string[];
   request(name: string, overrides?: Partial<CreateRequest>): CreateRequest;
   /** The base and marker volume names of the `img` image. */
   imageVolumes: { base: string; marker: string };
@@ -140,7 +144,16 @@ export function makeHarness(options: HarnessOptions): Harness {
   const hypervisors = options.hypervisors ?? Object.fromEntries(hosts.map((name) => [name, new FakeHypervisor()]));
   const backend = new FakeHostBackend(hypervisors);
   const logs: LogLine[] = [];
-  const logger = createLogger({ level: 'trace', destination: { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) } });
+  const rawLogs: string[] = [];
+  const logger = createLogger({
+    level: options.logLevel ?? 'trace',
+    destination: {
+      write: (line: string) => {
+        rawLogs.push(line);
+        logs.push(JSON.parse(line) as LogLine);
+      },
+    },
+  });
   const provider = createKvm2Provider({
     settings,
     logger,
@@ -156,6 +169,7 @@ export function makeHarness(options: HarnessOptions): Harness {
     hypervisor,
     settings,
     logs,
+    rawLogs,
     imageVolumes: { base: image.baseVolume, marker: image.markerVolume },
     request: (name, overrides = {}) => ({
       name,

@@ -12,7 +12,7 @@ import {
   StoragePoolState,
   storagePoolStateWords,
 } from '@/server/libvirt';
-import type { Target } from '@/server/providers/contract';
+import type { CheckOptions, Target } from '@/server/providers/contract';
 import { SshError, type SshErrorCode } from '@/server/ssh';
 import type { Logger } from '@/server/telemetry/logger';
 import { findInCauses } from './errors';
@@ -176,10 +176,11 @@ export interface CheckHostsOptions {
   settings: Kvm2Settings;
   logger: Logger;
   signal?: AbortSignal;
+  aroundTarget?: CheckOptions['aroundTarget'];
 }
 
 /** One target per configured host, in config order, all probed concurrently. */
 export function checkHosts(options: CheckHostsOptions): Promise<Target[]> {
-  const { settings, ...rest } = options;
-  return Promise.all(settings.hosts.map((host) => probeHost({ ...rest, host })));
+  const { settings, aroundTarget = (_target, check) => check(), ...rest } = options;
+  return Promise.all(settings.hosts.map((host) => aroundTarget(host.name, () => probeHost({ ...rest, host }))));
 }

@@ -15,7 +15,7 @@ import type { Duplex } from 'node:stream';
 import { LibvirtClient } from '@/server/libvirt';
 import { ErrPermanent, ErrTransient } from '@/server/providers/errors';
 import { dialUnixSocket, SshDialError, type SshDialStage } from '@/server/ssh';
-import type { Logger } from '@/server/telemetry/logger';
+import { bindOnce, type Logger } from '@/server/telemetry/logger';
 import { tracer } from '@/server/telemetry/tracing';
 import { defaultBudgets, withBudgets, type Budgets } from './backend';
 import { classify } from './errors';
@@ -97,8 +97,7 @@ class Kvm2HostBackend implements HostBackend {
   constructor(private readonly options: HostBackendOptions) {
     this.budgets = options.budgets ?? defaultBudgets;
     this.dialTransport = options.dialTransport ?? sshTransportDialer(options.settings);
-    const carriesProvider = 'provider' in options.logger.bindings();
-    this.logger = carriesProvider ? options.logger : options.logger.child({ provider: options.providerName });
+    this.logger = bindOnce(options.logger, { provider: options.providerName });
   }
 
   async pooled(hostName: string, options: { signal?: AbortSignal } = {}): Promise<LibvirtAPI> {

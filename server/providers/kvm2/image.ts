@@ -43,6 +43,7 @@ export interface CacheTarget {
   host: string;
   pool: StoragePool;
   image: ResolvedImage;
+  /** carries `host` (and `name`, the domain the image is fetched for) */
   logger: Logger;
   signal?: AbortSignal;
 }
@@ -182,7 +183,7 @@ async function downloadInto(context: ImageCacheContext, target: CacheTarget, spa
     onBytes: (bytes) => progress?.(bytes),
   });
   span.setAttribute('kvm2.bytes', stream.contentLength);
-  logger.info({ host, volume: image.baseVolume, url: redactUrl(image.url), size: stream.contentLength }, 'fetching base image into host pool');
+  logger.debug({ volume: image.baseVolume, url: redactUrl(image.url), size: stream.contentLength }, 'fetching base image into host pool');
   progress = context.tracker.start({ host, volume: image.baseVolume, urlHost: new URL(image.url).host, totalBytes: stream.contentLength });
   let base: StorageVol | undefined;
   try {
@@ -196,7 +197,7 @@ async function downloadInto(context: ImageCacheContext, target: CacheTarget, spa
     // and the marker go over whichever pooled connection is alive now (redialled if need be).
     await writeMarker({ ...target, api: await context.backend.pooled(host, { signal: target.signal }) }, digest);
     const durationMs = Math.round(performance.now() - started);
-    logger.info({ host, volume: image.baseVolume, size: stream.contentLength, durationMs, sha256: digest }, 'base image cached');
+    logger.debug({ volume: image.baseVolume, size: stream.contentLength, durationMs, sha256: digest }, 'base image cached');
     return base;
   } catch (err) {
     stream.abort(err);
@@ -240,7 +241,7 @@ export async function ensureImage(context: ImageCacheContext, target: CacheTarge
       const state = await cachedImage(target);
       if (state.kind === 'cached') return state.base;
       if (state.kind === 'incomplete') {
-        target.logger.info({ host: target.host, volume: target.image.baseVolume, reason: state.reason }, 'image marker forces a refetch');
+        target.logger.debug({ volume: target.image.baseVolume, reason: state.reason }, 'image marker forces a refetch');
         const marker = await lookupVolume(target.api, target.pool, target.image.markerVolume, target.signal);
         if (marker) await target.api.storageVolDelete(marker, { signal: target.signal });
         await target.api.storageVolDelete(state.base, { signal: target.signal });

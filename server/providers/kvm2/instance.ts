@@ -79,7 +79,8 @@ async function discoverAddress(api: LibvirtAPI, dom: Domain, options: { logger: 
       // A daemon answer ("agent not connected") means no IP yet; a dead connection does not.
       if (!(err instanceof LibvirtError)) throw err;
       failures += 1;
-      options.logger.debug({ source: name, error: err.message, libvirtError: err.codeName }, 'no addresses from source');
+      // V(2): a booting guest answers like this on every poll.
+      options.logger.trace({ source: name, error: err.message, libvirtError: err.codeName }, 'no addresses from source');
     }
   }
   return { ip: undefined, addressesFailed: failures === addressSources.length };
@@ -243,7 +244,7 @@ async function listHost(context: Kvm2Context, host: Kvm2Host, signal?: AbortSign
       return instance;
     } catch (err) {
       if (!skippable(err)) throw err;
-      logger.info({ error: err instanceof Error ? err.message : String(err) }, 'kvm2 list skipped a domain it could not read');
+      logger.debug({ error: err instanceof Error ? err.message : String(err) }, 'kvm2 list skipped a domain it could not read');
       return undefined;
     }
   });

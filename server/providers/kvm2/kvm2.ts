@@ -5,7 +5,7 @@ import type { Kvm2Entry } from '@/server/providers/config';
 import type { Firmware, ImageFormat, MachineType, VirtType } from '@/server/providers/config-kvm2';
 import { ErrPermanent } from '@/server/providers/errors';
 import { parseSshAddress, type SshEndpoint } from '@/server/ssh/address';
-import type { Logger } from '@/server/telemetry/logger';
+import { bindOnce, type Logger } from '@/server/telemetry/logger';
 
 /** `detect`: virtType was not configured; read it from the host's capabilities, else `kvm`. */
 export type VirtTypeSetting = VirtType | 'detect';
@@ -165,6 +165,7 @@ export function startupWarnings(
       fields: { path: settings.knownHostsFile },
     });
   }
-  for (const warning of warnings) options.log.warn({ provider: settings.name, ...warning.fields }, warning.message);
+  const log = bindOnce(options.log, { provider: settings.name });
+  for (const warning of warnings) log.warn(warning.fields, warning.message);
   return warnings.map((warning) => warning.message);
 }

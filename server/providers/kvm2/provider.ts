@@ -5,10 +5,10 @@
 // before returning it classified (errors.ts): Create never returns NotFound.
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Kvm2Entry } from '@/server/providers/config';
-import type { CallOptions, CreateRequest, Instance, Provider, Target } from '@/server/providers/contract';
+import type { CallOptions, CheckOptions, CreateRequest, Instance, Provider, Target } from '@/server/providers/contract';
 import { ErrPermanent, ProviderError } from '@/server/providers/errors';
 import type { HostInventory } from '@/server/providers/host-inventory';
-import type { Logger } from '@/server/telemetry/logger';
+import { bindOnce, type Logger } from '@/server/telemetry/logger';
 import { tracer } from '@/server/telemetry/tracing';
 import { defaultBudgets, type Budgets } from './backend';
 import { checkHosts } from './check';
@@ -38,6 +38,8 @@ interface OperationSpec {
   op: Kvm2Operation;
   span: string;
   attributes: Record<string, string>;
+  /** the instance the operation is about: every line about it carries `host` and `name` */
+  instance?: { host: string | undefined; name: string | undefined };
 }
 
 export class Kvm2Provider implements Provider {
@@ -89,10 +91,11 @@ export class Kvm2Provider implements Provider {
         const classified = classify(err, { op: spec.op });
         span.setStatus({ code: SpanStatusCode.ERROR, message: classified.message });
         span.setAttribute('provider.error_class', classified.errorClass);
+        const fields = { ...spec.attributes, ...spec.instance };
         if (classified.errorClass === 'notFound') {
-          this.logger.debug({ ...spec.attributes, error: classified.message }, 'kvm2 domain not found');
+          this.logger.debug({ ...fields, error: classified.message }, 'kvm2 domain not found');
         } else {
-          this.logger.debug({ op: spec.op, ...spec.attributes, error: rawMessage(err) }, 'kvm2 backend call failed');
+          this.logger.debug({ op: spec.op, ...fields, error: rawMessage(err) }, 'kvm2 backend call failed');
         }
         throw classified;
       } finally {
@@ -102,15 +105,16 @@ export class Kvm2Provider implements Provider {
   }
 
   create(request: CreateRequest, options: CallOptions = {}): Promise<Instance> {
-    return this.operation({ op: 'create', span: 'provider.create', attributes: { name: request.name } }, async () => {
-      const instance = await createInstance(this.context, request, options);
-      this.logger.debug({ host: hostOf(instance.providerID), name: instance.name, id: instance.providerID }, 'kvm2 domain ensured running');
-      return instance;
+    const instance = { host: zoneHost(this.settings, request.placement.zone), name: request.name };
+    return this.operation({ op: 'create', span: 'provider.create', attributes: { name: request.name }, instance }, async () => {
+      const created = await createInstance(this.context, request, options);
+      this.logger.debug({ host: hostOf(created.providerID), name: created.name, id: created.providerID }, 'kvm2 domain ensured running');
+      return created;
     });
   }
 
   get(providerID: string, options: CallOptions = {}): Promise<Instance> {
-    return this.operation({ op: 'get', span: 'provider.get', attributes: { id: providerID } }, async () => {
+    return this.operation({ op: 'get', span: 'provider.get', attributes: { id: providerID }, instance: instanceOf(providerID) }, async () => {
       const instance = await getInstance(this.context, providerID, options);
       this.logger.debug(
         { host: hostOf(providerID), name: instance.name, state: instance.state, ip: instance.ip, uid: instance.uid },
@@ -121,9 +125,10 @@ export class Kvm2Provider implements Provider {
   }
 
   delete(providerID: string, options: CallOptions = {}): Promise<void> {
-    return this.operation({ op: 'delete', span: 'provider.delete', attributes: { id: providerID } }, async () => {
+    const instance = instanceOf(providerID);
+    return this.operation({ op: 'delete', span: 'provider.delete', attributes: { id: providerID }, instance }, async () => {
       const outcome = await deleteInstance(this.context, providerID, options);
-      this.logger.debug({ id: providerID, host: hostOf(providerID), ...outcome }, 'kvm2 domain deleted');
+      this.logger.debug({ id: providerID, ...instance, ...outcome }, 'kvm2 domain deleted');
     });
   }
 
@@ -135,8 +140,8 @@ export class Kvm2Provider implements Provider {
     });
   }
 
-  check(options: CallOptions = {}): Promise<Target[]> {
-    return checkHosts({ backend: this.context.backend, settings: this.settings, logger: this.logger, signal: options.signal });
+  check(options: CheckOptions = {}): Promise<Target[]> {
+    return checkHosts({ backend: this.context.backend, settings: this.settings, logger: this.logger, signal: options.signal, aroundTarget: options.aroundTarget });
   }
 
   /**
@@ -166,6 +171,18 @@ export class Kvm2Provider implements Provider {
 
 const hostOf = (providerID: string): string | undefined => /^hosts\/([^/]+)\//.exec(providerID)?.[1];
 
+/** Host and domain of a providerID, as far as it can be read (a malformed one fails later, classified). */
+function instanceOf(providerID: string): { host: string | undefined; name: string | undefined } {
+  const match = /^hosts\/([^/]*)\/domains\/([^/]*)$/.exec(providerID);
+  return { host: match?.[1] ?? hostOf(providerID), name: match?.[2] };
+}
+
+/** The host placement.zone selects, or undefined when it selects none (Create reports why). */
+function zoneHost(settings: Kvm2Settings, zone: string | undefined): string | undefined {
+  if (zone) return zone;
+  return settings.hosts.length === 1 ? settings.hosts[0]?.name : undefined;
+}
+
 function rawMessage(err: unknown): string {
   // The raw error is the one under a classification wrapper, if any.
   const raw = err instanceof ProviderError && err.cause instanceof Error ? err.cause : err;
@@ -191,7 +208,7 @@ export interface CreateKvm2ProviderOptions {
 export function createKvm2Provider(options: CreateKvm2ProviderOptions): Kvm2Provider {
   const settings = options.settings ?? (options.entry ? withDefaults(options.entry) : undefined);
   if (!settings) throw new TypeError('createKvm2Provider needs an entry or settings');
-  const logger = options.logger.child({ logger: 'kvm2', provider: settings.name });
+  const logger = bindOnce(options.logger, { logger: 'kvm2', provider: settings.name });
   startupWarnings(settings, { log: logger });
   const backend =
     options.backend ?? createHostBackend({ providerName: settings.name, settings, logger, budgets: options.budgets });

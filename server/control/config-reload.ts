@@ -1,7 +1,11 @@
-// The providers config at run time: loaded at start, watched afterwards. A valid new file replaces
-// every provider at once (the old ones are closed); an invalid one leaves the running providers
-// alone and is reported, with every validation message, in `status()` for the dashboard. An
-// unchanged file (watchers fire more than once per save) is not reloaded.
+// The providers config at run time: loaded at start, watched afterwards. A valid new file is
+// applied at once: an entry that did not change keeps its running provider as it is, a changed or
+// new one gets a new provider, and a replaced or removed provider is closed once the work it has
+// in flight is done (in the background: a download may take minutes). A changed entry's new
+// provider shares the old one's lasting state (locks, downloads in flight), so the two never work
+// on the same volume at once. An invalid file leaves the running providers alone and is reported,
+// with every validation message, in `status()` for the dashboard. An unchanged file (watchers fire
+// more than once per save) is not reloaded.
 import { createHash } from 'node:crypto';
 import { type FSWatcher, watch, watchFile, unwatchFile } from 'node:fs';
 import { readFile } from 'node:fs/promises';
@@ -51,6 +55,8 @@ export class ConfigManager {
   private polling = false;
   private debounce: TimerHandle | undefined;
   private reloading: Promise<boolean> = Promise.resolve(false);
+  /** per `type/name`: what the entry's successive providers share (ProviderFactoryContext.lasting) */
+  private readonly lasting = new Map<string, unknown>();
 
   constructor(private readonly options: ConfigManagerOptions) {}
 
@@ -143,16 +149,28 @@ export class ConfigManager {
     const { registry, providers, logger, providerLogger } = this.options;
     const handles = new Map<string, ProviderHandle>();
     const unavailable = new Map<string, string>();
+    const previous = new Map(this.entries.map((entry) => [entry.name, JSON.stringify(entry)]));
     for (const entry of entries) {
+      const running = providers.handle(entry.name);
+      if (running && previous.get(entry.name) === JSON.stringify(entry)) {
+        handles.set(entry.name, running);
+        continue;
+      }
+      const lasting = <T>(create: () => T): T => {
+        const key = `${entry.type}/${entry.name}`;
+        if (!this.lasting.has(key)) this.lasting.set(key, create());
+        return this.lasting.get(key) as T;
+      };
       try {
-        handles.set(entry.name, await registry.build(entry, { logger: providerLogger }));
+        handles.set(entry.name, await registry.build(entry, { logger: providerLogger, lasting }));
       } catch (err) {
         unavailable.set(entry.name, errorMessage(err));
         logger.warn({ provider: entry.name, type: entry.type, error: errorMessage(err) }, 'provider unavailable');
       }
     }
-    const closeFailures = await providers.replace({ handles, unavailable, version });
-    for (const failure of closeFailures) logger.warn({ error: errorMessage(failure) }, 'closing a replaced provider failed');
+    void providers.replace({ handles, unavailable, version }).then((closeFailures) => {
+      for (const failure of closeFailures) logger.warn({ error: errorMessage(failure) }, 'closing a replaced provider failed');
+    });
     this.entries = entries;
     this.loadedAt = isoTime(this.options.clock);
     this.lastError = undefined;

@@ -1,19 +1,22 @@
 // The one place provider types are registered: every type this server builds, by config `type`.
 import type { ProviderEntry } from './config';
-import { createKvm2Provider } from './kvm2/provider';
+import { createKvm2Provider, newKvm2SharedState } from './kvm2/provider';
 import { type ProviderFactory, ProviderRegistry } from './registry';
 
 type FactoryOf<T extends ProviderEntry['type']> = ProviderFactory<Extract<ProviderEntry, { type: T }>>;
 
-// kvm2: the provider over SSH-forwarded libvirt (server/providers/kvm2/provider.ts).
-const kvm2: FactoryOf<'kvm2'> = (entry, context) => {
-  const provider = createKvm2Provider({ entry, logger: context.logger });
+/**
+ * kvm2: the provider over SSH-forwarded libvirt (server/providers/kvm2/provider.ts); the state it
+ * shares across config reloads (locks, downloads in flight) lives with the entry, not the provider.
+ */
+export const kvm2Factory: FactoryOf<'kvm2'> = (entry, context) => {
+  const provider = createKvm2Provider({ entry, logger: context.logger, shared: context.lasting(newKvm2SharedState) });
   return { provider, close: () => provider.close() };
 };
 
 /** A registry holding every built-in provider type; the runtime's default. */
 export function builtInProviderTypes(): ProviderRegistry {
   const registry = new ProviderRegistry();
-  registry.register('kvm2', kvm2);
+  registry.register('kvm2', kvm2Factory);
   return registry;
 }

@@ -20,6 +20,11 @@ export interface ProviderHandle {
 
 export interface ProviderFactoryContext {
   logger: Logger;
+  /**
+   * State that outlives a config reload: the entry's next provider gets the same object (made by
+   * `create` the first time), so locks and downloads in flight are shared across the swap.
+   */
+  lasting<T>(create: () => T): T;
 }
 
 export type ProviderFactory<E extends ProviderEntryBase = ProviderEntryBase> = (

@@ -18,8 +18,7 @@ import type { ProbeRequest, ProbeResult } from '@/server/control/probe';
 import type { Kvm2Entry } from '@/server/providers/config';
 import type { CallOptions, CreateRequest, Instance, Provider, Target } from '@/server/providers/contract';
 import { parseProviderID } from '@/server/providers/kvm2/provider-id';
-import { createKvm2Provider } from '@/server/providers/kvm2/provider';
-import { ProviderRegistry } from '@/server/providers/registry';
+import { kvm2Factory, ProviderRegistry } from '@/server/providers/registry';
 import { createRuntime, type Runtime } from '@/server/runtime';
 import { createLogger } from '@/server/telemetry/logger';
 import { createMetrics } from '@/server/telemetry/metrics';
@@ -132,10 +131,19 @@ export class ControlLabRun {
     return name;
   }
 
-  /** Writes the config (the lab's `lab` entry under each spec's name) and starts the runtime. */
+  private get configPath(): string {
+    return join(this.dir, 'providers.yaml');
+  }
+
+  /** (Re)writes the run's providers config: the lab's `lab` entry under each spec's name. */
+  writeConfig(entries: EntrySpec[]): void {
+    writeFileSync(this.configPath, stringify(entries.map((spec) => this.entry(spec))));
+  }
+
+  /** Writes the config and starts the runtime. */
   async start(options: StartOptions): Promise<Runtime> {
-    const configPath = join(this.dir, 'providers.yaml');
-    writeFileSync(configPath, stringify(options.entries.map((spec) => this.entry(spec))));
+    const { configPath } = this;
+    this.writeConfig(options.entries);
     const settings = settingsFromEnv({
       ...runDefaults,
       DATA_DIR: join(this.dir, 'data'),
@@ -145,11 +153,12 @@ export class ControlLabRun {
       ...options.env,
     });
     const registry = new ProviderRegistry();
-    registry.register('kvm2', (entry, context) => {
-      const provider = createKvm2Provider({ entry: entry as Kvm2Entry, logger: context.logger });
-      const scoped = new ScopedProvider(provider, (domain) => this.domains.has(domain));
+    // The server's own kvm2 factory (shared state across reloads included), narrowed to this run.
+    registry.register('kvm2', async (entry, context) => {
+      const handle = await kvm2Factory(entry as Kvm2Entry, context);
+      const scoped = new ScopedProvider(handle.provider, (domain) => this.domains.has(domain));
       this.scoped.set(entry.name, scoped);
-      return { provider: scoped, close: () => provider.close() };
+      return { provider: scoped, close: handle.close };
     });
     const logger = createLogger({ level: 'info', destination: { write: (line: string) => void this.logs.push(JSON.parse(line) as LogLine) } });
     this.current = createRuntime({

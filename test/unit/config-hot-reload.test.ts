@@ -54,7 +54,7 @@ function runtimeOver(options: { configText?: string; loader?: ConfigLoader; regi
 const up = (rt: Runtime, name: string) => ['Running', 'Ready'].includes(rt.proxies.get(name).status.phase);
 
 describe('providers config hot reload', () => {
-  it('replaces the providers when a valid file lands, closing the old ones and picking up waiting Proxies', async () => {
+  it('applies a valid file when it lands: an unchanged entry keeps its provider, a changed one is replaced and the old one closed', async () => {
     const built: FakeProvider[] = [];
     const { runtime: rt, configPath } = runtimeOver({ configText: '- {name: fake-1, type: fake}\n', loader: fakeLoader, registry: fakeRegistry(built) });
     await rt.start();
@@ -64,15 +64,23 @@ describe('providers config hot reload', () => {
 
     writeFileSync(configPath, '- {name: fake-1, type: fake}\n- {name: fake-2, type: fake}\n');
     await expect.poll(() => rt.configStatus().providers.length === 2, { message: 'the new config is applied', timeout: 5_000 }).toBe(true);
-    expect(built[0]?.closed).toBe(true);
+    expect(rt.providers.get('fake-1')).toBe(built[0]);
+    expect(built[0]?.closed).toBe(false);
     expect(rt.configStatus().providers).toEqual([
       { name: 'fake-1', type: 'fake', available: true },
       { name: 'fake-2', type: 'fake', available: true },
     ]);
     rt.proxies.create(managedProxy('beta', { provider: 'fake-2' }));
     await expect.poll(() => up(rt, 'beta'), { message: 'beta runs on the new provider', timeout: 5_000 }).toBe(true);
-    // alpha was re-queued on the new provider set and found its instance gone (a new fake): recreated.
-    await expect.poll(() => up(rt, 'alpha') && (built[1]?.instances.size ?? 0) === 1, { message: 'alpha runs on the new fake-1', timeout: 5_000 }).toBe(true);
+    expect(built[0]?.callsOf('create')).toHaveLength(1);
+
+    // fake-1 changes: a new provider, the old one closed; alpha is re-queued and, finding its
+    // instance gone (a new fake), recreated on it.
+    writeFileSync(configPath, '- {name: fake-1, type: fake, note: changed}\n- {name: fake-2, type: fake}\n');
+    await expect.poll(() => built[0]?.closed, { message: 'the replaced fake-1 is closed', timeout: 5_000 }).toBe(true);
+    expect(rt.providers.get('fake-1')).toBe(built[2]);
+    expect(rt.providers.get('fake-2')).toBe(built[1]);
+    await expect.poll(() => up(rt, 'alpha') && (built[2]?.instances.size ?? 0) === 1, { message: 'alpha runs on the new fake-1', timeout: 5_000 }).toBe(true);
   });
 
   it('keeps the running providers on an invalid file and reports every validation message', async () => {

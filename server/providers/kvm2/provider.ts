@@ -24,13 +24,29 @@ import { KeyedLock } from './keyed-lock';
 import { configuredHost, startupWarnings, withDefaults, type Kvm2Settings } from './kvm2';
 import type { HostBackend } from './libvirt-api';
 
+/**
+ * What one provider entry's successive providers share across config reloads: the per-domain and
+ * per-(host, base volume) locks and the downloads in flight. Without it a Create on the new
+ * provider would delete the base the old one is still uploading into.
+ */
+export interface Kvm2SharedState {
+  domainLocks: KeyedLock;
+  imageLocks: KeyedLock;
+  downloads: DownloadTracker;
+}
+
+export function newKvm2SharedState(): Kvm2SharedState {
+  return { domainLocks: new KeyedLock(), imageLocks: new KeyedLock(), downloads: new DownloadTracker() };
+}
+
 export interface Kvm2ProviderOptions {
   settings: Kvm2Settings;
   backend: HostBackend;
   /** The provider's logger; it should carry `provider` (createKvm2Provider arranges that). */
   logger: Logger;
   budgets?: Budgets;
-  downloads?: DownloadTracker;
+  /** shared with the entry's earlier and later providers; a state of its own by default */
+  shared?: Kvm2SharedState;
   now?: () => Date;
 }
 
@@ -51,18 +67,21 @@ export class Kvm2Provider implements Provider {
   readonly inventory: HostInventory;
   private readonly context: Kvm2Context;
   private readonly hostEvents = new Set<HostEvents>();
+  /** operations running now; close waits for them */
+  private readonly inFlight = new Set<Promise<unknown>>();
 
   constructor(options: Kvm2ProviderOptions) {
     this.name = options.settings.name;
-    this.downloads = options.downloads ?? new DownloadTracker();
+    const shared = options.shared ?? newKvm2SharedState();
+    this.downloads = shared.downloads;
     this.context = {
       settings: options.settings,
       backend: options.backend,
       budgets: options.budgets ?? defaultBudgets,
       logger: options.logger,
-      domainLocks: new KeyedLock(),
-      imageLocks: new KeyedLock(),
-      downloads: this.downloads,
+      domainLocks: shared.domainLocks,
+      imageLocks: shared.imageLocks,
+      downloads: shared.downloads,
       virtTypes: new WeakMap(),
       now: options.now ?? (() => new Date()),
     };
@@ -83,6 +102,14 @@ export class Kvm2Provider implements Provider {
   }
 
   private operation<T>(spec: OperationSpec, work: () => Promise<T>): Promise<T> {
+    const running = this.traced(spec, work);
+    this.inFlight.add(running);
+    const done = () => this.inFlight.delete(running);
+    running.then(done, done);
+    return running;
+  }
+
+  private traced<T>(spec: OperationSpec, work: () => Promise<T>): Promise<T> {
     const attributes = { 'provider.name': this.name, 'provider.type': this.type, ...spec.attributes };
     return tracer().startActiveSpan(spec.span, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
       try {
@@ -160,11 +187,16 @@ export class Kvm2Provider implements Provider {
     };
   }
 
-  /** Ends the event subscriptions (so nothing redials), then closes the pooled connections. */
+  /**
+   * Ends the event subscriptions (so nothing redials), waits for the operations in flight (a
+   * provider replaced by a config reload finishes what it started, a download say, on the
+   * connections it has), then closes the pooled connections.
+   */
   async close(): Promise<void> {
     const subscriptions = [...this.hostEvents];
     this.hostEvents.clear();
     await Promise.all(subscriptions.map((events) => events.close()));
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     await this.context.backend.closeAll();
   }
 }
@@ -197,7 +229,7 @@ export interface CreateKvm2ProviderOptions {
   /** Defaults to SSH connections to the configured hosts (hosts.ts); tests pass a fake. */
   backend?: HostBackend;
   budgets?: Budgets;
-  downloads?: DownloadTracker;
+  shared?: Kvm2SharedState;
   now?: () => Date;
 }
 
@@ -212,5 +244,5 @@ export function createKvm2Provider(options: CreateKvm2ProviderOptions): Kvm2Prov
   startupWarnings(settings, { log: logger });
   const backend =
     options.backend ?? createHostBackend({ providerName: settings.name, settings, logger, budgets: options.budgets });
-  return new Kvm2Provider({ settings, backend, logger, budgets: options.budgets, downloads: options.downloads, now: options.now });
+  return new Kvm2Provider({ settings, backend, logger, budgets: options.budgets, shared: options.shared, now: options.now });
 }

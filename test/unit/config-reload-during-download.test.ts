@@ -1,0 +1,109 @@
+// A config reload while a base image is uploading: the changed entry's new provider shares the old
+// one's locks and download progress, so a Create on it waits for the upload instead of deleting
+// the half-written base; the old provider is closed only once its upload is done. One download,
+// the base intact and complete.
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { settingsFromEnv } from '@/server/control/settings';
+import type { Kvm2Entry } from '@/server/providers/config';
+import { withDefaults } from '@/server/providers/kvm2/kvm2';
+import { createKvm2Provider, newKvm2SharedState, type Kvm2Provider } from '@/server/providers/kvm2/provider';
+import { ProviderRegistry } from '@/server/providers/registry';
+import { createRuntime, type Runtime } from '@/server/runtime';
+import { createMetrics } from '@/server/telemetry/metrics';
+import { managedProxy, silentLogger, tempDir } from '@/test/fakes/control-plane';
+import { FakeHostBackend } from '@/test/fakes/fake-host-backend';
+import { FakeHypervisor } from '@/test/fakes/fake-libvirt';
+import { makeEntry, testBudgets, testImage, testImageDigest, TestMirror } from './kvm2-fixture';
+
+const mirror = new TestMirror();
+let release: () => void = () => {};
+beforeAll(async () => {
+  await mirror.start();
+  // Half the image at once, the rest when the test releases it.
+  mirror.routes.set('/held.qcow2', (req, res) => {
+    res.writeHead(200, { 'content-length': testImage.length });
+    if (req.method === 'HEAD') return void res.end();
+    const half = testImage.length / 2;
+    res.write(testImage.subarray(0, half));
+    const released = new Promise<void>((resolve) => (release = resolve));
+    void released.then(() => res.end(testImage.subarray(half)));
+  });
+});
+afterAll(() => mirror.stop());
+
+let dir: ReturnType<typeof tempDir> | undefined;
+let runtime: Runtime | undefined;
+afterEach(async () => {
+  release();
+  await runtime?.stop();
+  dir?.remove();
+});
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500; i++) {
+    if (condition()) return;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  throw new Error(`timed out waiting until ${what}`);
+}
+
+describe('a config reload during a download', () => {
+  it('keeps one download: the changed entry waits for the upload in flight, and the base stays whole', async () => {
+    dir = tempDir();
+    const hypervisor = new FakeHypervisor();
+    const built: Kvm2Provider[] = [];
+    const closed: Kvm2Provider[] = [];
+    const registry = new ProviderRegistry();
+    registry.register('kvm2', (entry, context) => {
+      const provider = createKvm2Provider({
+        settings: withDefaults(entry as Kvm2Entry),
+        logger: context.logger,
+        backend: new FakeHostBackend({ h1: hypervisor }),
+        budgets: testBudgets,
+        shared: context.lasting(newKvm2SharedState),
+      });
+      built.push(provider);
+      return { provider, close: () => provider.close().then(() => void closed.push(provider)) };
+    });
+    const base = { ...makeEntry({ mirror, imagePath: '/held.qcow2', sha256: testImageDigest }), name: 'kvm2-home' };
+    let entries: Kvm2Entry[] = [base];
+    runtime = createRuntime({
+      settings: settingsFromEnv({ DATA_DIR: dir.path, PROVIDERS_CONFIG: join(dir.path, 'providers.yaml'), PROBE_INTERVAL: '1h', GC_INTERVAL: '1h' }),
+      registry,
+      configLoader: async () => entries,
+      logger: silentLogger(),
+      metrics: createMetrics(),
+      probe: async () => ({ healthy: false, reason: 'ConnectionFailed', message: 'stub', latencyMs: 0 }),
+    });
+    await runtime.start();
+    const placement = { zone: 'h1', machineType: 'small', image: 'img' };
+    runtime.proxies.create(managedProxy('alpha', { provider: 'kvm2-home', placement }));
+    const [first] = built;
+    await until(() => (first?.downloads.list()[0]?.doneBytes ?? 0) > 0, 'the upload is under way');
+
+    // The entry changes mid-upload: a new provider, sharing the download in flight.
+    entries = [{ ...base, kvm2: { ...base.kvm2, machineTypes: { ...base.kvm2.machineTypes, large: { vcpus: 2, memoryMiB: 512 } } } }];
+    expect(await runtime.reloadConfig()).toBe(true);
+    const second = runtime.providers.get('kvm2-home') as Kvm2Provider;
+    expect(second).not.toBe(first);
+    expect(second.downloads.list()).toMatchObject([{ host: 'h1', totalBytes: testImage.length }]);
+
+    // A Create on the new provider for the same image waits for the upload; nothing is deleted.
+    runtime.proxies.create(managedProxy('beta', { provider: 'kvm2-home', placement }));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const [baseVolume, marker] = ['base-kvm2-home-img.qcow2', 'base-kvm2-home-img.qcow2.sha256'];
+    expect(hypervisor.volume(baseVolume)).toBeDefined();
+    expect(hypervisor.volume(marker)).toBeUndefined();
+    expect(closed).toEqual([]);
+
+    release();
+    await until(() => ['alpha', 'beta'].every((name) => runtime?.proxies.get(name).status.providerID !== undefined), 'both Proxies have their instance');
+    await until(() => closed.includes(first as Kvm2Provider), 'the old provider is closed after its upload');
+    expect(mirror.gets('/held.qcow2')).toBe(1);
+    expect(hypervisor.volume(baseVolume)?.content.equals(testImage)).toBe(true);
+    expect(hypervisor.volume(marker)?.content.toString()).toBe(testImageDigest);
+    expect(second.downloads.list()).toEqual([]);
+    expect(closed).not.toContain(second);
+  });
+});

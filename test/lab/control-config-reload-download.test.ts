@@ -43,7 +43,8 @@ const proxy = (name: string) => ({ ...labProxy({ name, provider: entry, zone: 'l
 describe('a config reload during a download', () => {
   it('ends with one download, the base intact and complete, and both Proxies provisioned', async () => {
     const base = `base-${entry}-slow.qcow2`;
-    const gets = async () => (await imageServerStats(lab))[slowPath] ?? 0;
+    // GETs only: each Create's pool-space precheck sends a HEAD while the base has no marker.
+    const gets = async () => (await imageServerStats(lab, true))[`GET ${slowPath}`] ?? 0;
     const getsBefore = await gets();
     const first = run.proxyName('first');
     const second = run.proxyName('second');

@@ -40,14 +40,6 @@ afterEach(async () => {
   dir?.remove();
 });
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 500; i++) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
-
 describe('a config reload during a download', () => {
   it('keeps one download: the changed entry waits for the upload in flight, and the base stays whole', async () => {
     dir = tempDir();
@@ -80,7 +72,7 @@ describe('a config reload during a download', () => {
     const placement = { zone: 'h1', machineType: 'small', image: 'img' };
     runtime.proxies.create(managedProxy('alpha', { provider: 'kvm2-home', placement }));
     const [first] = built;
-    await until(() => (first?.downloads.list()[0]?.doneBytes ?? 0) > 0, 'the upload is under way');
+    await expect.poll(() => first?.downloads.list()[0]?.doneBytes ?? 0, { message: 'the upload is under way', timeout: 5_000 }).toBeGreaterThan(0);
 
     // The entry changes mid-upload: a new provider, sharing the download in flight.
     entries = [{ ...base, kvm2: { ...base.kvm2, machineTypes: { ...base.kvm2.machineTypes, large: { vcpus: 2, memoryMiB: 512 } } } }];
@@ -98,8 +90,9 @@ describe('a config reload during a download', () => {
     expect(closed).toEqual([]);
 
     release();
-    await until(() => ['alpha', 'beta'].every((name) => runtime?.proxies.get(name).status.providerID !== undefined), 'both Proxies have their instance');
-    await until(() => closed.includes(first as Kvm2Provider), 'the old provider is closed after its upload');
+    const recorded = () => ['alpha', 'beta'].every((name) => runtime?.proxies.get(name).status.providerID !== undefined);
+    await expect.poll(recorded, { message: 'both Proxies have their instance', timeout: 5_000 }).toBe(true);
+    await expect.poll(() => closed.includes(first as Kvm2Provider), { message: 'the old provider is closed after its upload', timeout: 5_000 }).toBe(true);
     expect(mirror.gets('/held.qcow2')).toBe(1);
     expect(hypervisor.volume(baseVolume)?.content.equals(testImage)).toBe(true);
     expect(hypervisor.volume(marker)?.content.toString()).toBe(testImageDigest);

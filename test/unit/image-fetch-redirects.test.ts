@@ -3,16 +3,16 @@
 // without a usable Location is permanent and names the chain, redacted. The final response is
 // judged by the usual rules.
 import { randomBytes } from 'node:crypto';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorClassOf } from '@/server/providers/errors';
 import { imageContentLength, maxRedirects, openImageStream } from '@/server/providers/kvm2/image-fetch';
+import { drain, listenOnLoopback, type LoopbackServer } from './http-fixture';
 
 const image = randomBytes(64 * 1024);
 const seen: string[] = [];
-let mirror: Server;
-let other: Server;
+let mirror: LoopbackServer;
+let other: LoopbackServer;
 let base: string;
 let otherBase: string;
 
@@ -67,29 +67,16 @@ function route(req: IncomingMessage, res: ServerResponse): void {
   }
 }
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
 beforeAll(async () => {
-  mirror = createServer(route);
-  other = createServer(route);
-  base = await listen(mirror);
-  otherBase = await listen(other);
+  mirror = await listenOnLoopback(route);
+  other = await listenOnLoopback(route);
+  base = mirror.url;
+  otherBase = other.url;
 });
 afterAll(async () => {
-  for (const server of [mirror, other]) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  await mirror.close();
+  await other.close();
 });
-
-async function drain(body: AsyncIterable<Uint8Array>): Promise<number> {
-  let total = 0;
-  for await (const chunk of body) total += chunk.length;
-  return total;
-}
 
 const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err as Error);
 

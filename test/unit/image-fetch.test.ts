@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { createServer, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { errorClassOf } from '@/server/providers/errors';
 import { imageContentLength, openImageStream } from '@/server/providers/kvm2/image-fetch';
+import { drain, listenOnLoopback, type LoopbackServer } from './http-fixture';
 
 const image = randomBytes(256 * 1024);
 const imageDigest = createHash('sha256').update(image).digest('hex');
@@ -25,27 +25,17 @@ const routes: Record<string, (res: ServerResponse, method: string) => void> = {
   '/stall': (res) => { res.writeHead(200, { 'content-length': image.length }); res.write(image.subarray(0, 1024)); },
 };
 
-let server: Server;
+let server: LoopbackServer;
 let base: string;
 
 beforeAll(async () => {
-  server = createServer((req, res) => {
+  server = await listenOnLoopback((req, res) => {
     seen.push({ method: req.method ?? '', path: req.url ?? '', encoding: req.headers['accept-encoding'] });
     (routes[req.url ?? ''] ?? ((r) => r.writeHead(404).end()))(res, req.method ?? 'GET');
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  base = server.url;
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-});
-
-async function drain(body: AsyncIterable<Uint8Array>): Promise<number> {
-  let total = 0;
-  for await (const chunk of body) total += chunk.length;
-  return total;
-}
+afterAll(() => server.close());
 
 describe('openImageStream', () => {
   it('streams the image with its length and digest, asking for identity encoding', async () => {

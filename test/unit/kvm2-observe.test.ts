@@ -5,28 +5,24 @@
 import { connect } from 'node:net';
 import { Writable } from 'node:stream';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { StorageVol } from '@/server/libvirt';
 import { createHostBackend } from '@/server/providers/kvm2/hosts';
 import type { LibvirtAPI } from '@/server/providers/kvm2/libvirt-api';
 import { observe } from '@/server/providers/kvm2/observe';
 import { SshDialError } from '@/server/ssh';
 import { createLogger } from '@/server/telemetry/logger';
-import { startTracing, stopTracing, tracer } from '@/server/telemetry/tracing';
+import { tracer } from '@/server/telemetry/tracing';
 import { libvirtError } from '@/test/fakes/fake-hypervisor';
 import { kvm2Settings } from '@/test/fakes/kvm2-settings';
 import { startFakeLibvirtd } from './kvm2-fake-libvirtd';
+import { captureSpans } from './span-capture';
 import { Resources } from './ssh-harness';
 
-const exporter = new InMemorySpanExporter();
-beforeAll(() => startTracing([new SimpleSpanProcessor(exporter)]));
-afterAll(() => stopTracing());
+const exporter = captureSpans();
 const resources = new Resources();
-afterEach(async () => {
-  exporter.reset();
-  await resources.cleanup();
-});
+afterEach(() => resources.cleanup());
 
 function capture(level: string) {
   const lines: Array<Record<string, unknown>> = [];

@@ -3,27 +3,22 @@
 // ready marks its span Error with the reason.
 import { connect } from 'node:net';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
-import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { afterEach, describe, expect, it } from 'vitest';
 import { systemClock } from '@/server/control/clock';
 import { Monitor } from '@/server/control/monitor';
 import { createHostBackend } from '@/server/providers/kvm2/hosts';
 import { Kvm2Provider } from '@/server/providers/kvm2/provider';
 import { openStore } from '@/server/store';
-import { startTracing, stopTracing } from '@/server/telemetry/tracing';
 import { providerSetOf, silentLogger, tempDir } from '@/test/fakes/control-plane';
 import { kvm2Settings } from '@/test/fakes/kvm2-settings';
 import { startFakeLibvirtd } from './kvm2-fake-libvirtd';
+import { captureSpans } from './span-capture';
 import { Resources } from './ssh-harness';
 
-const exporter = new InMemorySpanExporter();
-beforeAll(() => startTracing([new SimpleSpanProcessor(exporter)]));
-afterAll(() => stopTracing());
+const exporter = captureSpans();
 const resources = new Resources();
-afterEach(async () => {
-  exporter.reset();
-  await resources.cleanup();
-});
+afterEach(() => resources.cleanup());
 
 async function kvm2Provider(socketOf: (host: string) => Promise<string>) {
   const sockets = { beelink: await socketOf('beelink'), nuc: await socketOf('nuc') };

@@ -1,25 +1,17 @@
 // An image URL's credentials and query string never leave the server: not in error messages (and
 // so not in the Proxy's events), not in log lines, not in span status. One function does it.
-import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startTracing, stopTracing } from '@/server/telemetry/tracing';
 import { redactUrl } from '@/server/telemetry/redact-url';
 import { controlPlane, type Harness, managedProxy } from '@/test/fakes/control-plane';
 import { failureOf, makeHarness, testImage, TestMirror } from './kvm2-fixture';
+import { captureSpans } from './span-capture';
 
 const mirror = new TestMirror();
-const exporter = new InMemorySpanExporter();
-beforeAll(async () => {
-  startTracing([new SimpleSpanProcessor(exporter)]);
-  await mirror.start();
-});
-afterAll(async () => {
-  await mirror.stop();
-  await stopTracing();
-});
+const exporter = captureSpans();
+beforeAll(() => mirror.start());
+afterAll(() => mirror.stop());
 let control: Harness | undefined;
 afterEach(async () => {
-  exporter.reset();
   await control?.close();
   control = undefined;
 });

@@ -95,11 +95,11 @@ async function observeInstance(pass: Pass, { provider, providerID }: InstanceRef
  * from here. The Proxy says so, keeps its instance, and is looked at again until it runs.
  */
 function leavePaused(pass: Pass, instance: Instance): PassOutcome {
-  const message = instance.detail ?? `instance ${instance.providerID} is paused on its host; the operator leaves it alone until it is resumed there`;
+  const message = instance.detail ?? `instance ${instance.providerID} is paused on its host; nothing here resumes or replaces it until it runs again`;
   const alreadyPaused = pass.status.conditions.some((condition) => condition.type === 'Provisioned' && condition.reason === 'InstancePaused');
   pass.commit(
     pass.withProvisioned(
-      { ...pass.status, phase: pass.status.phase === 'Pending' ? 'Provisioning' : pass.status.phase, providerID: instance.providerID, observedSpecHash: pass.hash },
+      { ...pass.status, phase: pass.status.phase === 'Pending' ? 'Provisioning' : pass.status.phase, observedSpecHash: pass.hash },
       { status: 'False', reason: 'InstancePaused', message },
     ),
     alreadyPaused ? [] : [{ type: 'Warning', reason: 'InstancePaused', message }],

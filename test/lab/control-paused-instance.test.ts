@@ -39,7 +39,7 @@ describe('a VM paused on the host', () => {
     await waitFor('the Proxy to say the VM is paused', () => (provisionedReason() === 'InstancePaused' ? true : undefined), { timeoutMs: 30_000 });
     const condition = view().status.conditions.find((c) => c.type === 'Provisioned');
     expect(condition?.message).toBe(
-      `domain ${domain} is DomainPaused on host lab1; the operator leaves it alone until it is resumed there: virsh resume ${domain}`,
+      `domain ${domain} is DomainPaused on host lab1; nothing here resumes or replaces it; resume it on the host with virsh resume ${domain}`,
     );
 
     // Three more passes (one a second): each looks, none touches the domain.

@@ -53,7 +53,7 @@ describe('Get maps libvirt states', () => {
       state: 'Paused',
       uid: 'u-1',
       created: '2026-02-03T04:05:06Z',
-      detail: `domain proxy-get is ${name} on host h1; the operator leaves it alone until it is resumed there: ${command}`,
+      detail: `domain proxy-get is ${name} on host h1; nothing here resumes or replaces it; resume it on the host with ${command}`,
     });
   });
 

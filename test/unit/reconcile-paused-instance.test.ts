@@ -13,7 +13,7 @@ afterEach(async () => {
   vi.useRealTimers();
 });
 
-const detail = 'domain proxy-alpha is DomainPaused on host h1; the operator leaves it alone until it is resumed there: virsh resume proxy-alpha';
+const detail = 'domain proxy-alpha is DomainPaused on host h1; nothing here resumes or replaces it; resume it on the host with virsh resume proxy-alpha';
 
 describe('a paused instance', () => {
   it('is left alone, with a condition saying so, until it is resumed; then the Proxy converges', async () => {
@@ -64,7 +64,7 @@ describe('a paused instance', () => {
     await harness.settle();
     expect(harness.proxies.get('alpha').status.conditions.find((c) => c.type === 'Provisioned')).toMatchObject({
       reason: 'InstancePaused',
-      message: `instance ${providerID} is paused on its host; the operator leaves it alone until it is resumed there`,
+      message: `instance ${providerID} is paused on its host; nothing here resumes or replaces it until it runs again`,
     });
     expect(provider.callsOf('delete')).toHaveLength(0);
   });

@@ -84,7 +84,7 @@ export function pausedDetail(options: { host: string; domain: string; state: num
   if (!command) return undefined;
   return (
     `domain ${options.domain} is ${domainStateName(options.state)} on host ${options.host}; ` +
-    `the operator leaves it alone until it is resumed there: ${command} ${options.domain}`
+    `nothing here resumes or replaces it; resume it on the host with ${command} ${options.domain}`
   );
 }
 

@@ -13,6 +13,7 @@ import { openStore, type Store } from '@/server/store';
 import type { HealthSample } from '@/server/store/provider-health';
 import { type Logger, logger as childLogger, rootLogger } from '@/server/telemetry/logger';
 import { type Metrics, processMetrics } from '@/server/telemetry/metrics';
+import { redactUrl } from '@/server/telemetry/redact-url';
 import { type Clock, systemClock } from './control/clock';
 import { type ConfigLoader, ConfigManager, type ConfigStatus } from './control/config-reload';
 import { OrphanCollector } from './control/gc';
@@ -182,7 +183,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       gc.start();
       prober.start();
       housekeeping.start();
-      log.info({ dataDir: settings.dataDir, providers: providerSet.list().map((provider) => provider.name), probeUrl: settings.probeUrl ?? null }, 'control plane started');
+      log.info({ dataDir: settings.dataDir, providers: providerSet.list().map((provider) => provider.name), probeUrl: settings.probeUrl ? redactUrl(settings.probeUrl) : null }, 'control plane started');
     },
     stop() {
       stopping ??= (async () => {

@@ -79,7 +79,8 @@ describe('the runtime log lines', () => {
       return { provider, close: () => provider.close() };
     });
     runtime = createRuntime({
-      settings: settingsFromEnv({ DATA_DIR: dir.path, PROVIDERS_CONFIG: join(dir.path, 'providers.yaml') }),
+      // The stub probe below never fetches it; only its redaction in the start line counts.
+      settings: settingsFromEnv({ DATA_DIR: dir.path, PROVIDERS_CONFIG: join(dir.path, 'providers.yaml'), PROBE_URL: 'http://probe:s3cret@192.0.2.7/probe?token=t0k' }),
       registry,
       configLoader: async () => [{ ...entry, name: 'kvm2-home' }],
       logger: root,
@@ -94,7 +95,8 @@ describe('the runtime log lines', () => {
     const lines = parsed(raw);
     const ensured = lines.find((line) => line.msg === 'kvm2 domain ensured running');
     expect(ensured).toMatchObject({ logger: 'kvm2', provider: 'kvm2-home', host: 'host-a', name: expect.stringMatching(/^proxy-[0-9a-f]{16}$/) });
-    expect(lines.find((line) => line.msg === 'control plane started')).toMatchObject({ logger: 'control-plane' });
+    expect(lines.find((line) => line.msg === 'control plane started')).toMatchObject({ logger: 'control-plane', probeUrl: 'http://192.0.2.7/probe' });
+    expect(raw.join('')).not.toMatch(/s3cret|t0k/);
     expect(lines.filter((line) => line.name === 'control-plane')).toEqual([]);
   });
 });

@@ -143,7 +143,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   });
 
   const auth = new AuthService({ ...(options.auth ?? authOptionsFromEnv()), db: store.db });
-  const httpLogger = options.logger ? options.logger.child({ name: 'http' }) : childLogger('http');
+  const httpLogger = childLogger('http', root);
 
   const proxies = new ProxyService({ store, clock, providerNames: () => config.status().providers.map((entry) => entry.name), onChange: (name) => reconciler.enqueue(name) });
 

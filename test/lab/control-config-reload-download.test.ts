@@ -5,12 +5,12 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ProxyView } from '@/lib/proxy-spec';
 import { instanceName } from '@/server/control/names';
 import type { Runtime } from '@/server/runtime';
 import { imageServerStats, loadLab, virsh, type Lab } from './harness/lab';
-import { ControlLabRun, domainState, labProxy, waitFor, type EntrySpec } from './control-support';
+import { ControlLabRun, domainState, labProxy, type EntrySpec } from './control-support';
 
 let lab: Lab;
 let run: ControlLabRun;
@@ -49,7 +49,7 @@ describe('a config reload during a download', () => {
     const first = run.proxyName('first');
     const second = run.proxyName('second');
     runtime.proxies.create(proxy(first));
-    await waitFor('the base volume to be uploading', async () => ((await run.baseVolumes()).includes(base) ? true : undefined), { timeoutMs: 60_000 });
+    await expect.poll(() => run.baseVolumes(), { message: 'the base volume to be uploading', timeout: 60_000, interval: 250 }).toContain(base);
     const providerBefore = runtime.providers.get(entry);
 
     run.writeConfig([entrySpec({ small: { vcpus: 1, memoryMiB: 256 }, large: { vcpus: 2, memoryMiB: 512 } })]);
@@ -60,8 +60,8 @@ describe('a config reload during a download', () => {
 
     runtime.proxies.create(proxy(second));
     for (const name of [first, second]) {
-      await waitFor(`${name} to record its instance`, () => view(name).status.providerID, { timeoutMs: 90_000 });
-      expect(await waitFor(`${instanceName(name)} to run`, async () => ((await domainState(instanceName(name))) === 'running' ? true : undefined))).toBe(true);
+      await vi.waitFor(() => expect(view(name).status.providerID, `${name} to record its instance`).toBeDefined(), { timeout: 90_000, interval: 250 });
+      await vi.waitFor(async () => expect(await domainState(instanceName(name)), `${instanceName(name)} to run`).toBe('running'), { timeout: 60_000, interval: 250 });
     }
     expect((await gets()) - getsBefore).toBe(1);
     expect(await run.baseVolumes()).toEqual([base, `${base}.sha256`]);

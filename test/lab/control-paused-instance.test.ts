@@ -2,12 +2,12 @@
 // shows InstancePaused with the command that resumes it, the domain is neither resumed, destroyed
 // nor recreated over several reconcile passes, and after `virsh resume` the Proxy converges again
 // on the same domain.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ProxyView } from '@/lib/proxy-spec';
 import { instanceName } from '@/server/control/names';
 import type { Runtime } from '@/server/runtime';
 import { loadLab, virsh } from './harness/lab';
-import { ControlLabRun, domainState, labProxy, waitFor } from './control-support';
+import { ControlLabRun, domainState, labProxy } from './control-support';
 
 let run: ControlLabRun;
 let runtime: Runtime;
@@ -31,12 +31,19 @@ describe('a VM paused on the host', () => {
   it('is left alone while paused and converges again once resumed', async () => {
     const domain = instanceName(proxy);
     runtime.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
-    const providerID = await waitFor('the Proxy to record its instance', () => view().status.providerID, { timeoutMs: 90_000 });
-    await waitFor(`${domain} to run`, async () => ((await domainState(domain)) === 'running' ? true : undefined));
+    const providerID = await vi.waitFor(
+      () => {
+        const recorded = view().status.providerID;
+        expect(recorded, 'the Proxy to record its instance').toBeDefined();
+        return recorded as string;
+      },
+      { timeout: 90_000, interval: 250 },
+    );
+    await vi.waitFor(async () => expect(await domainState(domain), `${domain} to run`).toBe('running'), { timeout: 60_000, interval: 250 });
     const uuid = (await virsh(['domuuid', domain])).trim();
 
     await virsh(['suspend', domain]);
-    await waitFor('the Proxy to say the VM is paused', () => (provisionedReason() === 'InstancePaused' ? true : undefined), { timeoutMs: 30_000 });
+    await expect.poll(provisionedReason, { message: 'the Proxy to say the VM is paused', timeout: 30_000 }).toBe('InstancePaused');
     const condition = view().status.conditions.find((c) => c.type === 'Provisioned');
     expect(condition?.message).toBe(
       `domain ${domain} is DomainPaused on host lab1; nothing here resumes or replaces it; resume it on the host with virsh resume ${domain}`,
@@ -45,14 +52,14 @@ describe('a VM paused on the host', () => {
     // Three more passes (one a second): each looks, none touches the domain.
     const scoped = run.scoped.get(entry);
     const target = (scoped?.gets.get(providerID) ?? 0) + 3;
-    await waitFor('three more reconcile passes', () => ((scoped?.gets.get(providerID) ?? 0) >= target ? true : undefined), { timeoutMs: 30_000, intervalMs: 100 });
+    await expect.poll(() => scoped?.gets.get(providerID) ?? 0, { message: 'three more reconcile passes', timeout: 30_000, interval: 100 }).toBeGreaterThanOrEqual(target);
     expect(await domainState(domain)).toBe('paused');
     expect((await virsh(['domuuid', domain])).trim()).toBe(uuid);
     expect(provisionedReason()).toBe('InstancePaused');
     expect(view().status.providerID).toBe(providerID);
 
     await virsh(['resume', domain]);
-    await waitFor('the Proxy to leave InstancePaused', () => (provisionedReason() !== 'InstancePaused' ? true : undefined), { timeoutMs: 30_000 });
+    await expect.poll(provisionedReason, { message: 'the Proxy to leave InstancePaused', timeout: 30_000 }).not.toBe('InstancePaused');
     expect(await domainState(domain)).toBe('running');
     expect((await virsh(['domuuid', domain])).trim()).toBe(uuid);
     expect(view().status).toMatchObject({ phase: 'Provisioning', providerID });

@@ -18,6 +18,7 @@ import { type Clock, systemClock } from './control/clock';
 import { type ConfigLoader, ConfigManager, type ConfigStatus } from './control/config-reload';
 import { OrphanCollector } from './control/gc';
 import { Housekeeping } from './control/housekeeping';
+import { InstanceEvents } from './control/instance-events';
 import { Monitor } from './control/monitor';
 import { errorMessage } from './control/pass';
 import { Prober, type ProberOptions } from './control/prober';
@@ -124,6 +125,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   });
   const gc = new OrphanCollector({ store, clock, providers: providerSet, logger: log.child({ loop: 'orphan-gc' }), intervalMs: settings.gcIntervalMs, timeoutMs: settings.gcTimeoutMs });
   const housekeeping = new Housekeeping({ store, clock, logger: log.child({ loop: 'housekeeping' }), ...settings, intervalMs: settings.housekeepingIntervalMs });
+  const instanceEvents = new InstanceEvents({ store, providers: providerSet, logger: log.child({ loop: 'instance-events' }), enqueue: (name) => reconciler.enqueue(name), resyncAll: () => reconciler.resyncAll() });
   let started = false;
   const config = new ConfigManager({
     path: settings.providersConfigPath,
@@ -139,6 +141,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       // New providers may unblock any Proxy (and release Failed latches): look at all of them now.
       for (const name of store.proxies.names()) reconciler.enqueue(name);
       void monitor.runNow();
+      void instanceEvents.restart();
     },
   });
 
@@ -179,6 +182,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       config.startWatching();
       started = true;
       reconciler.start();
+      instanceEvents.start();
       monitor.start();
       gc.start();
       prober.start();
@@ -188,7 +192,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     stop() {
       stopping ??= (async () => {
         await config.stop();
-        await Promise.all([prober.stop(), gc.stop(), monitor.stop(), housekeeping.stop(), reconciler.stop()]);
+        await Promise.all([instanceEvents.stop(), prober.stop(), gc.stop(), monitor.stop(), housekeeping.stop(), reconciler.stop()]);
         for (const failure of await providerSet.close()) log.warn({ error: errorMessage(failure) }, 'closing a provider failed');
         store.close();
         log.info('control plane stopped');

@@ -64,6 +64,29 @@ export interface Target {
   checkedAt: string;
 }
 
+/** A state change of one instance, reported by the provider as it happens. */
+export interface InstanceChange {
+  /** as Get takes it (kvm2: `hosts/<host>/domains/<domain>`) */
+  providerID: string;
+  /** the instance name (kvm2: the domain name); foreign instances are reported too */
+  name: string;
+  /** the target it is on (kvm2: the host) */
+  target: string;
+  /** what happened, in the provider's words, for logs (kvm2: `Stopped/Destroyed`, `Suspended/Paused`) */
+  event: string;
+}
+
+export interface InstanceWatcher {
+  changed(change: InstanceChange): void;
+  /** changes on `target` may have been missed (the watch was re-established): look at everything */
+  missed?(target: string): void;
+}
+
+export interface InstanceWatch {
+  /** Ends the watch: no more calls to the watcher. */
+  stop(): Promise<void>;
+}
+
 export interface CallOptions {
   /** ends waiting (and in-flight work where possible) with an ErrTransient */
   signal?: AbortSignal;
@@ -101,4 +124,9 @@ export interface Provider {
   check(options?: CheckOptions): Promise<Target[]>;
   /** Present on providers whose instances run on hosts the admin owns (host listings, image cache). */
   readonly inventory?: HostInventory;
+  /**
+   * Optional: reports instance state changes on every target as they happen (kvm2: libvirt
+   * lifecycle events), until stopped, so the reconciler need not wait for its next resync.
+   */
+  watchInstances?(watcher: InstanceWatcher): InstanceWatch;
 }

@@ -5,7 +5,7 @@
 // before returning it classified (errors.ts): Create never returns NotFound.
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Kvm2Entry } from '@/server/providers/config';
-import type { CallOptions, CheckOptions, CreateRequest, Instance, Provider, Target } from '@/server/providers/contract';
+import type { CallOptions, CheckOptions, CreateRequest, Instance, InstanceWatch, InstanceWatcher, Provider, Target } from '@/server/providers/contract';
 import { ErrPermanent, ProviderError } from '@/server/providers/errors';
 import type { HostInventory } from '@/server/providers/host-inventory';
 import { bindOnce, type Logger } from '@/server/telemetry/logger';
@@ -20,6 +20,7 @@ import { subscribeHostEvents, type HostEventHandlers, type HostEvents } from './
 import { kvm2HostInventory } from './host-inventory';
 import { createHostBackend } from './hosts';
 import { deleteInstance, getInstance, listInstances } from './instance';
+import { watchHosts } from './instance-watch';
 import { KeyedLock } from './keyed-lock';
 import { configuredHost, startupWarnings, withDefaults, type Kvm2Settings } from './kvm2';
 import type { HostBackend } from './libvirt-api';
@@ -185,6 +186,12 @@ export class Kvm2Provider implements Provider {
         await events.close();
       },
     };
+  }
+
+  /** Domain lifecycle events on every configured host, as instance changes (instance-watch.ts). */
+  watchInstances(watcher: InstanceWatcher): InstanceWatch {
+    const hosts = this.settings.hosts.map((host) => host.name);
+    return watchHosts({ hosts, subscribe: (host, handlers) => this.subscribeHostEvents(host, handlers), watcher });
   }
 
   /**

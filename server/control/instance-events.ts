@@ -1,0 +1,95 @@
+// Instance changes drive the reconciler: every provider that can watch its instances reports their
+// state changes as they happen, and the Proxy owning the instance is queued at once instead of at
+// the next resync. The pass itself decides what to do (level-based), so an event only says "look
+// now". A config reload rebuilds the providers, so the watches are made again over the new set.
+import type { InstanceChange, InstanceWatch, Provider } from '@/server/providers/contract';
+import type { Store } from '@/server/store';
+import type { Logger } from '@/server/telemetry/logger';
+import { instanceName } from './names';
+import { errorMessage } from './pass';
+import type { ProviderLookup } from './provider-set';
+
+export interface InstanceEventsOptions {
+  store: Store;
+  providers: Pick<ProviderLookup, 'list'>;
+  logger: Logger;
+  /** queues a Proxy for a pass now */
+  enqueue(name: string): void;
+  /** queues every Proxy (changes were missed) */
+  resyncAll(): void;
+}
+
+export class InstanceEvents {
+  private watches: InstanceWatch[] = [];
+
+  constructor(private readonly options: InstanceEventsOptions) {}
+
+  /** Watches every current provider that supports it. */
+  start(): void {
+    this.watches.push(...this.options.providers.list().flatMap((provider) => this.watch(provider)));
+  }
+
+  /** After a provider swap: watches the new providers, then ends the old watches. */
+  async restart(): Promise<void> {
+    const previous = this.watches;
+    this.watches = [];
+    this.start();
+    await stopAll(previous, this.options.logger);
+  }
+
+  async stop(): Promise<void> {
+    const previous = this.watches;
+    this.watches = [];
+    await stopAll(previous, this.options.logger);
+  }
+
+  private watch(provider: Provider): InstanceWatch[] {
+    if (!provider.watchInstances) return [];
+    const log = this.options.logger.child({ provider: provider.name });
+    try {
+      return [
+        provider.watchInstances({
+          changed: (change) => this.changed(provider.name, change, log),
+          missed: (target) => {
+            log.info({ target }, 'instance events may have been missed; resyncing every Proxy');
+            this.options.resyncAll();
+          },
+        }),
+      ];
+    } catch (err) {
+      log.warn({ error: errorMessage(err) }, 'watching instances failed; changes are seen at the next resync');
+      return [];
+    }
+  }
+
+  private changed(provider: string, change: InstanceChange, log: Logger): void {
+    const proxy = this.owner(provider, change);
+    const fields = { target: change.target, instance: change.name, event: change.event };
+    if (proxy === undefined) {
+      log.debug(fields, 'instance event for no Proxy; ignored');
+      return;
+    }
+    log.info({ ...fields, proxy }, 'instance event; reconciling the Proxy');
+    this.options.enqueue(proxy);
+  }
+
+  /**
+   * The Managed Proxy on `provider` whose instance name this is, and whose recorded instance (if
+   * one is recorded yet) is this one: a namesake on another target is not its instance.
+   */
+  private owner(provider: string, change: InstanceChange): string | undefined {
+    const { proxies } = this.options.store;
+    const name = proxies.names().find((candidate) => instanceName(candidate) === change.name);
+    const record = name === undefined ? undefined : proxies.get(name);
+    if (!record || record.spec.mode !== 'Managed' || record.spec.provider !== provider) return undefined;
+    const recorded = record.status.providerID;
+    return recorded === undefined || recorded === change.providerID ? record.name : undefined;
+  }
+}
+
+async function stopAll(watches: InstanceWatch[], logger: Logger): Promise<void> {
+  const results = await Promise.allSettled(watches.map((watch) => watch.stop()));
+  for (const result of results) {
+    if (result.status === 'rejected') logger.warn({ error: errorMessage(result.reason) }, 'stopping an instance watch failed');
+  }
+}

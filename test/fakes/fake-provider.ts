@@ -4,7 +4,7 @@
 // idempotent by name and adopts an instance with the same uid, refuses one with another uid;
 // Delete of a missing instance succeeds; Get of a missing one is ErrNotFound.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import type { CallOptions, CreateRequest, Instance, InstanceState, Provider, Target } from '@/server/providers/contract';
+import type { CallOptions, CreateRequest, Instance, InstanceChange, InstanceState, InstanceWatch, InstanceWatcher, Provider, Target } from '@/server/providers/contract';
 import { ErrNotFound, ErrPermanent, ErrTransient } from '@/server/providers/errors';
 
 export type FakeMethod = 'create' | 'get' | 'delete' | 'listByTag' | 'check';
@@ -66,6 +66,8 @@ export class FakeProvider implements Provider {
   readonly instances = new Map<string, FakeInstance>();
   targets: Target[];
   closed = false;
+  /** the watchers of watchInstances not stopped yet */
+  readonly watchers = new Set<InstanceWatcher>();
   private readonly scripts = new Map<FakeMethod, Script[]>();
   private readonly always = new Map<FakeMethod, Error>();
 
@@ -173,6 +175,21 @@ export class FakeProvider implements Provider {
     await this.enter('check', undefined, options);
     const checkedAt = new Date().toISOString();
     return this.targets.map((target) => ({ ...target, details: { ...target.details }, checkedAt }));
+  }
+
+  watchInstances(watcher: InstanceWatcher): InstanceWatch {
+    this.watchers.add(watcher);
+    return { stop: async () => void this.watchers.delete(watcher) };
+  }
+
+  /** Tells every watcher about a change to the instance (of this provider's naming: `fake/<name>`). */
+  emitChange(name: string, event: string, target = 'host-a'): void {
+    const change: InstanceChange = { providerID: `fake/${name}`, name, target, event };
+    for (const watcher of this.watchers) watcher.changed(change);
+  }
+
+  emitMissed(target = 'host-a'): void {
+    for (const watcher of this.watchers) watcher.missed?.(target);
   }
 
   async close(): Promise<void> {

@@ -1,0 +1,99 @@
+// kvm2's watchInstances: a domain lifecycle event on any configured host is reported as a change
+// of `hosts/<host>/domains/<domain>` with the event in words; a name no providerID can hold is not
+// reported; a re-registration after a lost connection is reported as missed; stop ends it all.
+import { describe, expect, it } from 'vitest';
+import { DomainEventType } from '@/server/libvirt';
+import type { InstanceChange } from '@/server/providers/contract';
+import { lifecycleEventName } from '@/server/providers/kvm2/instance-watch';
+import { createKvm2Provider } from '@/server/providers/kvm2/provider';
+import { createLogger } from '@/server/telemetry/logger';
+import { FakeHostBackend } from '@/test/fakes/fake-host-backend';
+import { FakeHypervisor } from '@/test/fakes/fake-libvirt';
+import { kvm2Settings } from '@/test/fakes/kvm2-settings';
+
+const logger = createLogger({ level: 'silent' });
+
+async function until(condition: () => boolean, what: string): Promise<void> {
+  const deadline = Date.now() + 2_000;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 2));
+  }
+}
+
+function setup() {
+  const h1 = new FakeHypervisor();
+  const h2 = new FakeHypervisor();
+  h1.addDomain({ name: 'proxy-0123456789abcdef' });
+  h2.addDomain({ name: 'web 1' });
+  const backend = new FakeHostBackend({ h1, h2 });
+  const hosts = ['h1', 'h2'].map((name) => ({ name, address: `${name}.lan`, user: 'admin', bridge: 'br0' }));
+  const provider = createKvm2Provider({ settings: kvm2Settings({ hosts }), backend, logger });
+  const changes: InstanceChange[] = [];
+  const missed: string[] = [];
+  const watch = provider.watchInstances({ changed: (change) => changes.push(change), missed: (target) => missed.push(target) });
+  const registered = () => ['h1', 'h2'].every((host) => (backend.pooledConnection(host)?.subscriptionCount ?? 0) > 0);
+  return { h1, h2, backend, provider, changes, missed, watch, registered };
+}
+
+describe('kvm2 instance watch', () => {
+  it('reports a lifecycle event on any host as a change of that host’s instance', async () => {
+    const { h1, h2, changes, watch, registered, provider } = setup();
+    await until(registered, 'both hosts registered');
+    h1.emitDomainLifecycle('proxy-0123456789abcdef', DomainEventType.Stopped, 1);
+    h2.addDomain({ name: 'proxy-fedcba9876543210' });
+    h2.emitDomainLifecycle('proxy-fedcba9876543210', DomainEventType.Suspended);
+    expect(changes).toEqual([
+      { providerID: 'hosts/h1/domains/proxy-0123456789abcdef', name: 'proxy-0123456789abcdef', target: 'h1', event: 'Stopped/Destroyed' },
+      { providerID: 'hosts/h2/domains/proxy-fedcba9876543210', name: 'proxy-fedcba9876543210', target: 'h2', event: 'Suspended/Paused' },
+    ]);
+    await watch.stop();
+    await provider.close();
+  });
+
+  it('does not report a domain whose name no providerID can hold', async () => {
+    const { h1, h2, changes, watch, registered, provider } = setup();
+    await until(registered, 'both hosts registered');
+    h2.emitDomainLifecycle('web 1', DomainEventType.Crashed);
+    h2.emitDomainLifecycle('web 1', DomainEventType.Stopped, 1);
+    expect(changes).toEqual([]);
+    h1.emitDomainLifecycle('proxy-0123456789abcdef', DomainEventType.Crashed);
+    expect(changes.map((change) => change.name)).toEqual(['proxy-0123456789abcdef']);
+    await watch.stop();
+    await provider.close();
+  });
+
+  it('reports missed changes when a host’s registration is made again after a lost connection', async () => {
+    const { backend, missed, watch, registered, provider } = setup();
+    await until(registered, 'both hosts registered');
+    expect(missed).toEqual([]);
+    backend.pooledConnection('h2')?.kill('libvirtd restarted');
+    await until(() => missed.length === 1, 'the re-registration');
+    expect(missed).toEqual(['h2']);
+    await watch.stop();
+    await provider.close();
+  });
+
+  it('stop deregisters on every host: later events are not reported', async () => {
+    const { h1, backend, changes, watch, registered, provider } = setup();
+    await until(registered, 'both hosts registered');
+    await watch.stop();
+    expect(backend.pooledConnection('h1')?.subscriptionCount).toBe(0);
+    expect(backend.pooledConnection('h2')?.subscriptionCount).toBe(0);
+    h1.emitDomainLifecycle('proxy-0123456789abcdef', DomainEventType.Stopped, 1);
+    expect(changes).toEqual([]);
+    await provider.close();
+  });
+
+  it.each([
+    [DomainEventType.Stopped, 2, 'Stopped/Crashed'],
+    [DomainEventType.Resumed, 0, 'Resumed/Unpaused'],
+    [DomainEventType.Started, 0, 'Started/Booted'],
+    [DomainEventType.Undefined, 0, 'Undefined'],
+    [DomainEventType.Crashed, 0, 'Crashed'],
+    [DomainEventType.Stopped, 99, 'Stopped/99'],
+    [42, 0, 'Event42'],
+  ])('names event %i detail %i as %s', (event, detail, name) => {
+    expect(lifecycleEventName({ event, detail })).toBe(name);
+  });
+});

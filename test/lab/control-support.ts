@@ -16,7 +16,7 @@ import { instanceName } from '@/server/control/names';
 import { settingsFromEnv } from '@/server/control/settings';
 import type { ProbeRequest, ProbeResult } from '@/server/control/probe';
 import type { Kvm2Entry } from '@/server/providers/config';
-import type { CallOptions, CreateRequest, Instance, Provider, Target } from '@/server/providers/contract';
+import type { CallOptions, CreateRequest, Instance, InstanceWatch, InstanceWatcher, Provider, Target } from '@/server/providers/contract';
 import { parseProviderID } from '@/server/providers/kvm2/provider-id';
 import { kvm2Factory } from '@/server/providers/provider-types';
 import { ProviderRegistry } from '@/server/providers/registry';
@@ -69,6 +69,11 @@ export class ScopedProvider implements Provider {
 
   check(options?: CallOptions): Promise<Target[]> {
     return this.inner.check(options);
+  }
+
+  watchInstances(watcher: InstanceWatcher): InstanceWatch {
+    if (!this.inner.watchInstances) throw new Error(`provider ${this.name} cannot watch its instances`);
+    return this.inner.watchInstances(watcher);
   }
 }
 

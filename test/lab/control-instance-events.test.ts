@@ -2,11 +2,11 @@
 // control plane's back is reconciled within seconds. Resync, provisioning polls and backoff are
 // all minutes apart, and the test first checks that no pass runs while nothing happens, so only
 // the libvirt lifecycle event can explain the pass that notices the stop.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { instanceName } from '@/server/control/names';
 import type { Runtime } from '@/server/runtime';
 import { loadLab, virsh } from './harness/lab';
-import { ControlLabRun, domainState, labProxy, waitFor } from './control-support';
+import { ControlLabRun, domainState, labProxy } from './control-support';
 
 let run: ControlLabRun;
 let runtime: Runtime;
@@ -26,15 +26,15 @@ afterAll(async () => {
   await run?.cleanUp();
 });
 
-const running = async (domain: string) => ((await domainState(domain)) === 'running' ? true : undefined);
+const runs = (domain: string, timeout: number) => expect.poll(() => domainState(domain), { message: `${domain} to run`, timeout, interval: 250 }).toBe('running');
 
 describe('instance events on the lab', () => {
   it('a domain destroyed behind our back is reconciled within seconds, by its lifecycle event', async () => {
     const domain = instanceName(proxy);
     runtime.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
-    const providerID = await waitFor(`${proxy} to record its instance`, () => runtime.proxies.get(proxy).status.providerID, { timeoutMs: 90_000 });
-    expect(providerID).toBe(`hosts/lab1/domains/${domain}`);
-    await waitFor(`${domain} to run`, () => running(domain));
+    await expect.poll(() => runtime.proxies.get(proxy).status.providerID, { message: `${proxy} to record its instance`, timeout: 90_000, interval: 250 }).toBe(`hosts/lab1/domains/${domain}`);
+    const providerID = `hosts/lab1/domains/${domain}`;
+    await runs(domain, 60_000);
 
     // Quiet: with every timer minutes away, no pass looks at the instance on its own.
     await runtime.reconciler.idle();
@@ -46,18 +46,23 @@ describe('instance events on the lab', () => {
 
     const destroyedAt = Date.now();
     await virsh(['destroy', domain]);
-    const stopped = await waitFor(
-      'the Proxy to notice the stop',
-      () => runtime.proxies.events(proxy).find((event) => event.reason === 'InstanceStopped'),
-      { timeoutMs: 10_000, intervalMs: 20 },
+    const virshReturnedAt = Date.now();
+    const stopped = await vi.waitFor(
+      () => {
+        const event = runtime.proxies.events(proxy).find((candidate) => candidate.reason === 'InstanceStopped');
+        expect(event, 'the Proxy to notice the stop').toBeDefined();
+        return event as NonNullable<typeof event>;
+      },
+      { timeout: 10_000, interval: 20 },
     );
     const logged = run.logs.find((line) => line.msg === 'instance event; reconciling the Proxy' && line.event === 'Stopped/Destroyed');
     expect(logged).toMatchObject({ provider: entry, target: 'lab1', instance: domain, proxy });
     expect(gets()).toBeGreaterThan(quietGets);
-    console.info(`virsh destroy → event logged ${Number(logged?.time) - destroyedAt} ms, → InstanceStopped recorded ${Date.parse(stopped.firstAt) - destroyedAt} ms`);
+    const since = (at: number) => `${at - destroyedAt} ms`;
+    console.info(`virsh destroy: returned ${since(virshReturnedAt)}, event logged ${since(Number(logged?.time))}, InstanceStopped recorded ${since(Date.parse(stopped.firstAt))} after it started`);
 
     // And the reconciler carries on as for any stopped instance: deleted and created again.
-    await waitFor('the instance to be created again', () => (runtime.proxies.events(proxy).some((event) => event.reason === 'InstanceDeleted') ? true : undefined), { timeoutMs: 30_000 });
-    await waitFor(`${domain} to run again`, () => running(domain), { timeoutMs: 60_000 });
+    await expect.poll(() => runtime.proxies.events(proxy).map((event) => event.reason), { message: 'the stopped instance to be deleted', timeout: 30_000 }).toContain('InstanceDeleted');
+    await runs(domain, 60_000);
   });
 });

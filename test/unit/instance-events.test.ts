@@ -31,13 +31,6 @@ afterEach(async () => {
   harness = runtime = dir = undefined;
 });
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (condition()) return;
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out waiting until ${what}`);
-}
 
 /** Two fake providers with one running Proxy each, and the module under test over them. */
 async function setup() {
@@ -140,6 +133,8 @@ describe('instance events in the runtime', () => {
     return { runtime, configPath };
   }
 
+  const up = (rt: Runtime, message: string) =>
+    expect.poll(() => rt.proxies.get('alpha').status.phase, { message, timeout: 2_000, interval: 10 }).toMatch(/^(Running|Ready)$/);
   const reasons = (rt: Runtime, name: string) => rt.proxies.events(name).map((event) => event.reason);
   const countOf = (rt: Runtime, name: string, reason: string) =>
     rt.proxies
@@ -152,7 +147,7 @@ describe('instance events in the runtime', () => {
     const { runtime: rt, configPath } = start(built);
     await rt.start();
     rt.proxies.create(managedProxy('alpha'));
-    await until(() => ['Running', 'Ready'].includes(rt.proxies.get('alpha').status.phase), 'alpha runs');
+    await up(rt, 'alpha runs');
     const [before] = built;
     if (!before) throw new Error('no provider was built');
     expect(before.watchers.size).toBe(1);
@@ -162,20 +157,20 @@ describe('instance events in the runtime', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(reasons(rt, 'alpha')).not.toContain('InstanceStopped');
     before.emitChange(domain, 'Stopped/Destroyed');
-    await until(() => reasons(rt, 'alpha').includes('InstanceStopped'), 'the reported stop is reconciled');
-    await until(() => ['Running', 'Ready'].includes(rt.proxies.get('alpha').status.phase), 'alpha runs again');
+    await expect.poll(() => reasons(rt, 'alpha'), { message: 'the reported stop is reconciled', timeout: 2_000, interval: 10 }).toContain('InstanceStopped');
+    await up(rt, 'alpha runs again');
 
     writeFileSync(configPath, 'fake-1 # edited\n');
     expect(await rt.reloadConfig()).toBe(true);
     const after = built[1];
-    await until(() => before.watchers.size === 0, 'the old watch stops');
+    await expect.poll(() => before.watchers.size, { message: 'the old watch stops', timeout: 2_000, interval: 10 }).toBe(0);
     expect(after?.watchers.size).toBe(1);
     // The new fake starts empty: the reload's pass recreates alpha there first.
-    await until(() => after?.instances.get(`fake/${domain}`)?.state === 'Running', 'alpha is recreated on the new provider');
+    await expect.poll(() => after?.instances.get(`fake/${domain}`)?.state, { message: 'alpha is recreated on the new provider', timeout: 2_000, interval: 10 }).toBe('Running');
     after?.setState(`fake/${domain}`, 'Stopped');
     const stops = countOf(rt, 'alpha', 'InstanceStopped');
     after?.emitChange(domain, 'Crashed');
-    await until(() => countOf(rt, 'alpha', 'InstanceStopped') > stops, 'the stop reported by the new provider is reconciled');
+    await expect.poll(() => countOf(rt, 'alpha', 'InstanceStopped'), { message: 'the stop reported by the new provider is reconciled', timeout: 2_000, interval: 10 }).toBeGreaterThan(stops);
 
     await rt.stop();
     expect(after?.watchers.size).toBe(0);

@@ -13,13 +13,6 @@ import { kvm2Settings } from '@/test/fakes/kvm2-settings';
 
 const logger = createLogger({ level: 'silent' });
 
-async function until(condition: () => boolean, what: string): Promise<void> {
-  const deadline = Date.now() + 2_000;
-  while (!condition()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 2));
-  }
-}
 
 function setup() {
   const h1 = new FakeHypervisor();
@@ -32,14 +25,15 @@ function setup() {
   const changes: InstanceChange[] = [];
   const missed: string[] = [];
   const watch = provider.watchInstances({ changed: (change) => changes.push(change), missed: (target) => missed.push(target) });
-  const registered = () => ['h1', 'h2'].every((host) => (backend.pooledConnection(host)?.subscriptionCount ?? 0) > 0);
+  const registered = () =>
+    expect.poll(() => ['h1', 'h2'].every((host) => (backend.pooledConnection(host)?.subscriptionCount ?? 0) > 0), { message: 'both hosts registered', timeout: 2_000, interval: 2 }).toBe(true);
   return { h1, h2, backend, provider, changes, missed, watch, registered };
 }
 
 describe('kvm2 instance watch', () => {
   it('reports a lifecycle event on any host as a change of that host’s instance', async () => {
     const { h1, h2, changes, watch, registered, provider } = setup();
-    await until(registered, 'both hosts registered');
+    await registered();
     h1.emitDomainLifecycle('proxy-0123456789abcdef', DomainEventType.Stopped, 1);
     h2.addDomain({ name: 'proxy-fedcba9876543210' });
     h2.emitDomainLifecycle('proxy-fedcba9876543210', DomainEventType.Suspended);
@@ -53,7 +47,7 @@ describe('kvm2 instance watch', () => {
 
   it('does not report a domain whose name no providerID can hold', async () => {
     const { h1, h2, changes, watch, registered, provider } = setup();
-    await until(registered, 'both hosts registered');
+    await registered();
     h2.emitDomainLifecycle('web 1', DomainEventType.Crashed);
     h2.emitDomainLifecycle('web 1', DomainEventType.Stopped, 1);
     expect(changes).toEqual([]);
@@ -65,18 +59,17 @@ describe('kvm2 instance watch', () => {
 
   it('reports missed changes when a host’s registration is made again after a lost connection', async () => {
     const { backend, missed, watch, registered, provider } = setup();
-    await until(registered, 'both hosts registered');
+    await registered();
     expect(missed).toEqual([]);
     backend.pooledConnection('h2')?.kill('libvirtd restarted');
-    await until(() => missed.length === 1, 'the re-registration');
-    expect(missed).toEqual(['h2']);
+    await expect.poll(() => missed, { message: 'the re-registration', timeout: 2_000, interval: 2 }).toEqual(['h2']);
     await watch.stop();
     await provider.close();
   });
 
   it('stop deregisters on every host: later events are not reported', async () => {
     const { h1, backend, changes, watch, registered, provider } = setup();
-    await until(registered, 'both hosts registered');
+    await registered();
     await watch.stop();
     expect(backend.pooledConnection('h1')?.subscriptionCount).toBe(0);
     expect(backend.pooledConnection('h2')?.subscriptionCount).toBe(0);

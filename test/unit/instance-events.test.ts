@@ -2,7 +2,7 @@
 // that provider whose instance it is (by name, and by providerID once one is recorded); a watch
 // that was re-established resyncs everything; stopping ends the watches; and in the runtime the
 // watches follow config reloads, and a reported stop is acted on long before the next resync.
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { InstanceEvents } from '@/server/control/instance-events';
@@ -119,7 +119,7 @@ describe('instance events in the runtime', () => {
   function start(built: FakeProvider[]) {
     dir = tempDir();
     const configPath = join(dir.path, 'providers.yaml');
-    writeFileSync(configPath, 'fake-1\n');
+    writeFileSync(configPath, JSON.stringify([{ name: 'fake-1', type: 'fake' }]));
     const registry = new ProviderRegistry();
     registry.register('fake', (entry) => {
       const provider = new FakeProvider({ name: entry.name });
@@ -128,7 +128,7 @@ describe('instance events in the runtime', () => {
     });
     // Resync and provisioning polls an hour apart: only the event can explain a pass.
     const settings = settingsFromEnv({ DATA_DIR: join(dir.path, 'data'), PROVIDERS_CONFIG: configPath, RESYNC_INTERVAL: '1h', PROVISIONING_POLL_INTERVAL: '1h', GC_INTERVAL: '1h', PROBE_INTERVAL: '1h' });
-    const configLoader = async () => [{ name: 'fake-1', type: 'fake' }];
+    const configLoader = async (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Array<{ name: string; type: string }>;
     runtime = createRuntime({ settings, registry, configLoader, logger: silentLogger(), metrics: createMetrics(), probe: async () => ({ healthy: true, reason: 'ProxyAnswered', message: 'stub', latencyMs: 1 }) });
     return { runtime, configPath };
   }
@@ -160,10 +160,17 @@ describe('instance events in the runtime', () => {
     await expect.poll(() => reasons(rt, 'alpha'), { message: 'the reported stop is reconciled', timeout: 2_000, interval: 10 }).toContain('InstanceStopped');
     await up(rt, 'alpha runs again');
 
-    writeFileSync(configPath, 'fake-1 # edited\n');
+    // A reload that keeps fake-1 (unchanged entry) and adds fake-2: one watch on each, no more.
+    writeFileSync(configPath, JSON.stringify([{ name: 'fake-1', type: 'fake' }, { name: 'fake-2', type: 'fake' }]));
     expect(await rt.reloadConfig()).toBe(true);
-    const after = built[1];
-    await expect.poll(() => before.watchers.size, { message: 'the old watch stops', timeout: 2_000, interval: 10 }).toBe(0);
+    expect(built.map((provider) => [provider.name, provider.watchers.size])).toEqual([['fake-1', 1], ['fake-2', 1]]);
+
+    // A reload that changes fake-1's entry: its new provider is watched, the old one no longer.
+    writeFileSync(configPath, JSON.stringify([{ name: 'fake-1', type: 'fake', edited: true }, { name: 'fake-2', type: 'fake' }]));
+    expect(await rt.reloadConfig()).toBe(true);
+    const after = built[2];
+    expect(after?.name).toBe('fake-1');
+    expect(before.watchers.size).toBe(0);
     expect(after?.watchers.size).toBe(1);
     // The new fake starts empty: the reload's pass recreates alpha there first.
     await expect.poll(() => after?.instances.get(`fake/${domain}`)?.state, { message: 'alpha is recreated on the new provider', timeout: 2_000, interval: 10 }).toBe('Running');
@@ -173,7 +180,7 @@ describe('instance events in the runtime', () => {
     await expect.poll(() => countOf(rt, 'alpha', 'InstanceStopped'), { message: 'the stop reported by the new provider is reconciled', timeout: 2_000, interval: 10 }).toBeGreaterThan(stops);
 
     await rt.stop();
-    expect(after?.watchers.size).toBe(0);
+    expect(built.map((provider) => provider.watchers.size)).toEqual([0, 0, 0]);
   });
 });
 

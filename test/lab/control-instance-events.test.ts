@@ -2,34 +2,21 @@
 // control plane's back is reconciled within seconds. Resync, provisioning polls and backoff are
 // all minutes apart, and the test first checks that no pass runs while nothing happens, so only
 // the libvirt lifecycle event can explain the pass that notices the stop.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { instanceName } from '@/server/control/names';
-import type { Runtime } from '@/server/runtime';
-import { loadLab, virsh } from './harness/lab';
-import { ControlLabRun, domainState, labProxy } from './control-support';
+import { virsh } from './harness/lab';
+import { domainState, labProxy, singleProxySuite } from './control-support';
 
-let run: ControlLabRun;
-let runtime: Runtime;
-let entry: string;
-let proxy: string;
-
-beforeAll(async () => {
-  run = new ControlLabRun(loadLab());
-  entry = run.entryName('events');
-  proxy = run.proxyName('events');
-  runtime = await run.start({
-    entries: [{ suffix: 'events' }],
-    env: { RESYNC_INTERVAL: '10m', PROVISIONING_POLL_INTERVAL: '10m', RECONCILE_BACKOFF_BASE: '5m', RECONCILE_BACKOFF_CAP: '5m' },
-  });
-});
-afterAll(async () => {
-  await run?.cleanUp();
+const suite = singleProxySuite({
+  suffix: 'events',
+  env: { RESYNC_INTERVAL: '10m', PROVISIONING_POLL_INTERVAL: '10m', RECONCILE_BACKOFF_BASE: '5m', RECONCILE_BACKOFF_CAP: '5m' },
 });
 
 const runs = (domain: string, timeout: number) => expect.poll(() => domainState(domain), { message: `${domain} to run`, timeout, interval: 250 }).toBe('running');
 
 describe('instance events on the lab', () => {
   it('a domain destroyed behind our back is reconciled within seconds, by its lifecycle event', async () => {
+    const { run, runtime, entry, proxy } = suite;
     const domain = instanceName(proxy);
     runtime.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
     await expect.poll(() => runtime.proxies.get(proxy).status.providerID, { message: `${proxy} to record its instance`, timeout: 90_000, interval: 250 }).toBe(`hosts/lab1/domains/${domain}`);

@@ -2,33 +2,20 @@
 // shows InstancePaused with the command that resumes it, the domain is neither resumed, destroyed
 // nor recreated over several reconcile passes, and after `virsh resume` the Proxy converges again
 // on the same domain.
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { ProxyView } from '@/lib/proxy-spec';
 import { instanceName } from '@/server/control/names';
-import type { Runtime } from '@/server/runtime';
-import { loadLab, virsh } from './harness/lab';
-import { ControlLabRun, domainState, labProxy } from './control-support';
+import { virsh } from './harness/lab';
+import { domainState, labProxy, singleProxySuite } from './control-support';
 
-let run: ControlLabRun;
-let runtime: Runtime;
-let entry: string;
-let proxy: string;
+const suite = singleProxySuite({ suffix: 'paused' });
 
-beforeAll(async () => {
-  run = new ControlLabRun(loadLab());
-  entry = run.entryName('paused');
-  proxy = run.proxyName('paused');
-  runtime = await run.start({ entries: [{ suffix: 'paused' }] });
-});
-afterAll(async () => {
-  await run?.cleanUp();
-});
-
-const view = (): ProxyView => runtime.proxies.get(proxy);
+const view = (): ProxyView => suite.runtime.proxies.get(suite.proxy);
 const provisionedReason = () => view().status.conditions.find((condition) => condition.type === 'Provisioned')?.reason;
 
 describe('a VM paused on the host', () => {
   it('is left alone while paused and converges again once resumed', async () => {
+    const { run, runtime, entry, proxy } = suite;
     const domain = instanceName(proxy);
     runtime.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
     const providerID = await vi.waitFor(

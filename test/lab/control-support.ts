@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { afterAll, beforeAll } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { instanceName } from '@/server/control/names';
 import { settingsFromEnv } from '@/server/control/settings';
@@ -23,7 +24,7 @@ import { ProviderRegistry } from '@/server/providers/registry';
 import { createRuntime, type Runtime } from '@/server/runtime';
 import { createLogger } from '@/server/telemetry/logger';
 import { createMetrics } from '@/server/telemetry/metrics';
-import { type Lab, removeDomain, removeVolume, runCommand, virsh } from './harness/lab';
+import { type Lab, loadLab, removeDomain, removeVolume, runCommand, virsh } from './harness/lab';
 
 export interface LogLine {
   level: number;
@@ -220,6 +221,30 @@ export class ControlLabRun {
     }
     rmSync(this.dir, { recursive: true, force: true });
   }
+}
+
+export interface SingleProxySuite {
+  run: ControlLabRun;
+  runtime: Runtime;
+  /** the one provider entry's name */
+  entry: string;
+  /** the Proxy name the file uses (its domain is in the run's scope and cleaned up) */
+  proxy: string;
+}
+
+/** A test file's run with one entry and one Proxy name: started before its tests, cleaned up after. */
+export function singleProxySuite(options: { suffix: string; env?: Record<string, string> }): SingleProxySuite {
+  const suite = {} as SingleProxySuite;
+  beforeAll(async () => {
+    suite.run = new ControlLabRun(loadLab());
+    suite.entry = suite.run.entryName(options.suffix);
+    suite.proxy = suite.run.proxyName(options.suffix);
+    suite.runtime = await suite.run.start({ entries: [{ suffix: options.suffix }], env: options.env });
+  });
+  afterAll(async () => {
+    await suite.run?.cleanUp();
+  });
+  return suite;
 }
 
 /** root virsh's state of a domain, or undefined when there is none. */

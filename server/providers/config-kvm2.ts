@@ -2,6 +2,7 @@
 // config table. Defaults are applied later, by withDefaults in kvm2/kvm2.ts, so a loaded config
 // still says what the admin wrote (and, for virtType, whether they wrote anything).
 import { z } from 'zod';
+import { placementPolicies } from '@/server/providers/host-capacity';
 import { parseSshAddress } from '@/server/ssh/address';
 
 /** Letters, digits, dots, dashes and underscores: names that end up in volume names and IDs. */
@@ -90,6 +91,7 @@ export const kvm2BlockSchema = z
     images: z.record(z.string(), imageSchema).optional(),
     machineTypes: z.record(z.string(), machineTypeSchema),
     hosts: z.array(hostSchema).min(1),
+    placementPolicy: z.enum(placementPolicies).optional(),
   })
   .superRefine((block, ctx) => {
     if (block.knownHostsFile === undefined && block.insecureIgnoreHostKey !== true) {

@@ -1,5 +1,6 @@
 // The contract every provider type implements, and the only thing the control plane and the HTTP
 // layer know about providers. Errors thrown by these methods carry one of the classes in ./errors.ts.
+import type { HostCapacityReader } from './host-capacity';
 import type { HostInventory } from './host-inventory';
 
 /** Where and on what a Proxy's instance runs (the Proxy's `spec.placement`). */
@@ -129,4 +130,6 @@ export interface Provider {
    * lifecycle events), until stopped, so the reconciler need not wait for its next resync.
    */
   watchInstances?(watcher: InstanceWatcher): InstanceWatch;
+  /** Present on providers with several hosts to choose from: lets the control plane place a Proxy. */
+  readonly capacity?: HostCapacityReader;
 }

@@ -110,6 +110,8 @@ export class FakeHypervisor {
   readonly domains = new Map<string, FakeDomain>();
   readonly calls: CallRecord[] = [];
   hostname = 'fake-hypervisor';
+  /** what NODE_GET_MEMORY_STATS answers, in KiB */
+  memoryStatsKiB: Record<string, bigint> = { total: 8_388_608n, free: 2_097_152n, buffers: 262_144n, cached: 786_432n };
   libVersion = 9_000_000;
   /** virt types the domain capabilities offer */
   virtTypes: string[] = ['qemu', 'kvm'];

@@ -187,6 +187,11 @@ export class FakeConnection implements LibvirtAPI {
     return this.hypervisor.hostname;
   }
 
+  async nodeGetMemoryStats(): Promise<Record<string, bigint>> {
+    await this.enter('nodeGetMemoryStats');
+    return { ...this.hypervisor.memoryStatsKiB };
+  }
+
   async connectGetDomainCapabilities(options: { virttype?: string | null } = {}): Promise<string> {
     await this.enter('connectGetDomainCapabilities');
     // Without a type asked for, libvirt describes its default: kvm when it can use it.

@@ -222,7 +222,7 @@ async function domainStates(api: LibvirtAPI, signal?: AbortSignal): Promise<Map<
   return new Map(stats.flatMap((record) => (record.state ? [[record.dom.name, record.state.state] as const] : [])));
 }
 
-async function listHost(context: Kvm2Context, host: Kvm2Host, signal?: AbortSignal): Promise<Instance[]> {
+export async function listHostInstances(context: Kvm2Context, host: Kvm2Host, signal?: AbortSignal): Promise<Instance[]> {
   const api = await context.backend.pooled(host.name, { signal });
   const domains = await api.connectListAllDomains({ flags: 0, signal });
   if (domains.length === 0) return [];
@@ -254,6 +254,6 @@ async function listHost(context: Kvm2Context, host: Kvm2Host, signal?: AbortSign
 /** Every marked domain on every configured host; only kvm2's `managed` tag has members. */
 export async function listInstances(context: Kvm2Context, tag: string, options: CallOptions = {}): Promise<Instance[]> {
   if (tag !== managedTag) return [];
-  const perHost = await Promise.all(context.settings.hosts.map((host) => listHost(context, host, options.signal)));
+  const perHost = await Promise.all(context.settings.hosts.map((host) => listHostInstances(context, host, options.signal)));
   return perHost.flat();
 }

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import type { Kvm2Entry } from '@/server/providers/config';
 import type { Firmware, ImageFormat, MachineType, VirtType } from '@/server/providers/config-kvm2';
 import { ErrPermanent } from '@/server/providers/errors';
+import type { PlacementPolicy } from '@/server/providers/host-capacity';
 import { parseSshAddress, type SshEndpoint } from '@/server/ssh/address';
 import { bindOnce, type Logger } from '@/server/telemetry/logger';
 
@@ -19,6 +20,7 @@ export const kvm2Defaults = {
   format: 'qcow2' as ImageFormat,
   firmware: 'uefi' as Firmware,
   virtType: 'detect' as VirtTypeSetting,
+  placementPolicy: 'spread' as PlacementPolicy,
 } as const;
 
 /** What `detect` falls back to when the host's capabilities cannot settle it. */
@@ -68,6 +70,8 @@ export interface Kvm2Settings {
   images: ReadonlyMap<string, Kvm2Image>;
   machineTypes: ReadonlyMap<string, MachineType>;
   hosts: readonly Kvm2Host[];
+  /** how the control plane picks a host for a Proxy without placement.zone */
+  placementPolicy: PlacementPolicy;
 }
 
 /** A new settings object with every default applied; the loaded entry is never modified. */
@@ -106,6 +110,7 @@ export function withDefaults(entry: Kvm2Entry): Kvm2Settings {
       bridge: host.bridge,
       virtType: host.virtType ?? kvm2Defaults.virtType,
     })),
+    placementPolicy: block.placementPolicy ?? kvm2Defaults.placementPolicy,
   };
 }
 

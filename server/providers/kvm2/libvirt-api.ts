@@ -15,6 +15,7 @@ export type LibvirtAPI = Pick<
   | 'connectDomainEventLifecycleRegister'
   | 'connectStoragePoolEventLifecycleRegister'
   | 'connectStoragePoolEventRefreshRegister'
+  | 'nodeGetMemoryStats'
   | 'domainLookupByName'
   | 'domainDefineXmlFlags'
   | 'domainCreate'

@@ -7,6 +7,7 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Kvm2Entry } from '@/server/providers/config';
 import type { CallOptions, CheckOptions, CreateRequest, Instance, InstanceWatch, InstanceWatcher, Provider, Target } from '@/server/providers/contract';
 import { ErrPermanent, ProviderError } from '@/server/providers/errors';
+import type { HostCapacityReader } from '@/server/providers/host-capacity';
 import type { HostInventory } from '@/server/providers/host-inventory';
 import { bindOnce, type Logger } from '@/server/telemetry/logger';
 import { tracer } from '@/server/telemetry/tracing';
@@ -16,6 +17,7 @@ import type { Kvm2Context } from './context';
 import { createInstance } from './create';
 import { DownloadTracker } from './download-progress';
 import { classify, type Kvm2Operation } from './errors';
+import { kvm2HostCapacity } from './host-capacity';
 import { subscribeHostEvents, type HostEventHandlers, type HostEvents } from './host-events';
 import { kvm2HostInventory } from './host-inventory';
 import { createHostBackend } from './hosts';
@@ -66,6 +68,8 @@ export class Kvm2Provider implements Provider {
   readonly downloads: DownloadTracker;
   /** Host listings, image eviction, downloads and the catalogue, for the dashboard. */
   readonly inventory: HostInventory;
+  /** What a placement needs and what each host has left, for automatic placement. */
+  readonly capacity: HostCapacityReader;
   private readonly context: Kvm2Context;
   private readonly hostEvents = new Set<HostEvents>();
   /** operations running now; close waits for them */
@@ -86,6 +90,7 @@ export class Kvm2Provider implements Provider {
       virtTypes: new WeakMap(),
       now: options.now ?? (() => new Date()),
     };
+    this.capacity = kvm2HostCapacity(this.context);
     this.inventory = kvm2HostInventory({ settings: options.settings, backend: options.backend, downloads: this.downloads });
   }
 

@@ -72,6 +72,7 @@ export const rpcCalls: { [M in RpcMethod]: RpcCall<M> } = {
     optionsAt: 1,
     detail: (_args, subscription) => ({ event: 'refresh', callbackID: subscription?.callbackID }),
   },
+  nodeGetMemoryStats: { name: 'NodeGetMemoryStats', optionsAt: 0 },
   domainLookupByName: { name: 'DomainLookupByName', optionsAt: 1, ids: ([name]) => ({ domain: name }) },
   domainDefineXmlFlags: {
     name: 'DomainDefineXMLFlags',

@@ -47,6 +47,9 @@ export const labelsSchema = z
 const stringError = { error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : 'must be a string') };
 const nonEmpty = z.string(stringError).trim().min(1, { error: 'is required' }).max(253, { error: 'is too long' });
 
+/** placement.zone that leaves the host to the control plane (as omitting it does with several hosts) */
+export const autoZone = 'auto';
+
 export const placementSchema = z.strictObject({
   zone: nonEmpty.optional(),
   region: nonEmpty.optional(),

@@ -20,6 +20,16 @@ export type ConditionStatus = Condition['status'];
 export const errorClassNames = ['permanent', 'transient', 'notFound', 'quotaExceeded', 'unclassified'] as const;
 export type ErrorClassName = (typeof errorClassNames)[number];
 
+/** The host the control plane chose for a Proxy without placement.zone; kept for the Proxy's life. */
+export const chosenPlacementSchema = z.strictObject({
+  zone: z.string(),
+  /** e.g. `lab2: 180 GiB free, 3.1 GiB memory free, 2 VMs (spread)` */
+  reason: z.string(),
+  /** RFC 3339 */
+  at: z.string(),
+});
+export type ChosenPlacement = z.infer<typeof chosenPlacementSchema>;
+
 export const proxyStatusSchema = z.strictObject({
   phase: z.enum(proxyPhases),
   ip: z.string().optional(),
@@ -34,6 +44,7 @@ export const proxyStatusSchema = z.strictObject({
   egressIP: z.string().optional(),
   probeLatencyMs: z.number().optional(),
   probedAt: z.string().optional(),
+  chosenPlacement: chosenPlacementSchema.optional(),
 });
 export type ProxyStatusView = z.infer<typeof proxyStatusSchema>;
 

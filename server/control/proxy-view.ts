@@ -48,6 +48,7 @@ export function toProxyView(record: ProxyRecord): ProxyView {
       ...(probe?.egressIP ? { egressIP: probe.egressIP } : {}),
       ...(probe?.latencyMs !== undefined ? { probeLatencyMs: probe.latencyMs } : {}),
       ...(probe ? { probedAt: probe.probedAt } : {}),
+      ...(status.chosenPlacement ? { chosenPlacement: status.chosenPlacement } : {}),
     },
   };
 }

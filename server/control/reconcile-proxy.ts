@@ -11,6 +11,7 @@ import { deleteInstancesOwnedBy, isUsable, withoutInstance } from './instance-op
 import { instanceName } from './names';
 import { Pass, type PassDeps, type PassOutcome } from './pass';
 import { runDeletion } from './reconcile-deletion';
+import { placementForCreate } from './reconcile-placement';
 
 export async function reconcileProxy(deps: PassDeps, name: string): Promise<PassOutcome> {
   const record = deps.store.proxies.get(name);
@@ -122,6 +123,8 @@ async function recreateStopped(pass: Pass, { provider, providerID }: InstanceRef
 }
 
 async function createInstance(pass: Pass, { provider, spec }: { provider: Provider; spec: ManagedProxySpec }): Promise<PassOutcome> {
+  const placed = await placementForCreate(pass, { provider, spec });
+  if (placed.kind === 'wait') return placed.outcome;
   const name = instanceName(pass.record.name);
   const firstAttempt = pass.status.instanceSpecHash !== pass.hash;
   // The intent: after this commit, a crash mid-Create is recovered by the same Create (adopted by
@@ -136,7 +139,7 @@ async function createInstance(pass: Pass, { provider, spec }: { provider: Provid
   let instance: Instance;
   try {
     instance = await provider.create(
-      { name, uid: pass.record.uid, placement: spec.placement, cloudInit: cloudInitBytes(spec), port: spec.port },
+      { name, uid: pass.record.uid, placement: placed.placement, cloudInit: cloudInitBytes(spec), port: spec.port },
       { signal: pass.deps.signal },
     );
   } catch (err) {

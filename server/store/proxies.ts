@@ -2,6 +2,7 @@
 // deletion request, the reconciler writes `status`, the prober writes `probe`, each its own column.
 // Every method is one statement or one transaction, committed when it returns.
 import type { Database } from 'better-sqlite3';
+import type { ChosenPlacement } from '@/lib/api/proxies';
 import type { Condition, ErrorClassName, ProxySpec } from '@/lib/proxy-spec';
 import { ProxyExistsError } from './errors';
 
@@ -24,6 +25,8 @@ export interface ReconcileStatus {
   /** the Provisioned condition (Healthy lives in the probe column) */
   conditions: Condition[];
   lastError?: { class: ErrorClassName; message: string; at: string };
+  /** the host automatic placement chose; later passes, restarts and replacements keep it */
+  chosenPlacement?: ChosenPlacement;
 }
 
 export interface ProbeStatus {

@@ -90,3 +90,6 @@ export const eventsQuery = z.strictObject({
     .max(1000, { error: 'must be between 1 and 1000' })
     .optional(),
 });
+
+/** The machine type whose memory the placement preview must fit. */
+export const placementQuery = z.strictObject({ machineType: oneValue('machineType').min(1, { error: 'is required' }).max(253, { error: 'is too long' }) });

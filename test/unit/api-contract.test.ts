@@ -7,6 +7,7 @@ import type { z } from 'zod';
 import { authStatusSchema, createdTokenSchema, loggedOutSchema, passwordSetSchema, revokedTokenSchema, sessionSchema, tokenListSchema } from '@/lib/api/auth';
 import { configSummarySchema } from '@/lib/api/config';
 import { livenessSchema } from '@/lib/api/health';
+import { placementPreviewSchema } from '@/lib/api/placement';
 import { evictOutcomeSchema, healthHistorySchema, hostInventorySchema, providerListSchema } from '@/lib/api/providers';
 import { discoveryListSchema, probeHistorySchema, proxyDownloadSchema, proxyEventListSchema, proxyListSchema, proxyViewSchema } from '@/lib/api/proxies';
 import { adminPassword, type Answer, handlers as h, routeTable, startApi, type ApiHarness } from './api-harness';
@@ -163,6 +164,20 @@ const cases: ContractCase[] = [
       expect(new Set(body.domains.map((domain: { kind: string }) => domain.kind))).toEqual(new Set(['managed', 'orphaned', 'kvm-gen-1', 'foreign']));
       expect(body.images.length).toBeGreaterThan(0);
       expect(body.downloads).toEqual([expect.objectContaining({ volume: 'base-kvm2-home-other.qcow2', doneBytes: 100 })]);
+    },
+  },
+  {
+    route: 'GET /api/providers/kvm2-home/placement',
+    status: 200,
+    schema: placementPreviewSchema,
+    call: async () => {
+      await api.runtime.monitor.runNow();
+      return api.call(h.placement.GET, '/api/providers/kvm2-home/placement?machineType=small', 'GET', { ...session(), params: { provider: 'kvm2-home' } });
+    },
+    check: (body) => {
+      expect(body).toMatchObject({ provider: 'kvm2-home', machineType: 'small', policy: 'spread', refusals: [] });
+      expect(body.choice.host).toBe('hv-1');
+      expect(body.choice.reason).toMatch(/^hv-1: [\d.]+ GiB free, [\d.]+ GiB memory free, \d+ VMs? \(spread\)$/);
     },
   },
   {

@@ -16,6 +16,7 @@ import * as metrics from '@/app/api/metrics/route';
 import * as providerHealth from '@/app/api/providers/[provider]/health/route';
 import * as hostImage from '@/app/api/providers/[provider]/hosts/[host]/images/[volume]/route';
 import * as host from '@/app/api/providers/[provider]/hosts/[host]/route';
+import * as placement from '@/app/api/providers/[provider]/placement/route';
 import * as providers from '@/app/api/providers/route';
 import * as proxyDownload from '@/app/api/proxies/[name]/download/route';
 import * as proxyEvents from '@/app/api/proxies/[name]/events/route';
@@ -76,6 +77,7 @@ export const routeTable: RouteRow[] = [
     params: p({ provider: 'kvm2-home', host: 'hv-1', volume: 'base-kvm2-home-debian.qcow2' }),
     access: 'admin',
   },
+  { method: 'GET', path: '/api/providers/kvm2-home/placement', handler: placement.GET, params: p({ provider: 'kvm2-home' }), access: 'admin' },
   { method: 'GET', path: '/api/proxies', handler: proxies.GET, access: 'admin' },
   { method: 'POST', path: '/api/proxies', handler: proxies.POST, access: 'admin' },
   { method: 'GET', path: '/api/proxies/alpha', handler: proxy.GET, params: p({ name: 'alpha' }), access: 'admin' },
@@ -91,7 +93,7 @@ export const routeTable: RouteRow[] = [
   { method: 'DELETE', path: '/api/tokens/0123456789abcdef', handler: token.DELETE, params: p({ id: '0123456789abcdef' }), access: 'admin' },
 ];
 
-export const handlers = { login, logout, password, setup, status, config, discovery, healthz, metrics, providerHealth, hostImage, host, providers, proxyDownload, proxyEvents, proxyProbes, proxy, proxies, token, tokens };
+export const handlers = { login, logout, password, setup, status, config, discovery, healthz, metrics, providerHealth, hostImage, host, placement, providers, proxyDownload, proxyEvents, proxyProbes, proxy, proxies, token, tokens };
 
 export interface CallOptions {
   body?: unknown;

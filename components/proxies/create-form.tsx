@@ -16,13 +16,22 @@ import { SkeletonRows } from '@/components/ui/skeleton';
 import { CloudInitFields } from './cloud-init-fields';
 import { buildInput, choicesFor, type CreateFormState, customImage, fieldElementId, fieldOrder, fieldsFromServer, initialFormState } from './create-form-model';
 import { LabelsEditor } from './labels-editor';
-import { useCreateProxy } from './queries';
+import { usePlacementPreview, useCreateProxy } from './queries';
 
 /** The catalogue's hosts, or else the hosts the health check knows for the provider. */
 function zoneOptions(provider: ConfigProvider | undefined, checkedHosts: string[]): Array<{ value: string; label: string }> {
   const hosts = provider?.catalogue?.hosts ?? [];
   if (hosts.length) return hosts.map((host) => ({ value: host.name, label: host.address ? `${host.name} — ${host.address}` : host.name }));
   return checkedHosts.map((name) => ({ value: name, label: name }));
+}
+
+/** What the automatic choice would be now, under the host select. */
+function placementHint(preview: ReturnType<typeof usePlacementPreview>): string {
+  if (preview.isPending) return 'The server picks a reachable host with room for the disk and memory.';
+  if (preview.error || !preview.data) return 'The server picks the host when it creates the VM (it could not say which right now).';
+  const { choice, refusals } = preview.data;
+  if (choice) return `Right now that would be ${choice.reason}.`;
+  return `No host fits right now; the Proxy would wait: ${refusals.map((refusal) => `${refusal.host}: ${refusal.reason}`).join('; ')}.`;
 }
 
 function suggestName(): string {
@@ -72,6 +81,9 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
   const provider = providers.find((entry) => entry.name === state.provider);
   const health = useProviders();
   const checkedHosts = health.data?.find((entry) => entry.name === state.provider)?.targets.map((target) => target.name) ?? [];
+  // Several hosts: an empty choice leaves the host to the server (automatic placement).
+  const automatic = (provider?.catalogue?.hosts.length ?? 0) > 1;
+  const preview = usePlacementPreview(state.provider, state.machineType, automatic && state.zone === '');
   const set = <K extends keyof CreateFormState>(key: K) => (value: CreateFormState[K]) => setState((previous) => ({ ...previous, [key]: value }));
 
   async function submit(event: React.FormEvent) {
@@ -114,7 +126,16 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
             options={providers.map((entry) => ({ value: entry.name, label: `${entry.name} (${entry.type})${entry.available ? '' : ' — unavailable'}` }))}
             onChange={(value) => setState((previous) => ({ ...previous, provider: value, ...choicesFor(providers.find((entry) => entry.name === value)) }))}
           />
-          <Select id="proxy-zone" label="Host (zone)" value={state.zone} error={errors['placement.zone']} placeholder="Choose a host" options={zoneOptions(provider, checkedHosts)} onChange={set('zone')} />
+          <Select
+            id="proxy-zone"
+            label="Host (zone)"
+            value={state.zone}
+            error={errors['placement.zone']}
+            placeholder={automatic ? 'Best host (automatic)' : 'Choose a host'}
+            hint={automatic && state.zone === '' ? placementHint(preview) : undefined}
+            options={zoneOptions(provider, checkedHosts)}
+            onChange={set('zone')}
+          />
           <Select
             id="proxy-machine-type"
             label="Machine type"

@@ -3,6 +3,7 @@
 // events, its probe history, the live download of its base image, create (POST) and delete
 // (DELETE). Lists poll; create and delete invalidate what they changed.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { placementPreviewSchema } from '@/lib/api/placement';
 import { probeHistorySchema, proxyDownloadSchema, proxyEventListSchema, proxyListSchema, proxyViewSchema } from '@/lib/api/proxies';
 import type { ProxyCreateInput } from '@/lib/proxy-spec';
 import { apiRequest } from '@/components/api/client';
@@ -19,6 +20,7 @@ export const proxyKeys = {
   events: (name: string) => ['proxies', 'events', name] as const,
   probes: (name: string, windowMs: number) => ['proxies', 'probes', name, windowMs] as const,
   download: (name: string) => ['proxies', 'download', name] as const,
+  placement: (provider: string, machineType: string) => ['proxies', 'placement', provider, machineType] as const,
 };
 
 export const pollMs = 5_000;
@@ -36,6 +38,17 @@ export function useProxy(name: string) {
   return useQuery({
     queryKey: proxyKeys.detail(name),
     queryFn: ({ signal }) => apiRequest(`/api/proxies/${segment(name)}`, proxyViewSchema, { signal }),
+    refetchInterval: pollMs,
+  });
+}
+
+/** The host automatic placement would choose now for a Proxy of `machineType` on `provider`. */
+export function usePlacementPreview(provider: string, machineType: string, enabled: boolean) {
+  return useQuery({
+    queryKey: proxyKeys.placement(provider, machineType),
+    queryFn: ({ signal }) =>
+      apiRequest(`/api/providers/${segment(provider)}/placement?machineType=${encodeURIComponent(machineType)}`, placementPreviewSchema, { signal }),
+    enabled: enabled && provider !== '' && machineType !== '',
     refetchInterval: pollMs,
   });
 }

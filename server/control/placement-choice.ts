@@ -35,7 +35,7 @@ export function formatGiB(bytes: number): string {
 function refusalOf(facts: HostFacts, needs: PlacementNeeds): string | undefined {
   const { health, capacity } = facts;
   if (!health) return 'no health check has finished yet';
-  if (!health.ready) return `not reachable: ${health.reason}${health.message ? ` (${health.message})` : ''}`;
+  if (!health.ready) return `not healthy: ${health.reason}${health.message ? ` (${health.message})` : ''}`;
   if (!capacity) return `could not be measured: ${facts.measureError ?? 'no answer'}`;
   if (!capacity.poolRunning) return `storage pool ${JSON.stringify(capacity.pool)} is not running`;
   if (capacity.poolAvailableBytes < needs.diskBytes) {

@@ -98,6 +98,7 @@ export interface HarnessOptions {
   hypervisors?: Record<string, FakeHypervisor>;
   /** default trace: every line */
   logLevel?: string;
+  placementPolicy?: 'spread' | 'pack';
 }
 
 export interface Harness {
@@ -125,6 +126,7 @@ export function makeEntry(options: HarnessOptions): Kvm2Entry {
       sshKeyFile: '/dev/null',
       insecureIgnoreHostKey: true,
       diskSizeGb: options.diskSizeGb ?? 10,
+      ...(options.placementPolicy ? { placementPolicy: options.placementPolicy } : {}),
       images: { img: { url: `${options.mirror.url}${options.imagePath ?? '/image.qcow2'}`, sha256: options.sha256 } },
       machineTypes: { small: { vcpus: 1, memoryMiB: 256 } },
       hosts: (options.hosts ?? ['h1']).map((name, index) => ({

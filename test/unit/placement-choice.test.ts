@@ -52,10 +52,10 @@ const rows: Row[] = [
     refused: { lab1: 'storage pool "default" is not running' },
   },
   {
-    name: 'an unreachable host is refused with its health reason',
+    name: 'a host its latest health check found unready (unreachable) is refused with the reason',
     hosts: [{ host: 'lab1', health: { ready: false, reason: 'Unreachable', message: 'connection refused' } }, host('lab2', { vms: 5 })],
     chosen: 'lab2',
-    refused: { lab1: 'not reachable: Unreachable (connection refused)' },
+    refused: { lab1: 'not healthy: Unreachable (connection refused)' },
   },
   {
     name: 'a host that was never checked or could not be measured is refused',
@@ -84,6 +84,6 @@ describe('choosing a host for a Proxy without placement.zone', () => {
   it('names every refused host in the waiting message', () => {
     const choice = chooseHost({ hosts: [host('lab1', { poolRunning: false }), { host: 'lab2', health: { ready: false, reason: 'Timeout', message: '' } }], needs, policy: 'spread' });
     expect(choice.kind).toBe('none');
-    expect(describeRefusals(choice.refusals)).toBe('no host fits: lab1: storage pool "default" is not running; lab2: not reachable: Timeout');
+    expect(describeRefusals(choice.refusals)).toBe('no host fits: lab1: storage pool "default" is not running; lab2: not healthy: Timeout');
   });
 });

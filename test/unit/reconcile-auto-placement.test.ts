@@ -90,7 +90,7 @@ describe('automatic placement of a Proxy without placement.zone', () => {
     expect(waiting.status.conditions.find((c) => c.type === 'Provisioned')).toMatchObject({
       status: 'False',
       reason: 'NoHostFits',
-      message: 'no host fits: lab1: storage pool "default" is not running; lab2: not reachable: Unreachable (connection refused)',
+      message: 'no host fits: lab1: storage pool "default" is not running; lab2: not healthy: Unreachable (connection refused)',
     });
     expect(h.reconciler.scheduledAt('alpha')).toBeDefined();
     expect(provider.callsOf('create')).toEqual([]);

@@ -18,6 +18,7 @@ import { settingsFromEnv } from '@/server/control/settings';
 import type { ProbeRequest, ProbeResult } from '@/server/control/probe';
 import type { Kvm2Entry } from '@/server/providers/config';
 import type { CallOptions, CreateRequest, Instance, InstanceWatch, InstanceWatcher, Provider, Target } from '@/server/providers/contract';
+import type { HostCapacityReader } from '@/server/providers/host-capacity';
 import { parseProviderID } from '@/server/providers/kvm2/provider-id';
 import { kvm2Factory } from '@/server/providers/provider-types';
 import { ProviderRegistry } from '@/server/providers/registry';
@@ -76,6 +77,11 @@ export class ScopedProvider implements Provider {
     if (!this.inner.watchInstances) throw new Error(`provider ${this.name} cannot watch its instances`);
     return this.inner.watchInstances(watcher);
   }
+
+  /** The host capacity of the provider (it measures the shared libvirtd, so counts are not scoped). */
+  get capacity(): HostCapacityReader | undefined {
+    return this.inner.capacity;
+  }
 }
 
 /** An entry of the run's providers config: its suffix and what changes on the lab's `kvm2:` block. */
@@ -84,6 +90,8 @@ export interface EntrySpec {
   kvm2?: Record<string, unknown>;
   /** replaces every host's pool */
   pool?: string;
+  /** replaces the pool of the hosts named */
+  poolByHost?: Record<string, string>;
 }
 
 export interface StartOptions {
@@ -185,7 +193,10 @@ export class ControlLabRun {
   private entry(spec: EntrySpec): Kvm2Entry {
     const [lab] = parse(readFileSync(this.lab.providersConfig, 'utf8')) as Kvm2Entry[];
     if (!lab) throw new Error(`${this.lab.providersConfig} holds no entry`);
-    const hosts = lab.kvm2.hosts.map((host) => (spec.pool ? { ...host, pool: spec.pool } : host));
+    const hosts = lab.kvm2.hosts.map((host) => {
+      const pool = spec.poolByHost?.[host.name] ?? spec.pool;
+      return pool ? { ...host, pool } : host;
+    });
     return { ...lab, name: this.entryName(spec.suffix), kvm2: { ...lab.kvm2, hosts, ...spec.kvm2 } };
   }
 

@@ -63,6 +63,7 @@ const invalid: Case[] = [
   { what: 'empty pool', change: (c) => (firstHost(c).pool = ''), message: `${home}kvm2.hosts[0]: pool must not be empty` },
   { what: 'unknown virtType', change: (c) => (firstHost(c).virtType = 'xen'), message: `${home}kvm2.hosts[0]: virtType must be kvm or qemu` },
   { what: 'misspelt host field', change: (c) => (firstHost(c).brige = 'br1'), message: `${home}kvm2.hosts[0]: unknown field "brige"` },
+  { what: 'unknown placementPolicy', change: (c) => (block(c).placementPolicy = 'random'), message: `${home}kvm2: placementPolicy must be spread or pack` },
   { what: 'empty hosts list', change: (c) => (block(c).hosts = []), message: `${home}kvm2: hosts needs at least one entry` },
   { what: 'no hosts', change: (c) => delete (block(c) as Record<string, unknown>).hosts, message: `${home}kvm2: hosts is required` },
   { what: 'hosts as a mapping', change: (c) => ((block(c) as Record<string, unknown>).hosts = { beelink: {} }), message: `${home}kvm2: hosts must be a list` },

@@ -34,7 +34,7 @@ function Fact({ label, children }: { label: string; children: React.ReactNode })
 
 function Summary({ proxy }: { proxy: ProxyView }) {
   const { status } = proxy;
-  const host = proxy.placement?.zone ?? hostOfProviderID(status.providerID);
+  const host = status.chosenPlacement?.zone ?? proxy.placement?.zone ?? hostOfProviderID(status.providerID);
   const labels = Object.entries(proxy.labels);
   return (
     <dl className="grid grid-cols-2 gap-4 md:grid-cols-4">
@@ -49,7 +49,10 @@ function Summary({ proxy }: { proxy: ProxyView }) {
       {proxy.mode === 'Managed' ? (
         <>
           <Fact label="Provider">{proxy.provider ?? '—'}</Fact>
-          <Fact label="Host (zone)">{host && proxy.provider ? <Link className="text-blue-800 underline underline-offset-2" href={hostHref(proxy.provider, host)}>{host}</Link> : (host ?? '—')}</Fact>
+          <Fact label="Host (zone)">
+            {host && proxy.provider ? <Link className="text-blue-800 underline underline-offset-2" href={hostHref(proxy.provider, host)}>{host}</Link> : (host ?? '—')}
+            {status.chosenPlacement ? <span className="block text-xs text-slate-600">chosen automatically: {status.chosenPlacement.reason}</span> : null}
+          </Fact>
           <Fact label="Machine type">{proxy.placement?.machineType ?? '—'}</Fact>
           <Fact label="Image">{proxy.placement?.image ?? '—'}</Fact>
           <Fact label="Provider ID">{status.providerID ? <span className="font-mono text-xs">{status.providerID}</span> : '—'}</Fact>

@@ -92,7 +92,12 @@ describe('a Proxy created through the dashboard', () => {
     await expect(page.getByLabel('Machine type').inputValue()).resolves.not.toBe('');
     await expect(page.getByLabel('Image', { exact: true }).inputValue()).resolves.not.toBe('');
     await page.getByLabel('Name').fill(proxyName);
-    await page.getByLabel('Host (zone)').selectOption(labHost());
+    // Two lab hosts: the host is left to the server by default, and the form says which it would be.
+    const zone = page.getByLabel('Host (zone)');
+    await expect(zone.inputValue()).resolves.toBe('');
+    await expect(zone.locator('option:checked').textContent()).resolves.toBe('Best host (automatic)');
+    await page.getByText(/^Right now that would be lab[12]: [\d.]+ GiB free, [\d.]+ GiB memory free, \d+ VMs? \(spread\)\.$/).waitFor({ timeout: 20_000 });
+    await zone.selectOption(labHost());
     await page.getByRole('button', { name: 'Add label' }).click();
     await page.getByLabel('Label 1 key').fill('pool');
     await page.getByLabel('Label 1 value').fill('e2e');

@@ -7,5 +7,7 @@ export function proxyDownload(runtime: Runtime, name: string): ProxyDownload {
   const view = runtime.proxies.get(name);
   if (view.mode !== 'Managed' || !view.provider || !view.placement) return { download: null };
   const inventory = runtime.providers.get(view.provider)?.inventory;
-  return { download: inventory?.placementDownload(view.placement) ?? null } satisfies ProxyDownload;
+  // An automatically placed Proxy downloads on the host chosen for it.
+  const zone = view.status.chosenPlacement?.zone ?? view.placement.zone;
+  return { download: inventory?.placementDownload({ ...view.placement, ...(zone ? { zone } : {}) }) ?? null } satisfies ProxyDownload;
 }

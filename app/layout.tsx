@@ -6,6 +6,8 @@ import './globals.css';
 export const metadata: Metadata = {
   title: { default: 'kvm2 proxies', template: '%s · kvm2 proxies' },
   description: 'Egress proxies as VMs on your own libvirt/KVM hosts',
+  // public/icon.svg: the tab icon and the icon a phone or desktop uses for the app.
+  icons: { icon: { url: '/icon.svg', type: 'image/svg+xml' }, apple: '/icon.svg' },
 };
 
 export const viewport: Viewport = { width: 'device-width', initialScale: 1 };

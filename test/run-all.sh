@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `npm test`: unit tests, then the lab (brought up here, idempotently), lab integration and browser
+# `npm test`: the Debian packages every test needs (before any test: unit tests read seeds with
+# isoinfo/blkid), unit tests, then the lab (brought up here, idempotently), lab integration and browser
 # tests, the real-guest tests, then the lab tear-down test. Prints `N passed, N failed` from vitest's JSON reports.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -13,6 +14,11 @@ run() { # run NAME VITEST_ARGS...: one vitest run with its own JSON report
   npx vitest run "$@" --reporter=default --reporter=json --outputFile.json="$reports/$name.json" || status=1
 }
 
+if ! bash test/lab/install-packages.sh; then
+  # Unit tests still run: the ones needing a missing tool fail naming its Debian package.
+  echo "the Debian packages the tests need could not be installed" >&2
+  status=1
+fi
 run unit --project unit
 if bash test/lab/up.sh; then
   run lab --project lab --project e2e

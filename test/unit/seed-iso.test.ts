@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { buildSeedISO, buildVendorData, guestAgentScript } from '@/server/providers/kvm2/seed';
+import { requireTool } from '../support/system-tool';
 
 const dir = mkdtempSync(join(tmpdir(), 'seed-iso-test-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -21,9 +22,12 @@ function writeSeed(iso: Uint8Array): string {
   return path;
 }
 
-const run = (command: string, args: string[]) =>
-  execFileSync(command, args, { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 });
-const text = (command: string, args: string[]) => run(command, args).toString('utf8');
+// Resolved per call, so a machine without them fails every test here naming the package to install.
+const debianPackageOf = { isoinfo: 'genisoimage', blkid: 'util-linux' } as const;
+type Tool = keyof typeof debianPackageOf;
+const run = (command: Tool, args: string[]) =>
+  execFileSync(requireTool(command, debianPackageOf[command]), args, { encoding: 'buffer', maxBuffer: 64 * 1024 * 1024 });
+const text = (command: Tool, args: string[]) => run(command, args).toString('utf8');
 const listing = (path: string, tree: '-R' | '-J') => text('isoinfo', [tree, '-f', '-i', path]).split('\n').filter(Boolean).sort();
 const extract = (path: string, tree: '-R' | '-J', name: string) => run('isoinfo', [tree, '-x', `/${name}`, '-i', path]);
 

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import PostalMime from 'postal-mime';
 import { describe, expect, it } from 'vitest';
 import { buildVendorData, guestAgentScript } from '@/server/providers/kvm2/seed';
+import { requireTool } from '../support/system-tool';
 
 const adminDocument = '#cloud-config\nntp:\n  enabled: true\nwrite_files:\n  - path: /etc/motd\n    content: "a & b < c"\n';
 
@@ -45,7 +46,7 @@ describe('vendor-data', () => {
       'parts = [{"type": p.get_content_type(), "body": p.get_payload(decode=True).decode()} for p in msg.walk() if not p.is_multipart()]',
       'print(json.dumps({"multipart": msg.is_multipart(), "parts": parts}))',
     ].join('\n');
-    const parsed = JSON.parse(execFileSync('python3', ['-c', script], { input: multipart, encoding: 'utf8' })) as unknown;
+    const parsed = JSON.parse(execFileSync(requireTool('python3', 'python3-minimal'), ['-c', script], { input: multipart, encoding: 'utf8' })) as unknown;
     expect(parsed).toEqual({
       multipart: true,
       parts: [

@@ -1,35 +1,15 @@
 #!/usr/bin/env bash
-# Tears the kvm2 lab down: every domain, volume and pool it made, its daemons (libvirtd, virtlogd,
-# D-Bus and polkitd when it started them, two sshds, dnsmasq, the image server), its namespaces,
-# users and polkit rule, and the contents of .lab except reports/ (the test run's own results).
+# Tears the kvm2 lab down: both hosts with everything in them (killing a host's pid namespace init
+# ends its libvirtd, virtlogd, D-Bus, polkitd, dnsmasq, sshd and VMs; its definitions, pools and
+# logs live in .lab/hosts/<host> and go with .lab), their namespaces, the VM route, the users, the
+# image server, an old one-hypervisor lab if one is found, and the contents of .lab except reports/
+# (the test run's own results). The caches in /var/cache/kvm2lab stay.
 set -euo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
-for part in lib network guest-network libvirt ssh image; do
+for part in lib host network guest-network libvirt ssh image legacy; do
   # shellcheck source=/dev/null
   source "$here/scripts/$part.sh"
 done
-
-# Definitions a previous libvirtd left behind (it crashed, or was killed) are only removable through
-# a libvirtd, so one is started for the clean-up when the lab's is not answering.
-libvirt_leftovers() {
-  compgen -G '/etc/libvirt/qemu/*.xml' >/dev/null ||
-    [[ -e /etc/libvirt/storage/$POOL_NAME.xml || -e /etc/libvirt/storage/$INACTIVE_POOL_NAME.xml ]]
-}
-
-clean_libvirt() {
-  if ! libvirtd_answers >/dev/null 2>&1; then
-    libvirt_leftovers || return 0
-    log "starting libvirtd to remove leftover definitions"
-    install -d -m 755 "$LAB_DIR" "$RUN_DIR" "$LOG_DIR"
-    ensure_netns "$NS_HV"
-    ensure_virtlogd
-    ensure_dbus
-    ensure_polkit
-    ensure_libvirtd
-  fi
-  remove_domains
-  remove_pools
-}
 
 clean_lab_dir() {
   [[ -d $LAB_DIR ]] || return 0
@@ -38,12 +18,15 @@ clean_lab_dir() {
 
 main() {
   require_root
-  clean_libvirt
-  stop_libvirt_daemons
+  local host
+  for host in "${LAB_HOSTS[@]}"; do stop_host "$host"; done
+  remove_legacy_lab
   remove_image_server
-  remove_ssh
   remove_network
   remove_vm_route
+  remove_users
+  remove_pool_dirs
+  restore_kvm_device
   clean_lab_dir
   log "lab is down"
 }

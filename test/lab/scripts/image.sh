@@ -21,6 +21,7 @@ ensure_image_server() {
     return 0
   fi
   stop_pidfile "$IMAGE_SERVER_PID" node
+  STARTED_IMAGE_SERVER=1
   setsid node "$LAB_SRC/image-server.mjs" --port "$IMAGE_SERVER_PORT" --image "$IMAGE_DIR/lab.qcow2" \
     --also-listen "$VM_LINK_ROOT_IP" \
     >>"$LOG_DIR/image-server.log" 2>&1 </dev/null &

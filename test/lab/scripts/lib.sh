@@ -13,10 +13,17 @@ IMAGE_DIR="$LAB_DIR/images"
 POOL_DIR="$LAB_DIR/pools"
 FALLBACK_POOL_DIR=/var/lib/kvm2lab/pools
 
-# Network namespaces: one for the hypervisor (libvirtd, bridge, dnsmasq, VMs), one per "remote host".
-NS_HV=kvm2lab-hv
+# Two hypervisors, each in a network namespace of its own that holds its sshd, libvirtd, VM bridge,
+# dnsmasq and VMs, and in mount and pid namespaces of its own (scripts/host.sh):
+#   lab1  this machine's Debian 12 libvirt 9.0 with private /run, /etc/libvirt, /var/lib/libvirt, ...
+#   lab2  a Debian 13 (trixie) root (hypervisor2/build.sh) with libvirt 11.3, as an overlay.
+LAB_HOSTS=(lab1 lab2)
 NS_LAB1=kvm2lab-lab1
 NS_LAB2=kvm2lab-lab2
+LAB1_NETNS=$NS_LAB1
+LAB2_NETNS=$NS_LAB2
+# The old layout's hypervisor namespace (one libvirtd behind both sshds): down.sh still removes it.
+NS_LEGACY_HV=kvm2lab-hv
 
 # 198.18.0.0/15 is reserved for network tests (RFC 2544): it can never be someone else's address.
 LAB1_ROOT_ADDR=198.18.1.1/30
@@ -28,20 +35,32 @@ LAB2_PORT=2222
 LAB1_VETH=kvm2lab-lab1 # root end; the namespace end is eth0
 LAB2_VETH=kvm2lab-lab2
 
+# The same bridge name on both hosts (each in its own namespace), different subnets.
 BRIDGE=kvm2lab-br0
-BRIDGE_ADDR=198.18.100.1/24
-DHCP_RANGE=198.18.100.10,198.18.100.250,1h
+LAB1_BRIDGE_ADDR=198.18.100.1/24
+LAB1_VM_NET=198.18.100.0/24
+LAB1_DHCP_RANGE=198.18.100.10,198.18.100.250,1h
+LAB2_BRIDGE_ADDR=198.18.101.1/24
+LAB2_VM_NET=198.18.101.0/24
+LAB2_DHCP_RANGE=198.18.101.10,198.18.101.250,1h
+# Kept for readers of the one-hypervisor names (lab1's).
+BRIDGE_ADDR=$LAB1_BRIDGE_ADDR
+VM_NET=$LAB1_VM_NET
 
-# The route from the root namespace (where the app and its proxy probes run) to the VM network:
-# a veth pair root <-> hypervisor namespace, forwarding in the hypervisor namespace only.
-VM_NET=198.18.100.0/24
-VM_LINK=kvm2lab-vmnet # root end; the namespace end is VM_LINK_PEER
-VM_LINK_PEER=uplink
+# host_var HOST FIELD: LAB1_FIELD or LAB2_FIELD.
+host_var() {
+  local var
+  var="$(tr '[:lower:]' '[:upper:]' <<<"$1")_$2"
+  printf '%s' "${!var}"
+}
+
+# The root namespace (where the app and its proxy probes run) reaches each host's VM network through
+# that host's veth (each host forwards); the VMs reach back only VM_LINK_ROOT_IP, an address on the
+# root namespace's lo, where the image server also listens.
+VM_LINK=kvm2lab-vmnet # the one-hypervisor layout's veth to the VM network (legacy.sh removes it)
+VM_LINK_LABEL=lo:kvm2lab
 VM_LINK_ROOT_IP=198.18.0.1
-VM_LINK_ROOT_ADDR=$VM_LINK_ROOT_IP/30
-VM_LINK_NS_IP=198.18.0.2
-VM_LINK_NS_ADDR=$VM_LINK_NS_IP/30
-VM_PROBE_NETNS=kvm2lab-vmprobe # a stand-in VM that test/lab/lab-guest-network.test.ts plugs into the bridge
+VM_PROBE_NETNS=kvm2lab-vmprobe # a stand-in VM that test/lab/lab-guest-network.test.ts plugs into a bridge
 
 LAB_USER=kvm2lab
 NOLV_USER=kvm2nolv
@@ -49,9 +68,18 @@ NOLV_USER=kvm2nolv
 POOL_NAME=default
 INACTIVE_POOL_NAME=kvm2lab-stopped
 
+# Paths inside each host (its own /run, /etc, ...); from the root namespace see host_path.
 LIBVIRT_SOCKET=/var/run/libvirt/libvirt-sock
+VIRTLOGD_SOCKET=/run/libvirt/virtlogd-sock
 POLKIT_RULE=/etc/polkit-1/rules.d/50-kvm2lab.rules
 DBUS_SOCKET=/run/dbus/system_bus_socket
+HOST_RUN=/run/kvm2lab # pid files and leases of a host's daemons, inside the host
+HOST_LOG=/var/log/libvirt # each host's own, bound from .lab/hosts/<host>/log
+HOST_POOL_DIR=/var/lib/kvm2lab/pools # lab2's pools, inside its root (lab1's: POOL_DIR)
+HOSTS_DIR="$LAB_DIR/hosts" # per-host state: .lab/hosts/<host>/
+# Caches kept across lab:down (like the guest image): the trixie root and each libvirt's QEMU
+# capabilities (a probe takes seconds under emulation).
+CACHE_ROOT=${KVM2LAB_CACHE:-/var/cache/kvm2lab}
 
 IMAGE_SERVER_PORT=18080
 IMAGE_SERVER_URL="http://127.0.0.1:$IMAGE_SERVER_PORT"
@@ -59,17 +87,13 @@ IMAGE_SERVER_URL="http://127.0.0.1:$IMAGE_SERVER_PORT"
 IMAGE_SERVER_VM_URL="http://$VM_LINK_ROOT_IP:$IMAGE_SERVER_PORT"
 GUEST_JSON="$LAB_DIR/guest.json"
 
-LIBVIRTD_PID="$RUN_DIR/libvirtd.pid"
-VIRTLOGD_PID="$RUN_DIR/virtlogd.pid"
-DBUS_PID="$RUN_DIR/dbus.pid"
-POLKITD_PID="$RUN_DIR/polkitd.pid"
-DNSMASQ_PID="$RUN_DIR/dnsmasq.pid"
 IMAGE_SERVER_PID="$RUN_DIR/image-server.pid"
 KVM_DEVICE_ORIG="$RUN_DIR/kvm-device.orig"
-sshd_pid_file() { echo "$RUN_DIR/sshd-$1.pid"; }
+# host_init_pid_file HOST: the pid (root namespace) of the host's namespace init, see host.sh.
+host_init_pid_file() { echo "$RUN_DIR/$1-init.pid"; }
 
 PACKAGES=(libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils ovmf openssh-server
-  dnsmasq-base genisoimage iproute2 dbus polkitd curl python3-libvirt
+  dnsmasq-base genisoimage iproute2 dbus polkitd curl python3-libvirt python3-minimal util-linux
   chromium)  # chromium: the browser tests drive Debian's build through playwright-core
 
 log() { printf '[lab] %s\n' "$*" >&2; }

@@ -1,5 +1,6 @@
-# Network namespaces: the hypervisor's (bridge + DHCP for VMs) and one per "remote host"
-# (an sshd reachable from the root namespace through a veth pair).
+# Each host's network namespace: an sshd reachable from the root namespace through a veth pair,
+# the VM bridge with DHCP (dnsmasq, run inside the host), and forwarding so that the root namespace
+# reaches the host's VMs (see guest-network.sh).
 
 # ensure_addr NETNS DEV CIDR: the address is on the device (NETNS "" is the root namespace).
 ensure_addr() {
@@ -14,41 +15,51 @@ ensure_netns() {
   ip -n "$1" link set lo up
 }
 
-# ensure_host_link NETNS ROOT_END ROOT_CIDR NS_ADDR: a veth pair root <-> NETNS, /30 on both ends.
+# ensure_host_link HOST: a veth pair root <-> HOST's namespace, /30 on both ends.
 ensure_host_link() {
-  local netns=$1 root_end=$2 root_cidr=$3 ns_addr=$4
+  local netns root_end
+  netns=$(host_var "$1" NETNS)
+  root_end=$(host_var "$1" VETH)
   ensure_netns "$netns"
   if ! ip link show "$root_end" >/dev/null 2>&1; then
     ip link add "$root_end" type veth peer name eth0 netns "$netns"
   fi
-  ensure_addr "" "$root_end" "$root_cidr"
-  ensure_addr "$netns" eth0 "$ns_addr/30"
+  ensure_addr "" "$root_end" "$(host_var "$1" ROOT_ADDR)"
+  ensure_addr "$netns" eth0 "$(host_var "$1" ADDR)/30"
   ip link set "$root_end" up
   ip -n "$netns" link set eth0 up
 }
 
 ensure_bridge() {
-  ensure_netns "$NS_HV"
-  ip -n "$NS_HV" link show "$BRIDGE" >/dev/null 2>&1 || ip -n "$NS_HV" link add "$BRIDGE" type bridge
-  ensure_addr "$NS_HV" "$BRIDGE" "$BRIDGE_ADDR"
-  ip -n "$NS_HV" link set "$BRIDGE" up
+  local netns
+  netns=$(host_var "$1" NETNS)
+  ip -n "$netns" link show "$BRIDGE" >/dev/null 2>&1 || ip -n "$netns" link add "$BRIDGE" type bridge
+  ensure_addr "$netns" "$BRIDGE" "$(host_var "$1" BRIDGE_ADDR)"
+  ip -n "$netns" link set "$BRIDGE" up
 }
 
+# dnsmasq serves DHCP only, so "answers" is: it listens on the bridge's port 67.
+dnsmasq_answers() { [[ -n $(ip netns exec "$(host_var "$1" NETNS)" ss -Hlun 'sport = :67') ]]; }
+
 # DHCP only (port=0 turns DNS off): the VMs have nowhere to resolve names to anyway.
-ensure_dnsmasq() {
-  pid_alive "$DNSMASQ_PID" dnsmasq && return 0
-  ip netns exec "$NS_HV" dnsmasq --conf-file=/dev/null --port=0 --bind-interfaces \
-    --interface="$BRIDGE" --except-interface=lo --dhcp-range="$DHCP_RANGE" \
-    --dhcp-leasefile="$RUN_DIR/dnsmasq.leases" --pid-file="$DNSMASQ_PID" --user=root \
-    --log-facility="$LOG_DIR/dnsmasq.log"
-  wait_for 10 dnsmasq pid_alive "$DNSMASQ_PID" dnsmasq
+start_dnsmasq() {
+  host_exec "$1" dnsmasq --conf-file=/dev/null --port=0 --bind-interfaces \
+    --interface="$BRIDGE" --except-interface=lo --dhcp-range="$(host_var "$1" DHCP_RANGE)" \
+    --dhcp-leasefile="$HOST_RUN/dnsmasq.leases" --pid-file="$HOST_RUN/dnsmasq.pid" --user=root \
+    --log-facility="$HOST_LOG/dnsmasq.log"
 }
 
 ensure_network() {
-  ensure_host_link "$NS_LAB1" "$LAB1_VETH" "$LAB1_ROOT_ADDR" "$LAB1_ADDR"
-  ensure_host_link "$NS_LAB2" "$LAB2_VETH" "$LAB2_ROOT_ADDR" "$LAB2_ADDR"
-  ensure_bridge
-  ensure_dnsmasq
+  local host
+  for host in "${LAB_HOSTS[@]}"; do
+    ensure_host_link "$host"
+    ensure_bridge "$host"
+  done
+}
+
+ensure_dhcp() {
+  local host
+  for host in "${LAB_HOSTS[@]}"; do ensure_daemon "$host" dnsmasq dnsmasq dnsmasq_answers start_dnsmasq; done
 }
 
 # kill_netns_processes NETNS: whatever still runs inside a lab namespace is the lab's.
@@ -65,15 +76,17 @@ kill_netns_processes() {
   [[ -z $pids ]] || kill -9 $pids 2>/dev/null || true
 }
 
+# remove_netns NETNS: its processes, then the namespace (which takes its veth ends and bridge along).
+remove_netns() {
+  kill_netns_processes "$1"
+  if netns_exists "$1"; then ip netns delete "$1"; fi
+}
+
 remove_network() {
-  stop_pidfile "$DNSMASQ_PID" dnsmasq
-  local ns
-  for ns in "$NS_LAB1" "$NS_LAB2" "$NS_HV"; do
-    kill_netns_processes "$ns"
-    netns_exists "$ns" && ip netns delete "$ns"
+  local host veth
+  for host in "${LAB_HOSTS[@]}"; do
+    remove_netns "$(host_var "$host" NETNS)"
+    veth=$(host_var "$host" VETH)
+    if ip link show "$veth" >/dev/null 2>&1; then ip link delete "$veth"; fi
   done
-  # Deleting a namespace deletes its veth ends, which takes the root ends with them.
-  ip link show "$LAB1_VETH" >/dev/null 2>&1 && ip link delete "$LAB1_VETH"
-  ip link show "$LAB2_VETH" >/dev/null 2>&1 && ip link delete "$LAB2_VETH"
-  return 0
 }

@@ -1,33 +1,34 @@
-# SSH side of the lab: two users, the client key, one sshd (own host key, own config) per host
-# namespace, and a hashed known_hosts file naming each host exactly as it is dialled.
-
-# ensure_user NAME GROUPS: '*' as password hash so sshd (UsePAM no) does not see a locked account.
-ensure_user() {
-  local name=$1 groups=$2 home
-  if ! id "$name" >/dev/null 2>&1; then
-    useradd --create-home --shell /bin/bash --password '*' ${groups:+--groups "$groups"} "$name"
-  fi
-  home=$(getent passwd "$name" | cut -d: -f6)
-  install -d -m 700 -o "$name" -g "$name" "$home/.ssh"
-  if ! cmp -s "$SSH_DIR/id_ed25519.pub" "$home/.ssh/authorized_keys"; then
-    install -m 600 -o "$name" -g "$name" "$SSH_DIR/id_ed25519.pub" "$home/.ssh/authorized_keys"
-  fi
-}
+# SSH side of the lab: the client key, the same two users on each host, one sshd per host (its own
+# host key and config, run inside the host), and a hashed known_hosts file naming each host exactly
+# as it is dialled. lab1's users are this machine's; lab2's live in its own /etc/passwd.
 
 ensure_client_key() {
   install -d -m 700 "$SSH_DIR"
   [[ -f $SSH_DIR/id_ed25519 ]] || ssh-keygen -q -t ed25519 -N '' -C kvm2lab -f "$SSH_DIR/id_ed25519"
 }
 
+# ensure_user HOST NAME GROUPS: '*' as password hash so sshd (UsePAM no) does not see a locked account.
+ensure_user() {
+  local host=$1 name=$2 groups=$3 home
+  if ! host_exec "$host" id "$name" >/dev/null 2>&1; then
+    host_exec "$host" useradd --create-home --shell /bin/bash --password '*' ${groups:+--groups "$groups"} "$name"
+  fi
+  home=$(host_exec "$host" getent passwd "$name" | cut -d: -f6)
+  host_exec "$host" install -d -m 700 -o "$name" -g "$name" "$home/.ssh"
+  if ! cmp -s "$SSH_DIR/id_ed25519.pub" "$(host_path "$host" "$home/.ssh/authorized_keys")"; then
+    host_exec "$host" install -m 600 -o "$name" -g "$name" /dev/stdin "$home/.ssh/authorized_keys" <"$SSH_DIR/id_ed25519.pub"
+  fi
+}
+
 # known_hosts_name ADDR PORT: how OpenSSH writes a host in known_hosts.
 known_hosts_name() { if [[ $2 == 22 ]]; then echo "$1"; else echo "[$1]:$2"; fi; }
 
 ensure_known_hosts() {
-  local plain="$SSH_DIR/known_hosts.plain"
-  {
-    printf '%s %s\n' "$(known_hosts_name "$LAB1_ADDR" "$LAB1_PORT")" "$(cut -d' ' -f1,2 "$SSH_DIR/lab1/ssh_host_ed25519_key.pub")"
-    printf '%s %s\n' "$(known_hosts_name "$LAB2_ADDR" "$LAB2_PORT")" "$(cut -d' ' -f1,2 "$SSH_DIR/lab2/ssh_host_ed25519_key.pub")"
-  } >"$plain"
+  local plain="$SSH_DIR/known_hosts.plain" host
+  for host in "${LAB_HOSTS[@]}"; do
+    printf '%s %s\n' "$(known_hosts_name "$(host_var "$host" ADDR)" "$(host_var "$host" PORT)")" \
+      "$(cut -d' ' -f1,2 "$SSH_DIR/$host/ssh_host_ed25519_key.pub")"
+  done >"$plain"
   # Hashing salts each entry anew, so the file is rewritten only when the keys change.
   if [[ -f $SSH_DIR/known_hosts ]] && cmp -s "$plain" "$SSH_DIR/known_hosts.source"; then
     rm -f "$plain"
@@ -40,38 +41,45 @@ ensure_known_hosts() {
   mv "$plain" "$SSH_DIR/known_hosts.source"
 }
 
-# ensure_sshd NAME NETNS ADDR PORT
-ensure_sshd() {
-  local name=$1 netns=$2 addr=$3 port=$4
-  local dir="$SSH_DIR/$name" pidfile conf
-  pidfile=$(sshd_pid_file "$name")
-  conf="$dir/sshd_config"
+# sshd answers when it greets on its address with an SSH banner.
+sshd_answers() {
+  local banner
+  banner=$(timeout 3 bash -c "exec 3<>/dev/tcp/$(host_var "$1" ADDR)/$(host_var "$1" PORT); head -c 4 <&3") || return 1
+  [[ $banner == SSH- ]]
+}
+
+# The host's sshd: host key and config in .lab/ssh/<host>/ (known_hosts is made from the key); lab2
+# cannot see .lab, so they are copied into its /etc/ssh/kvm2lab/.
+start_sshd() {
+  local host=$1 dir="$SSH_DIR/$1" conf="$SSH_DIR/$1"
   install -d -m 700 "$dir"
-  [[ -f $dir/ssh_host_ed25519_key ]] || ssh-keygen -q -t ed25519 -N '' -C "$name" -f "$dir/ssh_host_ed25519_key"
-  sed -e "s|@ADDR@|$addr|g" -e "s|@PORT@|$port|g" -e "s|@DIR@|$dir|g" -e "s|@PIDFILE@|$pidfile|g" \
-    -e "s|@USERS@|$LAB_USER $NOLV_USER|g" "$LAB_SRC/scripts/sshd_config" >"$conf.new"
-  if pid_alive "$pidfile" sshd && cmp -s "$conf.new" "$conf"; then
-    rm -f "$conf.new"
-    return 0
+  [[ -f $dir/ssh_host_ed25519_key ]] || ssh-keygen -q -t ed25519 -N '' -C "$host" -f "$dir/ssh_host_ed25519_key"
+  if [[ $host != lab1 ]]; then
+    conf=/etc/ssh/kvm2lab
+    install -d -m 700 "$(host_path "$host" "$conf")"
+    install -m 600 "$dir/ssh_host_ed25519_key" "$(host_path "$host" "$conf/ssh_host_ed25519_key")"
   fi
-  mv "$conf.new" "$conf"
-  stop_pidfile "$pidfile" sshd
-  /usr/sbin/sshd -t -f "$conf" || die "sshd config $conf is invalid"
-  ip netns exec "$netns" /usr/sbin/sshd -f "$conf" -E "$LOG_DIR/sshd-$name.log"
-  wait_for 10 "sshd $name" pid_alive "$pidfile" sshd
+  sed -e "s|@ADDR@|$(host_var "$host" ADDR)|g" -e "s|@PORT@|$(host_var "$host" PORT)|g" -e "s|@DIR@|$conf|g" \
+    -e "s|@PIDFILE@|$HOST_RUN/sshd.pid|g" -e "s|@USERS@|$LAB_USER $NOLV_USER|g" \
+    "$LAB_SRC/scripts/sshd_config" >"$(host_path "$host" "$conf/sshd_config")"
+  # sshd's privilege-separation directory; systemd-tmpfiles would create it on a systemd host.
+  host_exec "$host" install -d -m 755 /run/sshd
+  host_exec "$host" /usr/sbin/sshd -t -f "$conf/sshd_config" || die "sshd config of $host is invalid"
+  host_exec "$host" /usr/sbin/sshd -f "$conf/sshd_config" -E "$HOST_LOG/sshd.log"
 }
 
 ensure_ssh() {
+  local host
   ensure_client_key
-  ensure_user "$LAB_USER" libvirt
-  ensure_user "$NOLV_USER" ""
-  # sshd's privilege-separation directory; systemd-tmpfiles would create it on a systemd host.
-  install -d -m 755 /run/sshd
-  ensure_sshd lab1 "$NS_LAB1" "$LAB1_ADDR" "$LAB1_PORT"
-  ensure_sshd lab2 "$NS_LAB2" "$LAB2_ADDR" "$LAB2_PORT"
+  for host in "${LAB_HOSTS[@]}"; do
+    ensure_user "$host" "$LAB_USER" libvirt
+    ensure_user "$host" "$NOLV_USER" ""
+    ensure_daemon "$host" sshd sshd sshd_answers start_sshd
+  done
   ensure_known_hosts
 }
 
+# lab1's users are this machine's; lab2's went with its root.
 remove_users() {
   local name
   for name in "$LAB_USER" "$NOLV_USER"; do
@@ -81,10 +89,4 @@ remove_users() {
     kill_pids $(ps -o pid= -u "$name" 2>/dev/null || true)
     userdel --remove "$name" 2>/dev/null || userdel "$name"
   done
-}
-
-remove_ssh() {
-  stop_pidfile "$(sshd_pid_file lab1)" sshd
-  stop_pidfile "$(sshd_pid_file lab2)" sshd
-  remove_users
 }

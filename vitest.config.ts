@@ -54,6 +54,7 @@ export default defineConfig({
           name: 'teardown',
           include: ['test/lab/**/teardown*.test.ts'],
           environment: 'node',
+          fileParallelism: false,
           testTimeout: 300_000,
         },
       },

@@ -1,8 +1,8 @@
 // The control plane on the lab, end to end through the runtime: two Proxies (one per lab host)
 // get running domains and stay Provisioning (the lab image boots no OS, so no address ever comes;
-// on this libvirt Get is even ErrTransient, which must back off, never fail the Proxy); orphan GC
-// collects the domain of a Proxy whose record is gone and spares the one whose Proxy exists,
-// although ListByTag lists each domain under both hosts (one libvirtd behind two SSH endpoints);
+// on lab1's libvirt 9.0 Get is even ErrTransient, which must back off, never fail the Proxy); ListByTag
+// lists each domain once, under the host it runs on; orphan GC collects the domain of a Proxy whose
+// record is gone and spares the one whose Proxy exists, and never touches the other host's domains;
 // deleting a Proxy removes its domain, overlay and seed, and then the record.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ProxyView } from '@/lib/proxy-spec';
@@ -44,7 +44,8 @@ async function provisioned(name: string): Promise<string> {
     },
     { timeout: 90_000, interval: 250 },
   );
-  await vi.waitFor(async () => expect(await domainState(instanceName(name)), `${instanceName(name)} to run`).toBe('running'), { timeout: 60_000, interval: 250 });
+  const host = view(name).placement?.zone;
+  await vi.waitFor(async () => expect(await domainState(instanceName(name), host), `${instanceName(name)} to run on ${host}`).toBe('running'), { timeout: 60_000, interval: 250 });
   return providerID;
 }
 
@@ -67,7 +68,7 @@ describe('the runtime on the lab', () => {
   it('two Proxies reach Provisioning with running domains and stay there, retrying, over several passes', async () => {
     runtime.proxies.create(labProxy({ name: kept, provider: entry, zone: 'lab1' }));
     const keptID = await provisioned(kept);
-    // The second one on lab2, once the base is cached: both endpoints share one pool.
+    // The second one on lab2, a hypervisor of its own: it downloads the base into its own pool.
     runtime.proxies.create(labProxy({ name: orphaned, provider: entry, zone: 'lab2' }));
     const orphanedID = await provisioned(orphaned);
     expect(keptID).toBe(`hosts/lab1/domains/${instanceName(kept)}`);
@@ -88,7 +89,7 @@ describe('the runtime on the lab', () => {
         expect(provisionedCondition?.reason).toBe('InstanceProvisioning');
       }
       expect(runtime.proxies.events(name).some((event) => event.reason === 'Failed')).toBe(false);
-      expect(await domainState(instanceName(name))).toBe('running');
+      expect(await domainState(instanceName(name), view(name).placement?.zone)).toBe('running');
     }
     expect(run.probes).toEqual([]);
   });
@@ -96,20 +97,20 @@ describe('the runtime on the lab', () => {
   it('orphan GC deletes the domain whose Proxy record is gone and never the one whose Proxy exists', async () => {
     const provider = runtime.providers.get(entry);
     const listed = (await provider!.listByTag(managedTag)).map((instance) => instance.providerID).sort();
-    // One libvirtd behind both endpoints: every domain is listed under lab1 and under lab2.
-    expect(listed).toEqual(
-      [kept, orphaned].flatMap((name) => [`hosts/lab1/domains/${instanceName(name)}`, `hosts/lab2/domains/${instanceName(name)}`]).sort(),
-    );
+    // Two hypervisors: each domain is listed once, under the host it runs on.
+    expect(listed).toEqual([`hosts/lab1/domains/${instanceName(kept)}`, `hosts/lab2/domains/${instanceName(orphaned)}`]);
 
     const orphanDomain = instanceName(orphaned);
     runtime.store.proxies.remove(view(orphaned).uid);
-    await vi.waitFor(async () => expect(await domainState(orphanDomain), `GC to delete ${orphanDomain}`).toBeUndefined(), { timeout: 30_000, interval: 250 });
-    expect(await run.instanceVolumes(orphanDomain)).toEqual([]);
-    expect(run.logs.some((line) => line.msg === 'orphan instance deleted' && line.providerID === `hosts/lab1/domains/${orphanDomain}`)).toBe(true);
+    await vi.waitFor(async () => expect(await domainState(orphanDomain, 'lab2'), `GC to delete ${orphanDomain}`).toBeUndefined(), { timeout: 30_000, interval: 250 });
+    expect(await run.instanceVolumes(orphanDomain, 'lab2')).toEqual([]);
+    expect(run.logs.filter((line) => line.msg === 'orphan instance deleted').map((line) => line.providerID)).toEqual([
+      `hosts/lab2/domains/${orphanDomain}`,
+    ]);
 
-    // A sweep now sees the kept domain twice and deletes neither listing of it.
+    // A sweep now sees the kept domain once (on lab1) and deletes nothing; lab1 never lost anything.
     const [report] = await runtime.gc.sweep();
-    expect(report).toMatchObject({ provider: entry, listed: 2, deleted: [], failed: [] });
+    expect(report).toMatchObject({ provider: entry, listed: 1, deleted: [], failed: [] });
     expect(await domainState(instanceName(kept))).toBe('running');
     expect(await run.instanceVolumes(instanceName(kept))).toEqual([`${instanceName(kept)}-seed.iso`, `${instanceName(kept)}.qcow2`]);
     expect(view(kept).status.phase).toBe('Provisioning');

@@ -25,7 +25,7 @@ import { ProviderRegistry } from '@/server/providers/registry';
 import { createRuntime, type Runtime } from '@/server/runtime';
 import { createLogger } from '@/server/telemetry/logger';
 import { createMetrics } from '@/server/telemetry/metrics';
-import { type Lab, loadLab, removeDomain, removeVolume, runCommand, virsh } from './harness/lab';
+import { type Lab, loadLab, removeDomain, removeVolume, runCommand, virsh, virshArgv } from './harness/lab';
 
 export interface LogLine {
   level: number;
@@ -200,9 +200,9 @@ export class ControlLabRun {
     return { ...lab, name: this.entryName(spec.suffix), kvm2: { ...lab.kvm2, hosts, ...spec.kvm2 } };
   }
 
-  /** Volume names in the lab pool. */
-  async volumes(): Promise<string[]> {
-    const listing = await virsh(['vol-list', '--pool', this.lab.pool.name]);
+  /** Volume names in the lab pool of HOST (lab1 by default; each host has its own pool). */
+  async volumes(host?: string): Promise<string[]> {
+    const listing = await virsh(['vol-list', '--pool', this.lab.pool.name], host);
     return listing
       .split('\n')
       .map((line) => line.trim().split(/\s+/)[0] ?? '')
@@ -210,25 +210,28 @@ export class ControlLabRun {
   }
 
   /** Volumes of the instance, as the provider names them: overlay and seed. */
-  async instanceVolumes(domain: string): Promise<string[]> {
-    return (await this.volumes()).filter((name) => name === `${domain}.qcow2` || name === `${domain}-seed.iso`).sort();
+  async instanceVolumes(domain: string, host?: string): Promise<string[]> {
+    return (await this.volumes(host)).filter((name) => name === `${domain}.qcow2` || name === `${domain}-seed.iso`).sort();
   }
 
   /** Base images and markers cached for this run's entries. */
-  async baseVolumes(): Promise<string[]> {
+  async baseVolumes(host?: string): Promise<string[]> {
     const prefixes = [...this.entryNames].map((entry) => `base-${entry}-`);
-    return (await this.volumes()).filter((name) => prefixes.some((prefix) => name.startsWith(prefix))).sort();
+    return (await this.volumes(host)).filter((name) => prefixes.some((prefix) => name.startsWith(prefix))).sort();
   }
 
-  /** Stops the runtime, then removes every domain and volume the run caused and its temp dir. */
+  /** Stops the runtime, then removes every domain and volume the run caused, on both hosts, and its temp dir. */
   async cleanUp(): Promise<void> {
     await this.current?.stop().catch(() => undefined);
-    for (const domain of this.domains) await removeDomain(domain).catch(() => undefined);
     const domains = [...this.domains];
-    const ours = [...(await this.baseVolumes()), ...(await this.volumes()).filter((name) => domains.some((domain) => name.startsWith(domain)))];
-    // Markers first, so an interrupted cleanup leaves bases that are refetched, never trusted.
-    for (const name of ours.sort((a, b) => Number(b.endsWith('.sha256')) - Number(a.endsWith('.sha256')))) {
-      await removeVolume(this.lab.pool.name, name).catch(() => undefined);
+    for (const { name: host } of this.lab.hosts) {
+      for (const domain of domains) await removeDomain(domain, host).catch(() => undefined);
+      const volumes = await this.volumes(host).catch(() => []);
+      const ours = [...(await this.baseVolumes(host).catch(() => [])), ...volumes.filter((name) => domains.some((domain) => name.startsWith(domain)))];
+      // Markers first, so an interrupted cleanup leaves bases that are refetched, never trusted.
+      for (const name of ours.sort((a, b) => Number(b.endsWith('.sha256')) - Number(a.endsWith('.sha256')))) {
+        await removeVolume(this.lab.pool.name, name, host).catch(() => undefined);
+      }
     }
     rmSync(this.dir, { recursive: true, force: true });
   }
@@ -258,9 +261,9 @@ export function singleProxySuite(options: { suffix: string; env?: Record<string,
   return suite;
 }
 
-/** root virsh's state of a domain, or undefined when there is none. */
-export async function domainState(domain: string): Promise<string | undefined> {
-  const result = await runCommand(['virsh', '-q', '-c', 'qemu:///system', 'domstate', domain]);
+/** root virsh's state of a domain on HOST (lab1 by default), or undefined when there is none. */
+export async function domainState(domain: string, host?: string): Promise<string | undefined> {
+  const result = await runCommand([...virshArgv(host), 'domstate', domain]);
   return result.exitCode === 0 ? result.stdout.trim() : undefined;
 }
 

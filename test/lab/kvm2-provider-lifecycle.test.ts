@@ -7,7 +7,7 @@ import { managedTag } from '@/server/providers/contract';
 import { metadataURI } from '@/server/providers/kvm2/metadata';
 import type { Kvm2Provider } from '@/server/providers/kvm2/provider';
 import { parseDomainXML, parseVolumeXML } from '@/server/providers/kvm2/xml-parse';
-import { imageServerStats, loadLab, runCommand, virsh, type Lab } from './harness/lab';
+import { imageServerStats, loadLab, runCommand, virsh, virshArgv, type Lab } from './harness/lab';
 import { failureOf, Kvm2LabRun } from './kvm2-provider-support';
 
 let lab: Lab;
@@ -78,7 +78,7 @@ describe('kvm2 provider on the lab', () => {
   it('Get of the booting domain: no IP yet (Provisioning, or transient where the ARP source errors)', async () => {
     // libvirt 9.0 fails `--source arp` on an empty neighbour table ("wrong nlmsg len"); the spec's
     // known gap: with every source erroring, Get is ErrTransient rather than Provisioning.
-    const arp = await runCommand(['virsh', '-c', 'qemu:///system', 'domifaddr', first, '--source', 'arp']);
+    const arp = await runCommand([...virshArgv('lab1'), 'domifaddr', first, '--source', 'arp']);
     const id = `hosts/lab1/domains/${first}`;
     if (arp.exitCode === 0) {
       const instance = await provider.get(id);
@@ -97,10 +97,12 @@ describe('kvm2 provider on the lab', () => {
     ]);
   });
 
-  it('the mark reads back through ListByTag, which sees both domains', async () => {
+  it('the mark reads back through ListByTag, which sees both domains once, on lab1 only', async () => {
     const instances = await provider.listByTag(managedTag);
     const onLab1 = instances.filter((instance) => instance.providerID.startsWith('hosts/lab1/'));
     expect(onLab1.map((instance) => instance.name)).toEqual(expect.arrayContaining([first, second]));
+    const ours = instances.filter((instance) => instance.name === first || instance.name === second);
+    expect(ours.map((instance) => instance.providerID).sort()).toEqual([`hosts/lab1/domains/${first}`, `hosts/lab1/domains/${second}`]);
     const mine = onLab1.find((instance) => instance.name === first);
     expect(mine).toMatchObject({ state: 'Provisioning', uid: `uid-${first}` });
     expect(mine?.ip).toBeUndefined();

@@ -1,11 +1,12 @@
-// The lab's two "remote hosts" behave like real libvirt hosts: reachable over SSH from the root
-// namespace with the lab key and hashed known_hosts, serving one libvirtd that refuses users
-// outside the libvirt group itself.
-import { mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
+// The lab's two hosts behave like real, different libvirt hosts: reachable over SSH from the root
+// namespace with the lab key and hashed known_hosts, each serving its own libvirtd (lab1 Debian 12's
+// 9.0, lab2 Debian 13's 11.3) that refuses users outside the libvirt group itself, in namespaces
+// of its own where nothing of the other host is visible.
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { type Lab, labLibvirtUri, loadLab, nsExec, runCommand, sshArgs, virsh } from './harness/lab';
+import { type Lab, type LabHost, labLibvirtUri, loadLab, nsExec, runCommand, sshArgs, virsh } from './harness/lab';
 
 let lab: Lab;
 beforeAll(() => {
@@ -43,9 +44,17 @@ describe.each([0, 1])('lab host %i', (index) => {
     expect(rows).toContainEqual([lab.inactivePool.name, 'inactive', 'no']);
   });
 
-  it('reaches the same libvirtd as the root socket', async () => {
-    const overSsh = await virshOver(labLibvirtUri(lab, host()), ['pool-uuid', lab.pool.name]);
-    expect(overSsh.stdout.trim()).toBe((await virsh(['pool-uuid', lab.pool.name])).trim());
+  it("reaches the host's own libvirtd, not the other host's", async () => {
+    const other = lab.hosts[1 - index] as LabHost;
+    const overSsh = (await virshOver(labLibvirtUri(lab, host()), ['pool-uuid', lab.pool.name])).stdout.trim();
+    expect(overSsh).toBe((await virsh(['pool-uuid', lab.pool.name], host())).trim());
+    expect(overSsh).not.toBe((await virsh(['pool-uuid', lab.pool.name], other)).trim());
+  });
+
+  it('runs the libvirt version lab.json names (lab1 9.0.0, lab2 11.3.0)', async () => {
+    const version = await virshOver(labLibvirtUri(lab, host()), ['version', '--daemon']);
+    expect(version.stdout).toContain(`Running against daemon: ${host().libvirtVersion}`);
+    expect(host().libvirtVersion).toBe(['9.0.0', '11.3.0'][index]);
   });
 
   it('lets the non-libvirt user in over SSH', async () => {
@@ -106,29 +115,54 @@ describe('known_hosts', () => {
   });
 });
 
-describe('namespaces', () => {
-  const netnsOf = (pid: string) => readlinkSync(`/proc/${pid}/ns/net`);
-  const netnsInode = (name: string) => `net:[${statSync(`/run/netns/${name}`).ino}]`;
+describe.each([0, 1])('namespaces of lab host %i', (index) => {
+  const host = () => lab.hosts[index] as LabHost;
+  const other = () => lab.hosts[1 - index] as LabHost;
+  const commandsIn = async (netns: string) => {
+    const pids = (await runCommand(['ip', 'netns', 'pids', netns])).stdout.split(/\s+/).filter(Boolean);
+    return new Set(pids.map((pid) => readFileSync(`/proc/${pid}/comm`, 'utf8').trim()));
+  };
 
-  it('runs libvirtd inside the hypervisor namespace, where the VM bridge has its address', async () => {
-    const pid = readFileSync(lab.libvirtdPidFile, 'utf8').trim();
-    expect(netnsOf(pid)).toBe(netnsInode(lab.hypervisorNetns));
-    const bridge = await nsExec(lab.hypervisorNetns, ['ip', '-br', 'addr', 'show', 'dev', lab.bridge]);
-    expect(bridge).toContain('198.18.100.1/24');
+  it('runs every daemon of the host inside its network namespace, where its VM bridge has its address', async () => {
+    const commands = await commandsIn(host().netns);
+    for (const daemon of ['libvirtd', 'virtlogd', 'dbus-daemon', 'polkitd', 'dnsmasq', 'sshd']) expect(commands).toContain(daemon);
+    const bridge = await nsExec(host().netns, ['ip', '-br', 'addr', 'show', 'dev', lab.bridge]);
+    expect(bridge).toContain(host().bridgeAddress);
   });
 
-  it('serves DHCP on the VM bridge from inside the hypervisor namespace', async () => {
-    const listening = await nsExec(lab.hypervisorNetns, ['ss', '-ulnp']);
+  it('serves DHCP on its VM bridge from inside its namespace', async () => {
+    const listening = await nsExec(host().netns, ['ss', '-ulnp']);
     expect(listening).toMatch(new RegExp(`0\\.0\\.0\\.0%${lab.bridge}:67 .*"dnsmasq"`));
   });
 
-  it('keeps the VM network out of the root namespace', async () => {
+  it("has its own /run: the other host's and the machine's libvirt sockets are not its own", () => {
+    const socketInode = (root: string) => statSync(`${root}/run/libvirt/libvirt-sock`).ino;
+    expect(socketInode(host().rootPath)).not.toBe(socketInode(other().rootPath));
+    let rootSocket: number | undefined;
+    try {
+      rootSocket = statSync('/run/libvirt/libvirt-sock').ino;
+    } catch {
+      rootSocket = undefined; // no libvirtd of the machine's own: fine
+    }
+    expect(rootSocket).not.toBe(socketInode(host().rootPath));
+  });
+
+  it('keeps its VM network out of the root namespace', async () => {
     const rootAddresses = (await runCommand(['ip', '-br', 'addr'])).stdout;
-    expect(rootAddresses).not.toContain('198.18.100.');
+    expect(rootAddresses).not.toContain(host().bridgeAddress.split('/')[0]);
     expect((await runCommand(['ip', 'link', 'show', lab.bridge])).exitCode).not.toBe(0);
   });
 
-  it('leaves the libvirt socket open to all, so refusals come from libvirt, not the socket', () => {
-    expect(statSync(lab.socket).mode & 0o777).toBe(0o777);
+  it('leaves its libvirt socket open to all, so refusals come from libvirt, not the socket', () => {
+    // /var/run is a symlink to /run, which would resolve in the root namespace: the /run path.
+    expect(statSync(`${host().rootPath}/run/libvirt/libvirt-sock`).mode & 0o777).toBe(0o777);
+  });
+});
+
+describe('lab2', () => {
+  it('is a Debian 13 root of its own, not this machine\'s', () => {
+    const lab2 = lab.hosts[1] as LabHost;
+    expect(readFileSync(`${lab2.rootPath}/etc/debian_version`, 'utf8')).toMatch(/^13\./);
+    expect(readFileSync('/etc/debian_version', 'utf8')).toMatch(/^12\./);
   });
 });

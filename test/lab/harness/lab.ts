@@ -1,9 +1,19 @@
 // Test-side view of the lab that `bash test/lab/up.sh` brings up: reads .lab/lab.json and offers
-// the few commands tests need (root virsh, a command inside a lab namespace, image-server stats).
+// the few commands tests need (root virsh on either host, a command inside a lab namespace,
+// image-server stats). The lab has two hypervisors, lab1 (libvirt 9.0) and lab2 (libvirt 11.3),
+// each with its own libvirtd in namespaces of its own; root reaches each one's socket through
+// /proc/<host init>/root (hosts[].libvirtSocketFromRoot). The one-libvirtd fields (pool, socket,
+// hypervisorNetns, libvirtdPidFile) are lab1's, and virsh() without a host means lab1.
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
+
+export interface LabPool {
+  name: string;
+  path: string; // as the host sees it (what libvirt answers)
+  pathFromRoot: string; // the same directory from the root namespace
+}
 
 export interface LabHost {
   name: string;
@@ -11,6 +21,16 @@ export interface LabHost {
   host: string;
   port: number;
   netns: string;
+  libvirtVersion: string; // the daemon's, e.g. "9.0.0" on lab1 and "11.3.0" on lab2
+  initPidFile: string; // the host's namespace init: killing it ends the host
+  rootPath: string; // the host's / from the root namespace
+  libvirtSocketFromRoot: string;
+  pool: LabPool;
+  inactivePool: LabPool;
+  bridgeAddress: string;
+  vmNetwork: string;
+  dhcpLeasesFromRoot: string;
+  logsDir: string;
 }
 
 export interface Lab {
@@ -31,6 +51,7 @@ export interface Lab {
 }
 
 const poolSchema = z.object({ name: z.string(), path: z.string() });
+const hostPoolSchema = poolSchema.extend({ pathFromRoot: z.string() });
 const labSchema = z.object({
   dir: z.string(),
   sshKeyFile: z.string(),
@@ -39,7 +60,23 @@ const labSchema = z.object({
   nonLibvirtUser: z.string(),
   socket: z.string(),
   hosts: z.array(
-    z.object({ name: z.string(), address: z.string(), host: z.string(), port: z.number(), netns: z.string() }),
+    z.object({
+      name: z.string(),
+      address: z.string(),
+      host: z.string(),
+      port: z.number(),
+      netns: z.string(),
+      libvirtVersion: z.string(),
+      initPidFile: z.string(),
+      rootPath: z.string(),
+      libvirtSocketFromRoot: z.string(),
+      pool: hostPoolSchema,
+      inactivePool: hostPoolSchema,
+      bridgeAddress: z.string(),
+      vmNetwork: z.string(),
+      dhcpLeasesFromRoot: z.string(),
+      logsDir: z.string(),
+    }),
   ),
   hypervisorNetns: z.string(),
   pool: poolSchema,
@@ -149,9 +186,23 @@ async function runChecked(argv: string[]): Promise<string> {
   return result.stdout;
 }
 
-/** root's `virsh -c qemu:///system ARGS`; resolves with stdout, rejects with LabCommandError. */
-export function virsh(args: string[]): Promise<string> {
-  return runChecked(['virsh', '-q', '-c', 'qemu:///system', ...args]);
+/** The lab host named NAME (or given), lab1 when none is. */
+export function labHost(host?: LabHost | string): LabHost {
+  if (typeof host === 'object') return host;
+  const name = host ?? 'lab1';
+  const found = loadLab().hosts.find((candidate) => candidate.name === name);
+  if (!found) throw new Error(`the lab has no host ${name}`);
+  return found;
+}
+
+/** root's virsh argv for HOST's own libvirtd (no SSH, no polkit: root on its socket). */
+export function virshArgv(host?: LabHost | string): string[] {
+  return ['virsh', '-q', '-c', `qemu:///system?socket=${labHost(host).libvirtSocketFromRoot}`];
+}
+
+/** root's `virsh ARGS` on HOST's libvirtd (lab1 by default); resolves with stdout, rejects with LabCommandError. */
+export function virsh(args: string[], host?: LabHost | string): Promise<string> {
+  return runChecked([...virshArgv(host), ...args]);
 }
 
 /** ARGV inside network namespace NETNS; resolves with stdout, rejects with LabCommandError. */
@@ -199,16 +250,16 @@ export async function resetImageServerStats(lab: Lab): Promise<void> {
   if (res.status !== 204) throw new Error(`image server /stats/reset answered ${res.status}`);
 }
 
-/** Removes a domain a test made: destroy (if running) and undefine with its NVRAM. */
-export async function removeDomain(name: string): Promise<void> {
-  const state = await runCommand(['virsh', '-q', '-c', 'qemu:///system', 'domstate', name]);
+/** Removes a domain a test made on HOST (lab1 by default): destroy (if running) and undefine with its NVRAM. */
+export async function removeDomain(name: string, host?: LabHost | string): Promise<void> {
+  const state = await runCommand([...virshArgv(host), 'domstate', name]);
   if (state.exitCode !== 0) return; // no such domain
-  if (state.stdout.trim() !== 'shut off') await virsh(['destroy', name]).catch(() => undefined);
-  await virsh(['undefine', '--nvram', name]);
+  if (state.stdout.trim() !== 'shut off') await virsh(['destroy', name], host).catch(() => undefined);
+  await virsh(['undefine', '--nvram', name], host);
 }
 
-/** Removes a volume a test made, if it exists. */
-export async function removeVolume(pool: string, name: string): Promise<void> {
-  const info = await runCommand(['virsh', '-q', '-c', 'qemu:///system', 'vol-info', '--pool', pool, name]);
-  if (info.exitCode === 0) await virsh(['vol-delete', '--pool', pool, name]);
+/** Removes a volume a test made on HOST (lab1 by default), if it exists. */
+export async function removeVolume(pool: string, name: string, host?: LabHost | string): Promise<void> {
+  const info = await runCommand([...virshArgv(host), 'vol-info', '--pool', pool, name]);
+  if (info.exitCode === 0) await virsh(['vol-delete', '--pool', pool, name], host);
 }

@@ -119,7 +119,12 @@ ensure_pool() {
 ensure_host_libvirt() {
   local host=$1 pools
   ensure_daemon "$host" virtlogd virtlogd virtlogd_answers start_virtlogd
-  ensure_daemon "$host" dbus dbus-daemon bus_answers start_dbus
+  if ! bus_answers "$host" >/dev/null 2>&1; then
+    # polkitd and libvirtd hold connections to the old bus, which goes: they are restarted with it.
+    ensure_daemon "$host" dbus dbus-daemon bus_answers start_dbus
+    stop_host_daemon "$host" polkitd polkitd
+    stop_host_daemon "$host" libvirtd libvirtd
+  fi
   ensure_daemon "$host" polkitd polkitd polkit_answers start_polkit
   ensure_daemon "$host" libvirtd libvirtd libvirtd_answers start_libvirtd
   pools=$(host_pool_dir "$host")

@@ -41,8 +41,9 @@ afterAll(async () => {
 const hostPage = (host: string) => `${session.app.url}/hosts/${provider}/${host}`;
 const labHost = () => lab.hosts[0]!.name;
 
-async function poolVolumes(): Promise<string[]> {
-  return (await virsh(['vol-list', lab.pool.name])).split('\n').map((line) => line.trim().split(/\s+/)[0] ?? '').filter(Boolean);
+/** Volume names in HOST's pool (lab1 by default): each lab host has its own. */
+async function poolVolumes(host = labHost()): Promise<string[]> {
+  return (await virsh(['vol-list', lab.pool.name], host)).split('\n').map((line) => line.trim().split(/\s+/)[0] ?? '').filter(Boolean);
 }
 
 function countPosts(page: Page): () => number {
@@ -149,7 +150,7 @@ describe('a Proxy created through the dashboard', () => {
     const slowUrl = `${lab.imageServer.url}/variants/slow.qcow2`;
     // The spec's name for a URL image's cache: base-<entry>-<first 16 hex of the URL's sha256>.qcow2
     slowVolume = `base-${provider}-${createHash('sha256').update(slowUrl).digest('hex').slice(0, 16)}.qcow2`;
-    if ((await poolVolumes()).includes(slowVolume)) {
+    if ((await poolVolumes(lab.hosts[1]!.name)).includes(slowVolume)) {
       // Cached by an earlier run: evict it so this Proxy has to download it.
       expect((await session.api('DELETE', `/api/providers/${provider}/hosts/${lab.hosts[1]!.name}/images/${slowVolume}`)).status()).toBe(200);
     }
@@ -173,7 +174,8 @@ describe('a Proxy created through the dashboard', () => {
     await hostTab.close();
     // The transfer ends (the variant drips for about 25 s) and the panel goes.
     await progress.waitFor({ state: 'detached', timeout: 90_000 });
-    expect(await poolVolumes()).toContain(slowVolume);
+    expect(await poolVolumes(lab.hosts[1]!.name)).toContain(slowVolume);
+    expect(await poolVolumes()).not.toContain(slowVolume); // lab1 is another hypervisor
     const deleted = await session.api('DELETE', `/api/proxies/${downloadingName}`);
     expect(deleted.status()).toBe(202);
   });
@@ -206,9 +208,9 @@ describe('a Proxy created through the dashboard', () => {
     await expect(dialog.textContent()).resolves.toContain('digest marker first');
     await dialog.getByRole('button', { name: 'Evict image' }).click();
     await row.waitFor({ state: 'detached', timeout: 30_000 });
-    const volumes = await poolVolumes();
+    const volumes = await poolVolumes(lab.hosts[1]!.name);
     expect(volumes).not.toContain(slowVolume);
     expect(volumes).not.toContain(`${slowVolume}.sha256`);
-    expect(volumes).toContain(baseVolume);
+    expect(await poolVolumes()).toContain(baseVolume);
   });
 });

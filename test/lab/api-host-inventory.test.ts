@@ -1,6 +1,7 @@
 // The HTTP API against the lab's real libvirtd over real sshd: the host listing shows the lab's
 // pools (the stopped one as inactive) and a domain defined by hand with virsh as foreign; a Proxy
-// created through the API shows up as a managed domain backing onto the cached image; evicting
+// created through the API on lab1 shows up as a managed domain backing onto the cached image (and
+// not on lab2's page: another hypervisor); evicting
 // that image is refused (409) while the domain exists and works once the Proxy is deleted.
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -36,8 +37,8 @@ interface ImageView {
 }
 
 const host = 'lab1';
-const listHost = async () => {
-  const answer = await api.call(h.host.GET, `/api/providers/${api.entryName}/hosts/${host}`, 'GET', { session: true, params: { provider: api.entryName, host } });
+const listHost = async (name = host) => {
+  const answer = await api.call(h.host.GET, `/api/providers/${api.entryName}/hosts/${name}`, 'GET', { session: true, params: { provider: api.entryName, host: name } });
   expect(answer.status, answer.text.slice(0, 300)).toBe(200);
   return answer.json as { pools: Array<{ name: string; state: string; configured: boolean }>; images: ImageView[]; domains: DomainView[] };
 };
@@ -84,6 +85,10 @@ describe('the host listing on the lab', () => {
     expect(listing.domains.find((entry) => entry.name === domain)).toMatchObject({ kind: 'managed', proxy: name });
     const image = listing.images.find((entry) => entry.volume === `base-${api.entryName}-lab.qcow2`);
     expect(image).toMatchObject({ complete: true, usedBy: 1, domains: [domain] });
+    // lab2 is a hypervisor of its own: neither the domain nor the image is on its page.
+    const other = await listHost('lab2');
+    expect(other.domains.map((entry) => entry.name)).not.toContain(domain);
+    expect(other.images.map((entry) => entry.volume)).not.toContain(`base-${api.entryName}-lab.qcow2`);
   });
 
   it('refuses to evict the image in use (409) and leaves it in the pool', async () => {

@@ -136,11 +136,16 @@ describe.each([0, 1])('namespaces of lab host %i', (index) => {
   });
 
   it("has its own /run: the other host's and the machine's libvirt sockets are not its own", () => {
-    const socketInode = (root: string) => statSync(`${root}/run/libvirt/libvirt-sock`).ino;
+    // Device and inode: two tmpfs mounts may hand out the same inode numbers.
+    const socketId = (path: string) => {
+      const stat = statSync(path);
+      return `${stat.dev}:${stat.ino}`;
+    };
+    const socketInode = (root: string) => socketId(`${root}/run/libvirt/libvirt-sock`);
     expect(socketInode(host().rootPath)).not.toBe(socketInode(other().rootPath));
-    let rootSocket: number | undefined;
+    let rootSocket: string | undefined;
     try {
-      rootSocket = statSync('/run/libvirt/libvirt-sock').ino;
+      rootSocket = socketId('/run/libvirt/libvirt-sock');
     } catch {
       rootSocket = undefined; // no libvirtd of the machine's own: fine
     }

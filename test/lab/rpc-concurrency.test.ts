@@ -1,5 +1,4 @@
 // Many calls in flight on one real connection, and a stalled daemon.
-import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   CallTimeoutError,
@@ -7,7 +6,7 @@ import {
   isLibvirtError,
   type LibvirtClient,
 } from '@/server/libvirt';
-import { type Lab, loadLab, virsh } from './harness/lab';
+import { hostDaemonPid, type Lab, loadLab, virsh } from './harness/lab';
 import { openOverSsh, virshLibVersion } from './rpc-lab-support';
 
 let lab: Lab;
@@ -45,7 +44,7 @@ describe('a stalled libvirtd', () => {
   it('a call with a 2 s budget rejects with the budget error, and a fresh connection works after SIGCONT', async () => {
     const stalled = await openOverSsh(lab);
     const bystander = await openOverSsh(lab);
-    const pid = Number(readFileSync(lab.libvirtdPidFile, 'utf8').trim());
+    const pid = hostDaemonPid(lab.hosts[0]!, 'libvirtd');
     let timedOut: unknown;
     let pendingAlongside: unknown;
     process.kill(pid, 'SIGSTOP');

@@ -5,7 +5,7 @@
 // /proc/<host init>/root (hosts[].libvirtSocketFromRoot). The one-libvirtd fields (pool, socket,
 // hypervisorNetns, libvirtdPidFile) are lab1's, and virsh() without a host means lab1.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { z } from 'zod';
 
@@ -195,6 +195,26 @@ export function labHost(host?: LabHost | string): LabHost {
   return found;
 }
 
+/**
+ * The pid (in the root namespace) of DAEMON (libvirtd, virtlogd, sshd, ...) of HOST: its pid file
+ * inside the host names its pid in the host's own pid namespace, mapped here through NSpid.
+ */
+export function hostDaemonPid(host: LabHost, daemon: string): number {
+  const inHost = readFileSync(`${host.rootPath}/run/kvm2lab/${daemon}.pid`, 'utf8').trim();
+  const init = readFileSync(host.initPidFile, 'utf8').trim();
+  const pidNamespace = readlinkSync(`/proc/${init}/ns/pid`);
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      if (readlinkSync(`/proc/${entry}/ns/pid`) !== pidNamespace) continue;
+      const nspid = /^NSpid:\s+(.+)$/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1]?.trim().split(/\s+/);
+      if (nspid?.at(-1) === inHost) return Number(entry);
+    } catch {
+      // exited meanwhile
+    }
+  }
+  throw new Error(`${daemon} of ${host.name} (pid ${inHost} there) is not running`);
+}
+
 /** root's virsh argv for HOST's own libvirtd (no SSH, no polkit: root on its socket). */
 export function virshArgv(host?: LabHost | string): string[] {
   return ['virsh', '-q', '-c', `qemu:///system?socket=${labHost(host).libvirtSocketFromRoot}`];
@@ -255,6 +275,8 @@ export async function removeDomain(name: string, host?: LabHost | string): Promi
   const state = await runCommand([...virshArgv(host), 'domstate', name]);
   if (state.exitCode !== 0) return; // no such domain
   if (state.stdout.trim() !== 'shut off') await virsh(['destroy', name], host).catch(() => undefined);
+  // A transient domain (virsh create) is gone once destroyed.
+  if ((await runCommand([...virshArgv(host), 'domstate', name])).exitCode !== 0) return;
   await virsh(['undefine', '--nvram', name], host);
 }
 

@@ -87,6 +87,7 @@ remove_network() {
   for host in "${LAB_HOSTS[@]}"; do
     remove_netns "$(host_var "$host" NETNS)"
     veth=$(host_var "$host" VETH)
-    if ip link show "$veth" >/dev/null 2>&1; then ip link delete "$veth"; fi
+    # The namespace's deletion takes the root end along, asynchronously: gone by now or soon.
+    if ip link show "$veth" >/dev/null 2>&1; then ip link delete "$veth" 2>/dev/null || ! ip link show "$veth" >/dev/null 2>&1; fi
   done
 }

@@ -2,7 +2,8 @@
 // `virsh qemu-agent-command` with guest-ping, guest-exec (+ guest-exec-status) and
 // guest-network-get-interfaces. The test uses this; the product never does.
 import { z } from 'zod';
-import { runCommand } from '@/test/lab/harness/lab';
+import { runCommand, virshArgv } from '@/test/lab/harness/lab';
+import type { GuestDomain } from './guest-domain';
 
 export class GuestAgentError extends Error {
   readonly code = 'GUEST_AGENT_FAILED';
@@ -12,14 +13,14 @@ export class GuestAgentError extends Error {
   }
 }
 
-async function agentCommand(domain: string, command: object): Promise<unknown> {
-  const result = await runCommand(['virsh', '-q', '-c', 'qemu:///system', 'qemu-agent-command', domain, JSON.stringify(command)], { timeoutMs: 60_000 });
-  if (result.exitCode !== 0) throw new GuestAgentError(`qemu-agent-command on ${domain} failed: ${result.stderr.trim()}`);
+async function agentCommand(domain: GuestDomain, command: object): Promise<unknown> {
+  const result = await runCommand([...virshArgv(domain.host), 'qemu-agent-command', domain.name, JSON.stringify(command)], { timeoutMs: 60_000 });
+  if (result.exitCode !== 0) throw new GuestAgentError(`qemu-agent-command on ${domain.name} (${domain.host.name}) failed: ${result.stderr.trim()}`);
   return (JSON.parse(result.stdout) as { return: unknown }).return;
 }
 
 /** True when the agent in DOMAIN answers guest-ping. */
-export async function agentAnswers(domain: string): Promise<boolean> {
+export async function agentAnswers(domain: GuestDomain): Promise<boolean> {
   try {
     await agentCommand(domain, { execute: 'guest-ping' });
     return true;
@@ -44,7 +45,7 @@ export interface GuestExecResult {
 const execTimeoutMs = 60_000;
 
 /** Runs ARGV in the guest and waits for it; stdout as raw bytes (the agent carries it in base64). */
-export async function guestExec(domain: string, argv: [string, ...string[]]): Promise<GuestExecResult> {
+export async function guestExec(domain: GuestDomain, argv: [string, ...string[]]): Promise<GuestExecResult> {
   const [path, ...args] = argv;
   const started = await agentCommand(domain, { execute: 'guest-exec', arguments: { path, arg: args, 'capture-output': true } });
   const pid = z.object({ pid: z.number() }).parse(started).pid;
@@ -58,15 +59,15 @@ export async function guestExec(domain: string, argv: [string, ...string[]]): Pr
         stderr: Buffer.from(status['err-data'] ?? '', 'base64').toString('utf8'),
       };
     }
-    if (Date.now() > deadline) throw new GuestAgentError(`${argv.join(' ')} did not finish in ${domain} within ${execTimeoutMs} ms`);
+    if (Date.now() > deadline) throw new GuestAgentError(`${argv.join(' ')} did not finish in ${domain.name} within ${execTimeoutMs} ms`);
     await new Promise((resolve) => setTimeout(resolve, 500));
   }
 }
 
 /** Runs a shell command in the guest; rejects unless it exits 0. */
-export async function guestShell(domain: string, script: string): Promise<Buffer> {
+export async function guestShell(domain: GuestDomain, script: string): Promise<Buffer> {
   const result = await guestExec(domain, ['/bin/sh', '-c', script]);
-  if (result.exitCode !== 0) throw new GuestAgentError(`\`${script}\` exited ${result.exitCode} in ${domain}: ${result.stderr.trim()}`);
+  if (result.exitCode !== 0) throw new GuestAgentError(`\`${script}\` exited ${result.exitCode} in ${domain.name}: ${result.stderr.trim()}`);
   return result.stdout;
 }
 
@@ -79,7 +80,7 @@ const interfacesSchema = z.array(
 );
 
 /** The guest's own IPv4 addresses outside loopback, as the agent reports them. */
-export async function guestIPv4Addresses(domain: string): Promise<string[]> {
+export async function guestIPv4Addresses(domain: GuestDomain): Promise<string[]> {
   const interfaces = interfacesSchema.parse(await agentCommand(domain, { execute: 'guest-network-get-interfaces' }));
   return interfaces
     .filter((iface) => iface.name !== 'lo')

@@ -7,8 +7,6 @@ import { z } from 'zod';
 import { type Lab, type LabHost, LabNotUpError, loadLab, runCommand, virsh } from '@/test/lab/harness/lab';
 
 const guestJsonSchema = z.object({
-  vmNetwork: z.string(),
-  vmGateway: z.string(),
   rootAddress: z.string(),
   imageServerVmUrl: z.string(),
   guestImageBuilder: z.string(),
@@ -17,17 +15,20 @@ export type GuestVariant = z.infer<typeof guestJsonSchema>;
 
 export interface GuestLab extends Lab {
   guest: GuestVariant;
-  /** lab1: both lab hosts reach the one libvirtd, so one is enough */
-  host: LabHost;
 }
 
 export function loadGuestLab(): GuestLab {
   const lab = loadLab();
   const path = join(lab.dir, 'guest.json');
   if (!existsSync(path)) throw new LabNotUpError(`${path} does not exist (the lab predates its guest variant)`);
-  const host = lab.hosts[0];
-  if (!host) throw new LabNotUpError('lab.json lists no hosts');
-  return { ...lab, guest: guestJsonSchema.parse(JSON.parse(readFileSync(path, 'utf8'))), host };
+  return { ...lab, guest: guestJsonSchema.parse(JSON.parse(readFileSync(path, 'utf8'))) };
+}
+
+/** The lab host named NAME (lab1: Debian 12's libvirt 9.0, lab2: Debian 13's 11.3). */
+export function guestHost(lab: Lab, name: string): LabHost {
+  const host = lab.hosts.find((candidate) => candidate.name === name);
+  if (!host) throw new LabNotUpError(`lab.json lists no host ${name}`);
+  return host;
 }
 
 const buildJsonSchema = z.object({
@@ -112,20 +113,22 @@ function providerYaml(options: { lab: GuestLab; image: GuestImage; name: string;
       # (Python) and Squid start comfortably in.
       ${guestMachineType}: {vcpus: 2, memoryMiB: 1024}
     hosts:
-      - name: ${lab.host.name}
-        address: "${lab.host.address}"
+${lab.hosts.map((host) => hostYaml(lab, host)).join('')}`;
+}
+
+const hostYaml = (lab: GuestLab, host: LabHost) => `      - name: ${host.name}
+        address: "${host.address}"
         user: ${lab.user}
         bridge: ${lab.bridge}
-        pool: ${lab.pool.name}
+        pool: ${host.pool.name}
         virtType: qemu
 `;
-}
 
 /** Writes the providers config of the guest tests into DIR and returns its path. */
 export function writeGuestProvidersConfig(options: { lab: GuestLab; image: GuestImage; dir: string }): string {
   const { lab, image } = options;
   const text = [
-    '# Providers config of the real-guest tests (test/guest): the lab host with the guest image.',
+    '# Providers config of the real-guest tests (test/guest): both lab hosts with the guest image.',
     providerYaml({ lab, image, name: guestProviders.withAgent, installGuestAgent: true }),
     providerYaml({ lab, image, name: guestProviders.withoutAgent, installGuestAgent: false }),
   ].join('\n');
@@ -134,20 +137,22 @@ export function writeGuestProvidersConfig(options: { lab: GuestLab; image: Guest
   return path;
 }
 
-/** Volumes of the lab pool whose name starts with PREFIX. */
-export async function poolVolumes(lab: Lab, prefix: string): Promise<string[]> {
-  const listing = await virsh(['vol-list', '--pool', lab.pool.name]);
+/** Volumes of HOST's pool whose name starts with PREFIX. */
+export async function poolVolumes(host: LabHost, prefix: string): Promise<string[]> {
+  const listing = await virsh(['vol-list', '--pool', host.pool.name], host);
   return listing
     .split('\n')
     .map((line) => line.trim().split(/\s+/)[0] ?? '')
     .filter((name) => name.startsWith(prefix));
 }
 
-/** The cached base images of the guest providers: they outlive Proxies by design, not test runs. */
+/** The cached base images of the guest providers on every host: they outlive Proxies by design, not test runs. */
 export async function removeGuestBaseImages(lab: Lab): Promise<void> {
-  for (const provider of Object.values(guestProviders)) {
-    // Marker first, as the spec's manual eviction does.
-    const volumes = (await poolVolumes(lab, `base-${provider}-`)).sort((a, b) => Number(b.endsWith('.sha256')) - Number(a.endsWith('.sha256')));
-    for (const volume of volumes) await virsh(['vol-delete', '--pool', lab.pool.name, volume]);
+  for (const host of lab.hosts) {
+    for (const provider of Object.values(guestProviders)) {
+      // Marker first, as the spec's manual eviction does.
+      const volumes = (await poolVolumes(host, `base-${provider}-`)).sort((a, b) => Number(b.endsWith('.sha256')) - Number(a.endsWith('.sha256')));
+      for (const volume of volumes) await virsh(['vol-delete', '--pool', host.pool.name, volume], host);
+    }
   }
 }

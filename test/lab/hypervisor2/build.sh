@@ -34,18 +34,6 @@ cache_key() { sha256sum "$SRC/build.sh" | cut -c1-16; }
 
 in_root() { chroot "$ROOT" /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 DEBIAN_FRONTEND=noninteractive "$@"; }
 
-unmount_root() {
-  local mounts
-  [[ -n ${ROOT:-} ]] || return 0
-  mounts=$(awk -v root="$ROOT" '$2 == root || index($2, root "/") == 1 {print $2}' /proc/mounts | sort -r)
-  [[ -z $mounts ]] || echo "$mounts" | xargs -r umount -l
-}
-
-cleanup() {
-  unmount_root
-  [[ -n ${WORK:-} && -d $WORK ]] && rm -rf "$WORK"
-  return 0
-}
 
 ensure_debootstrap() {
   [[ $(dpkg-query -W -f='${Status}' debootstrap 2>/dev/null) == "install ok installed" ]] && return 0
@@ -54,13 +42,12 @@ ensure_debootstrap() {
   DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >/dev/null
 }
 
-build() {
-  local out=$1 started=$SECONDS
-  ensure_debootstrap
-  install -d "$DEB_CACHE"
-  WORK=$(mktemp -d /var/tmp/kvm2lab-hypervisor2.XXXXXX)
+# build_in_namespace WORK OUT: runs in a mount namespace of its own (see build), so the mounts it
+# makes for apt inside the root vanish with it, whatever happens.
+build_in_namespace() {
+  local out=$2 started=$SECONDS
+  WORK=$1
   ROOT=$WORK/root
-  trap cleanup EXIT
   log "debootstrap $SUITE (minbase) from $MIRROR"
   debootstrap --variant=minbase --cache-dir="$DEB_CACHE" "$SUITE" "$ROOT" "$MIRROR" >"$WORK/debootstrap.log" 2>&1 ||
     die "debootstrap failed; see the log below" "$WORK/debootstrap.log"
@@ -71,13 +58,13 @@ build() {
   printf '%s\n' 'path-exclude=/usr/share/doc/*' 'path-exclude=/usr/share/man/*' 'path-exclude=/usr/share/info/*' \
     'path-exclude=/usr/share/locale/*' >"$ROOT/etc/dpkg/dpkg.cfg.d/kvm2lab-nodoc"
   mount -t proc proc "$ROOT/proc"
-  mount --rbind /dev "$ROOT/dev"
+  mount --bind /dev "$ROOT/dev"
   # apt keeps its .debs in the shared cache, so a rebuild downloads nothing.
   mount --bind "$DEB_CACHE" "$ROOT/var/cache/apt/archives"
   log "apt-get install ${PACKAGES[*]}"
   { in_root apt-get update -qq && in_root apt-get install -y -qq --no-install-recommends "${PACKAGES[@]}"; } \
     >"$WORK/apt.log" 2>&1 || die "apt-get install in the trixie root failed; see the log below" "$WORK/apt.log"
-  unmount_root
+  umount "$ROOT/var/cache/apt/archives" "$ROOT/dev" "$ROOT/proc"
   rm -rf "$ROOT"/var/lib/apt/lists/* "$ROOT"/var/cache/apt/*.bin "$ROOT"/var/log/*.log "$ROOT"/etc/ssh/ssh_host_*
   : >"$ROOT/etc/machine-id"
   local libvirt qemu
@@ -91,8 +78,24 @@ build() {
   log "built $out/root (libvirt $libvirt, QEMU $qemu) in $((SECONDS - started))s"
 }
 
+# build OUT: the work directory is removed by this process once the namespace's process has ended
+# (and its mounts with it), so removing it can never reach into a mounted /dev.
+build() {
+  ensure_debootstrap
+  install -d "$DEB_CACHE"
+  local work
+  work=$(mktemp -d /var/tmp/kvm2lab-hypervisor2.XXXXXX)
+  # shellcheck disable=SC2064 # the path is fixed now
+  trap "rm -rf --one-file-system '$work'" EXIT
+  unshare --mount --propagation private bash "$SRC/build.sh" --in-namespace "$work" "$1"
+}
+
 main() {
   local key out
+  if [[ ${1:-} == --in-namespace ]]; then
+    build_in_namespace "$2" "$3"
+    return 0
+  fi
   key=$(cache_key)
   out=$ROOT_CACHE/$key
   if [[ ${1:-} == --if-cached ]]; then

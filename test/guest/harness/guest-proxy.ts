@@ -1,0 +1,118 @@
+// The scaffolding every real-guest test shares: one app session per test file, and a Proxy on a
+// real guest driven through the HTTP API on a chosen lab host: created, watched phase by phase
+// (noting when each was first seen), deleted with a check that nothing of it is left on the host,
+// and its timings recorded (observations, never assertions).
+import { afterAll, beforeAll, expect } from 'vitest';
+import type { ProxyView } from '@/lib/proxy-spec';
+import type { LabHost } from '@/test/lab/harness/lab';
+import { type GuestDomain, instanceTraces } from './guest-domain';
+import { guestHost, guestImageKeys, guestMachineType } from './guest-lab';
+import { type GuestSession, openGuestSession } from './guest-session';
+import type { SquidCloudInit } from './proxy-guest';
+import { milestonesFromEvents, PhaseTimeline, waitForProxy } from './proxy-watch';
+import { recordGuestTimings } from './timings';
+
+/** Opens the file's guest session before its tests and closes it after them; returns its getter. */
+export function guestSessionForFile(): () => GuestSession {
+  let session: GuestSession | undefined;
+  beforeAll(async () => {
+    session = await openGuestSession();
+  });
+  afterAll(async () => {
+    await session?.close();
+  });
+  return () => {
+    if (!session) throw new Error('the guest session did not open');
+    return session;
+  };
+}
+
+export interface GuestProxyOptions {
+  name: string;
+  /** the lab host (zone) to place it on */
+  host: string;
+  provider: string;
+  firmware: 'uefi' | 'bios';
+  cloudInit: SquidCloudInit;
+  /** the key of its timings in .lab/guest-timings.json */
+  variant: string;
+}
+
+export class GuestProxy {
+  readonly timings: Record<string, number> = {};
+  readonly host: LabHost;
+  timeline: PhaseTimeline | undefined;
+  private instance: string | undefined;
+
+  constructor(
+    readonly session: GuestSession,
+    readonly options: GuestProxyOptions,
+  ) {
+    this.host = guestHost(session.lab, options.host);
+  }
+
+  /** The Proxy's VM on its host, once the reconciler has named it. */
+  get domain(): GuestDomain {
+    if (!this.instance) throw new Error(`${this.options.name} has no instance yet`);
+    return { host: this.host, name: this.instance };
+  }
+
+  async create(): Promise<void> {
+    const { name, provider, firmware, cloudInit } = this.options;
+    this.timeline = new PhaseTimeline();
+    const created = await this.session.api.call({
+      method: 'POST',
+      path: '/api/proxies',
+      body: {
+        name,
+        mode: 'Managed',
+        provider,
+        placement: { zone: this.host.name, machineType: guestMachineType, image: guestImageKeys(this.session.image)[firmware] },
+        cloudInit: cloudInit.userData,
+      },
+    });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+  }
+
+  /** Polls the Proxy until UNTIL holds; resolves with the last view (undefined once it is gone). */
+  async waitFor(what: string, until: (view: ProxyView | undefined) => boolean, timeoutMs: number): Promise<ProxyView | undefined> {
+    const view = await waitForProxy({ api: this.session.api, name: this.options.name, what, until, timeoutMs, timeline: this.timeline });
+    this.instance ??= view?.instanceName;
+    return view;
+  }
+
+  /** Waits for the reconciler to have made the instance. */
+  async waitForInstance(timeoutMs: number): Promise<GuestDomain> {
+    await this.waitFor('an instance', (view) => view?.status.providerID !== undefined, timeoutMs);
+    return this.domain;
+  }
+
+  /** Running (or straight Ready), then Ready: the view at Ready. */
+  async waitForReady(timeoutMs: number): Promise<ProxyView> {
+    await this.waitFor('Running', (view) => view?.status.phase === 'Running' || view?.status.phase === 'Ready', timeoutMs);
+    return (await this.waitFor('Ready', (view) => view?.status.phase === 'Ready', 5 * 60_000)) as ProxyView;
+  }
+
+  /** The reconciler's milestones (from the Proxy's own events) into the timings; the events, newest first. */
+  async noteMilestones() {
+    const newestFirst = await this.session.api.events(this.options.name);
+    Object.assign(this.timings, milestonesFromEvents(newestFirst));
+    return newestFirst;
+  }
+
+  /** Deletes it through the API and waits until it is gone; resolves with what is left on the host. */
+  async delete(): Promise<string[]> {
+    const started = performance.now();
+    const deleted = await this.session.api.call({ method: 'DELETE', path: `/api/proxies/${this.options.name}` });
+    expect(deleted.status).toBe(202);
+    await this.waitFor('deletion', (view) => view === undefined, 5 * 60_000);
+    this.timings.deleteSeconds = Math.round((performance.now() - started) / 100) / 10;
+    return instanceTraces(this.domain);
+  }
+
+  /** After the tests: gone whatever happened, and its timings recorded. */
+  async close(): Promise<void> {
+    await this.session.api.call({ method: 'DELETE', path: `/api/proxies/${this.options.name}` }).catch(() => undefined);
+    recordGuestTimings(this.session.lab, this.options.variant, { ...this.timings, ...this.timeline?.toJSON() });
+  }
+}

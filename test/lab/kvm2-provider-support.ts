@@ -66,9 +66,9 @@ export class Kvm2LabRun {
     return provider;
   }
 
-  /** Volume names in the lab pool. */
-  async volumes(): Promise<string[]> {
-    const listing = await virsh(['vol-list', '--pool', this.lab.pool.name]);
+  /** Volume names in the lab pool of HOST (lab1 by default; each host has its own). */
+  async volumes(host?: string): Promise<string[]> {
+    const listing = await virsh(['vol-list', '--pool', this.lab.pool.name], host);
     return listing
       .split('\n')
       .map((line) => line.trim().split(/\s+/)[0] ?? '')
@@ -76,20 +76,22 @@ export class Kvm2LabRun {
   }
 
   /** This run's cached base images and markers. */
-  async baseVolumes(): Promise<string[]> {
-    return (await this.volumes()).filter((name) => name.startsWith(`base-${this.entryName}-`)).sort();
+  async baseVolumes(host?: string): Promise<string[]> {
+    return (await this.volumes(host)).filter((name) => name.startsWith(`base-${this.entryName}-`)).sort();
   }
 
-  /** Every domain and volume this run made, then the providers' connections. */
+  /** Every domain and volume this run made on either host, then the providers' connections. */
   async cleanUp(): Promise<void> {
     for (const provider of this.providers) await provider.close().catch(() => undefined);
-    for (const domain of this.domains) await removeDomain(domain).catch(() => undefined);
-    const ours = (await this.volumes()).filter(
-      (name) => name.startsWith(`base-${this.entryName}-`) || [...this.domains].some((domain) => name.startsWith(domain)),
-    );
-    // Markers first, so an interrupted cleanup leaves bases that are refetched, never trusted.
-    for (const name of ours.sort((a, b) => Number(b.endsWith('.sha256')) - Number(a.endsWith('.sha256')))) {
-      await removeVolume(this.lab.pool.name, name).catch(() => undefined);
+    for (const { name: host } of this.lab.hosts) {
+      for (const domain of this.domains) await removeDomain(domain, host).catch(() => undefined);
+      const ours = (await this.volumes(host).catch(() => [])).filter(
+        (name) => name.startsWith(`base-${this.entryName}-`) || [...this.domains].some((domain) => name.startsWith(domain)),
+      );
+      // Markers first, so an interrupted cleanup leaves bases that are refetched, never trusted.
+      for (const name of ours.sort((a, b) => Number(b.endsWith('.sha256')) - Number(a.endsWith('.sha256')))) {
+        await removeVolume(this.lab.pool.name, name, host).catch(() => undefined);
+      }
     }
   }
 }

@@ -1,0 +1,122 @@
+// One hypervisor down while the other keeps working, through the runtime: lab2's libvirtd is
+// stopped, then its sshd too. The health monitor reports lab2 with a reason for each while lab1
+// stays Reachable, and Proxies on lab1 are created and deleted as usual meanwhile; a Proxy placed
+// on lab2 while it is down waits (transient errors, never Failed) and gets its running domain once
+// lab2 is back (up.sh restarts what does not answer on its socket).
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ProxyNotFoundError } from '@/server/control/errors';
+import { instanceName } from '@/server/control/names';
+import type { Runtime } from '@/server/runtime';
+import { hostDaemonPid, type Lab, type LabHost, loadLab, runCommand } from './harness/lab';
+import { ControlLabRun, domainState, labProxy, waitFor } from './control-support';
+
+const upScript = fileURLToPath(new URL('./up.sh', import.meta.url));
+
+let lab: Lab;
+let lab1: LabHost;
+let lab2: LabHost;
+let run: ControlLabRun;
+let runtime: Runtime;
+let entry: string;
+let waiting: string;
+
+beforeAll(async () => {
+  lab = loadLab();
+  [lab1, lab2] = lab.hosts as [LabHost, LabHost];
+  run = new ControlLabRun(lab);
+  entry = run.entryName('down');
+  waiting = run.proxyName('waits');
+  runtime = await run.start({ entries: [{ suffix: 'down' }], env: { PROVIDER_CHECK_INTERVAL: '2s', RECONCILE_BACKOFF_CAP: '3s' } });
+});
+afterAll(async () => {
+  // lab2 comes back whatever happened above: later tests need it.
+  await runCommand(['bash', upScript], { timeoutMs: 300_000 });
+  await run?.cleanUp();
+});
+
+const target = (host: string) => runtime.providers.list().find((summary) => summary.name === entry)?.targets.find((candidate) => candidate.name === host);
+const reasonOf = (host: string) => target(host)?.reason;
+
+async function stopDaemon(host: LabHost, daemon: string): Promise<void> {
+  const pid = hostDaemonPid(host, daemon);
+  process.kill(pid, 'SIGTERM');
+  await waitFor(`${daemon} of ${host.name} to stop`, () => {
+    try {
+      process.kill(pid, 0);
+      return undefined;
+    } catch {
+      return true;
+    }
+  }, { timeoutMs: 20_000 });
+}
+
+/** A Proxy on lab1 goes all the way: a running domain, then deleted with nothing left. */
+async function createAndDeleteOnLab1(what: string): Promise<void> {
+  const name = run.proxyName(what);
+  runtime.proxies.create(labProxy({ name, provider: entry, zone: lab1.name }));
+  await waitFor(`${name} to run on lab1`, async () => ((await domainState(instanceName(name), lab1.name)) === 'running' ? true : undefined), { timeoutMs: 90_000 });
+  runtime.proxies.delete(name);
+  await waitFor(`${name} to be removed`, () => {
+    try {
+      runtime.proxies.get(name);
+      return undefined;
+    } catch (err) {
+      if (err instanceof ProxyNotFoundError) return true;
+      throw err;
+    }
+  }, { timeoutMs: 60_000 });
+  expect(await domainState(instanceName(name), lab1.name)).toBeUndefined();
+}
+
+/** The waiting Proxy on lab2 has not failed and its last error is transient. */
+function stillWaiting(): void {
+  const view = runtime.proxies.get(waiting);
+  expect(view.status.phase).not.toBe('Failed');
+  expect(view.status.providerID).toBeUndefined();
+  expect(runtime.proxies.events(waiting).some((event) => event.reason === 'Failed')).toBe(false);
+}
+
+describe('one hypervisor down while the other keeps working', () => {
+  const seen: Record<string, { reason?: string; message?: string }> = {};
+
+  it('both hosts are Reachable to begin with', async () => {
+    await waitFor('both hosts Reachable', () => (reasonOf(lab1.name) === 'Reachable' && reasonOf(lab2.name) === 'Reachable' ? true : undefined), { timeoutMs: 60_000 });
+  });
+
+  it("with lab2's libvirtd stopped: lab2 has a reason, lab1 stays Reachable and keeps creating and deleting", async () => {
+    await stopDaemon(lab2, 'libvirtd');
+    await waitFor('lab2 to be reported down', () => (target(lab2.name)?.ready === false ? true : undefined), { timeoutMs: 30_000 });
+    seen.libvirtd = { reason: reasonOf(lab2.name), message: target(lab2.name)?.message };
+    // sshd answers, the forward to libvirt's socket does not: the socket is refused.
+    expect(seen.libvirtd.reason).toBe('Unreachable');
+    expect(seen.libvirtd.message).toContain('libvirt-sock');
+    expect(reasonOf(lab1.name)).toBe('Reachable');
+
+    runtime.proxies.create(labProxy({ name: waiting, provider: entry, zone: lab2.name }));
+    await createAndDeleteOnLab1('while-libvirtd-down');
+    await waitFor(`${waiting} to record an error`, () => runtime.proxies.get(waiting).status.lastError, { timeoutMs: 30_000 });
+    expect(runtime.proxies.get(waiting).status.lastError?.class).toBe('transient');
+    stillWaiting();
+  });
+
+  it("with lab2's sshd stopped as well: another reason for lab2, lab1 still unaffected", async () => {
+    await stopDaemon(lab2, 'sshd');
+    await waitFor('lab2 to be reported without its sshd', () => (target(lab2.name)?.message !== seen.libvirtd?.message ? true : undefined), { timeoutMs: 30_000 });
+    seen.sshd = { reason: reasonOf(lab2.name), message: target(lab2.name)?.message };
+    expect(seen.sshd.reason).toBe('Unreachable');
+    expect(seen.sshd.message).toMatch(/ECONNREFUSED|refused/i);
+    expect(reasonOf(lab1.name)).toBe('Reachable');
+    await createAndDeleteOnLab1('while-sshd-down');
+    stillWaiting();
+  });
+
+  it('lab2 recovers once up.sh brings its daemons back, and the waiting Proxy gets its domain there', async () => {
+    const up = await runCommand(['bash', upScript], { timeoutMs: 300_000 });
+    expect(up.exitCode, up.stderr).toBe(0);
+    await waitFor('lab2 Reachable again', () => (reasonOf(lab2.name) === 'Reachable' ? true : undefined), { timeoutMs: 60_000 });
+    await waitFor(`${waiting} to run on lab2`, async () => ((await domainState(instanceName(waiting), lab2.name)) === 'running' ? true : undefined), { timeoutMs: 120_000 });
+    expect(runtime.proxies.get(waiting).status.providerID).toBe(`hosts/lab2/domains/${instanceName(waiting)}`);
+    expect(await domainState(instanceName(waiting), lab1.name)).toBeUndefined();
+  });
+});

@@ -1,6 +1,7 @@
-// `npm run bench:libvirt`: our libvirt client against libvirt's own C client, on the lab's
-// libvirtd through the same sshd (lab1). Prints ratios measured in this run; the last line is
-//   libvirt-bench rtt_ratio=<x> pipeline_speedup=<x> upload_vs_virsh=<x> upload_vs_ssh=<x> upload_peak_rss_mib=<n>
+// `npm run bench:libvirt`: our libvirt client against libvirt's own C client, on each lab host's
+// libvirtd through that host's sshd (lab1: libvirt 9.0, lab2: libvirt 11.3). Prints ratios measured
+// in this run; each host ends with the line
+//   libvirt-bench host=<name> libvirtd=<version> rtt_ratio=<x> pipeline_speedup=<x> upload_vs_virsh=<x> upload_vs_ssh=<x> upload_peak_rss_mib=<n>
 // The C client is python3-libvirt / virsh over qemu+ssh (OpenSSH, host key checked against the
 // lab's known_hosts through a PATH wrapper, since libvirt's ssh transport takes no such option).
 import { spawn } from 'node:child_process';
@@ -176,7 +177,7 @@ async function uploads(lab: Lab, host: LabHost, cClient: { uri: string; env: Nod
   const volume = `rpcbench-${process.pid}`;
   const times = { ours: [] as number[], virsh: [] as number[], ssh: [] as number[] };
   let peakRssMiB = 0;
-  await virsh(['vol-create-as', lab.pool.name, volume, String(UPLOAD_BYTES), '--format', 'raw']);
+  await virsh(['vol-create-as', lab.pool.name, volume, String(UPLOAD_BYTES), '--format', 'raw'], host);
   try {
     for (let round = 0; round < UPLOAD_ROUNDS; round++) {
       const run = await ourUploadMs(lab, host, { file, volume });
@@ -187,14 +188,13 @@ async function uploads(lab: Lab, host: LabHost, cClient: { uri: string; env: Nod
       times.ssh.push(await timedWithStdin(['ssh', ...sshArgs(lab, host), 'cat > /dev/null'], { stdinFile: file }));
     }
   } finally {
-    await virsh(['vol-delete', '--pool', lab.pool.name, volume]).catch(() => undefined);
+    await virsh(['vol-delete', '--pool', lab.pool.name, volume], host).catch(() => undefined);
   }
   return { oursMs: Math.min(...times.ours), virshMs: Math.min(...times.virsh), sshMs: Math.min(...times.ssh), peakRssMiB };
 }
 
-async function main(): Promise<void> {
-  const lab = loadLab();
-  const host = lab.hosts[0]!;
+async function benchHost(lab: Lab, host: LabHost): Promise<void> {
+  console.log(`== ${host.name} (libvirtd ${host.libvirtVersion})`);
   const cClient = cClientSetup(lab, host);
 
   // Uploads first, so the peak RSS is the upload's and not leftovers of the call loops.
@@ -218,10 +218,15 @@ async function main(): Promise<void> {
   await libvirt.close();
 
   console.log(
-    `libvirt-bench rtt_ratio=${fixed(rtt.oursMs / rtt.cMs)} pipeline_speedup=${fixed(pipeline.sequentialMs / pipeline.pipelinedMs)} ` +
+    `libvirt-bench host=${host.name} libvirtd=${host.libvirtVersion} rtt_ratio=${fixed(rtt.oursMs / rtt.cMs)} pipeline_speedup=${fixed(pipeline.sequentialMs / pipeline.pipelinedMs)} ` +
       `upload_vs_virsh=${fixed(upload.virshMs / upload.oursMs)} upload_vs_ssh=${fixed(upload.sshMs / upload.oursMs)} ` +
       `upload_peak_rss_mib=${Math.round(upload.peakRssMiB)}`,
   );
+}
+
+async function main(): Promise<void> {
+  const lab = loadLab();
+  for (const host of lab.hosts) await benchHost(lab, host);
 }
 
 main().then(

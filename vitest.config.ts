@@ -4,7 +4,7 @@ import { defineConfig } from 'vitest/config';
 const root = fileURLToPath(new URL('.', import.meta.url));
 
 // Three projects: unit (fast, no lab), lab (real libvirtd over real sshd, run one file at a time
-// because they share one hypervisor), e2e (real Chromium against the app on the lab).
+// because they share the lab's two hypervisors), e2e (real Chromium against the app on the lab).
 export default defineConfig({
   resolve: { alias: { '@': root } },
   test: {

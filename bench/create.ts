@@ -6,7 +6,7 @@
 // connection through the same sshd). The last line is
 //   create-bench create_rpcs=<n> create_ms=<x> get_rpcs=<n> get_ms=<x> delete_ms=<x> list20_ms=<x> check_ms=<x>
 // Targets: Create with a cached image at most 25 RPCs, Get at most 5.
-// Note: the lab's two hosts reach one libvirtd, so ListByTag sweeps every domain twice.
+// The domains are created on lab1; ListByTag sweeps both hosts (two hypervisors) and lists each once.
 import { managedTag } from '@/server/providers/contract';
 import { loadLab } from '@/test/lab/harness/lab';
 import { Kvm2LabRun } from '@/test/lab/kvm2-provider-support';
@@ -103,7 +103,7 @@ async function main(): Promise<void> {
     console.log(`Delete: ${fixed(deleteMs)} ms median of ${deletes.length}, ${deleteRpcs} RPCs (DomainDestroy of a running guest dominates)`);
     console.log(`health check round (2 hosts, fresh connections): ${fixed(checkMs)} ms median of ${CHECK_ROUNDS}, ${fixed(checkMs / rttMs)} round trips`);
     console.log(
-      `ListByTag: ${fixed(listMs)} ms median of ${LIST_ROUNDS}, ${lists[0]?.rpcs} RPCs; ${listed} entries for our ${DOMAINS} running domains (both lab hosts reach one libvirtd, so each is swept twice)`,
+      `ListByTag: ${fixed(listMs)} ms median of ${LIST_ROUNDS}, ${lists[0]?.rpcs} RPCs; ${listed} entries for our ${DOMAINS} running domains (swept on both hosts, each listed once)`,
     );
     console.log(
       `create-bench create_rpcs=${createRpcs} create_ms=${fixed(createMs)} get_rpcs=${getRpcs} get_ms=${fixed(getMs)} delete_ms=${fixed(deleteMs)} list20_ms=${fixed(listMs)} check_ms=${fixed(checkMs)}`,

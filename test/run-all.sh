@@ -23,7 +23,7 @@ run unit --project unit
 if bash test/lab/up.sh; then
   run lab --project lab --project e2e
   # A real guest OS under software emulation (minutes): its own step, since every app it starts
-  # sweeps orphans on the one shared libvirtd.
+  # sweeps orphans on the lab's hypervisors (another test's domains, from its store's view).
   run guest --project guest
   run teardown --project teardown
 else

@@ -13,7 +13,7 @@ export class FakeHostBackend implements HostBackend {
   private readonly pooledByHost = new Map<string, FakeConnection>();
   private freshCount = 0;
 
-  /** `hypervisors`: host name -> the libvirtd it reaches (two names may share one, as in the lab). */
+  /** `hypervisors`: host name -> the libvirtd it reaches (two names may share one). */
   constructor(readonly hypervisors: Record<string, FakeHypervisor>) {}
 
   private hypervisorOf(host: string): FakeHypervisor {

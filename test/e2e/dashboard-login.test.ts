@@ -34,6 +34,17 @@ describe('login', () => {
     await screenshot(page, 'login');
   });
 
+  it('shows the app icon on the login page, served without a session', async () => {
+    const { page, app } = session;
+    await page.goto(`${app.url}/login`);
+    const href = await page.locator('link[rel="icon"]').first().getAttribute('href');
+    expect(href).toMatch(/^\/icon\.svg/);
+    const icon = await page.request.get(`${app.url}${href}`);
+    expect(icon.status()).toBe(200);
+    expect(icon.headers()['content-type']).toContain('image/svg+xml');
+    expect(await icon.text()).toContain('<title>kvm2 proxies</title>');
+  });
+
   it('refuses a wrong password next to the field and stays on the login page', async () => {
     const { page, app } = session;
     await page.goto(`${app.url}/login`);

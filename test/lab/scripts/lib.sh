@@ -43,9 +43,6 @@ LAB1_DHCP_RANGE=198.18.100.10,198.18.100.250,1h
 LAB2_BRIDGE_ADDR=198.18.101.1/24
 LAB2_VM_NET=198.18.101.0/24
 LAB2_DHCP_RANGE=198.18.101.10,198.18.101.250,1h
-# Kept for readers of the one-hypervisor names (lab1's).
-BRIDGE_ADDR=$LAB1_BRIDGE_ADDR
-VM_NET=$LAB1_VM_NET
 
 # host_var HOST FIELD: LAB1_FIELD or LAB2_FIELD.
 host_var() {
@@ -85,7 +82,6 @@ IMAGE_SERVER_PORT=18080
 IMAGE_SERVER_URL="http://127.0.0.1:$IMAGE_SERVER_PORT"
 # The same server as the VMs see it (through VM_LINK): what a proxy probe fetches through Squid.
 IMAGE_SERVER_VM_URL="http://$VM_LINK_ROOT_IP:$IMAGE_SERVER_PORT"
-GUEST_JSON="$LAB_DIR/guest.json"
 
 IMAGE_SERVER_PID="$RUN_DIR/image-server.pid"
 KVM_DEVICE_ORIG="$RUN_DIR/kvm-device.orig"
@@ -100,8 +96,6 @@ log() { printf '[lab] %s\n' "$*" >&2; }
 die() { printf '[lab] error: %s\n' "$*" >&2; exit 1; }
 
 require_root() { [[ $(id -u) -eq 0 ]] || die "run as root (namespaces, users and libvirtd need it)"; }
-
-virsh_root() { virsh -q -c qemu:///system "$@"; }
 
 # pid_alive PIDFILE COMM: the process named in PIDFILE runs and its command name is COMM,
 # so a stale pid file whose pid was reused by something else is never trusted.

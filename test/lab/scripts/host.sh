@@ -49,7 +49,7 @@ seed_lab1_state() {
 
 # ensure_host HOST: HOST's init runs (started when not).
 ensure_host() {
-  local host=$1 state netns cache mode args pid unshare_pid i
+  local host=$1 state netns cache args pid unshare_pid i lower
   host_init_pid "$host" >/dev/null && return 0
   state=$(host_state_dir "$host")
   netns=$(host_var "$host" NETNS)
@@ -59,7 +59,8 @@ ensure_host() {
     seed_lab1_state "$state"
     args=(bind "$state" "$cache")
   else
-    args=(overlay "$state" "$(hypervisor2_root)" "$cache")
+    lower=$(hypervisor2_root) || die "the Debian 13 root of lab2 could not be built (test/lab/hypervisor2/build.sh)"
+    args=(overlay "$state" "$lower" "$cache")
   fi
   setsid ip netns exec "$netns" unshare --mount --pid --fork --propagation private --kill-child -- \
     bash "$LAB_SRC/scripts/host-init.sh" "${args[@]}" >>"$LOG_DIR/$host-init.log" 2>&1 </dev/null &

@@ -30,6 +30,7 @@ describe('a Proxy on the real Debian guest booted under BIOS, through the HTTP A
     const xml = await virsh(['dumpxml', domain.name], domain.host);
     expect(xml).not.toMatch(/firmware=["']efi|<loader/);
     expect((await guestShell(domain, 'test -d /sys/firmware/efi && echo uefi || echo bios')).toString().trim()).toBe('bios');
+    await proxy.waitForAgent(5 * 60_000);
     expect(await guestIPv4Addresses(domain)).toEqual([ready.status.ip]);
     expect((await guestShell(domain, `cat ${markerPath}`)).toString()).toBe(`${cloudInit.marker}\n`);
 

@@ -48,7 +48,9 @@ describe.each(['lab1', 'lab2'])('a Proxy on a real Debian guest booted under UEF
     const running = events.findIndex((event) => event.message === 'Provisioning → Running');
     expect(events.findIndex((event) => event.reason === 'Healthy')).toBeGreaterThan(running);
 
-    // The address is the guest's own (agent) and the one the host's DHCP leased to the VM's NIC.
+    // The address is the guest's own (agent) and the one the host's DHCP leased to the VM's NIC. On
+    // lab2 ARP may have given it before the vendor-data script started the agent.
+    await proxy.waitForAgent(5 * 60_000);
     expect(await guestIPv4Addresses(proxy.domain)).toEqual([ready.status.ip]);
     expect(leasedAddress(proxy.host, await domainMac(proxy.domain))).toBe(ready.status.ip);
     expect(await virsh(['domifaddr', proxy.domain.name, '--source', 'agent'], proxy.host)).toContain(`${ready.status.ip}/24`);

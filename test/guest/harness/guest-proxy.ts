@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { ProxyView } from '@/lib/proxy-spec';
 import type { LabHost } from '@/test/lab/harness/lab';
+import { agentAnswers } from './guest-agent';
 import { type GuestDomain, instanceTraces } from './guest-domain';
 import { guestHost, guestImageKeys, guestMachineType } from './guest-lab';
 import { type GuestSession, openGuestSession } from './guest-session';
@@ -91,6 +92,19 @@ export class GuestProxy {
   async waitForReady(timeoutMs: number): Promise<ProxyView> {
     await this.waitFor('Running', (view) => view?.status.phase === 'Running' || view?.status.phase === 'Ready', timeoutMs);
     return (await this.waitFor('Ready', (view) => view?.status.phase === 'Ready', 5 * 60_000)) as ProxyView;
+  }
+
+  /**
+   * Waits until the guest agent answers. Where libvirt's ARP source works (lab2's libvirt 11.3) the
+   * Proxy can be Ready from the ARP address before cloud-init's last stage has started the agent.
+   */
+  async waitForAgent(timeoutMs: number): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await agentAnswers(this.domain))) {
+      if (Date.now() > deadline) throw new Error(`the guest agent of ${this.options.name} did not answer within ${timeoutMs / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, 2_000));
+    }
+    this.timings.agentSeconds ??= Math.round((performance.now() - (this.timeline?.startedAt ?? 0)) / 100) / 10;
   }
 
   /** The reconciler's milestones (from the Proxy's own events) into the timings; the events, newest first. */

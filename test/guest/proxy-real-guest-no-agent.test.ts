@@ -65,6 +65,8 @@ describe.each(['lab1', 'lab2'])('a Proxy on the real guest without the guest age
     const arp = await runCommand([...virshArgv(domain.host), 'domifaddr', domain.name, '--source', 'arp']);
     const arpAnswered = arp.exitCode === 0 && arp.stdout.includes(leased);
     proxy.timings.arpSourceAnswered = Number(arpAnswered);
+    // libvirt 11.3 reads this kernel's neighbour table; 9.0's outcome depends on the kernel.
+    if (domain.host.libvirtVersion === '11.3.0') expect(arpAnswered, arp.stderr).toBe(true);
     if (arpAnswered) {
       const ready = await proxy.waitFor('Ready', (view) => view?.status.phase === 'Ready', 5 * 60_000);
       expect(ready?.status.ip).toBe(leased);

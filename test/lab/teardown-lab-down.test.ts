@@ -2,6 +2,7 @@
 // (the `teardown` project), because it takes the lab away from every other test; it leaves the
 // lab up again.
 import { existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -83,6 +84,14 @@ function processesNaming(text: string): string[] {
 /** The machine's /dev/ptmx: a character device, which a lab host joined by setns must never replace. */
 const ptmxIsDevice = () => statSync('/dev/ptmx').isCharacterDevice() && !lstatSync('/dev/ptmx').isSymbolicLink();
 
+/** Resolves once CHILD runs (its pid exists). */
+async function waitUntilRunning(child: ChildProcess): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    child.once('spawn', () => resolve());
+    child.once('error', reject);
+  });
+}
+
 const pidIn = (file: string) => Number(readFileSync(file, 'utf8').trim());
 const namespacesListed = async () => (await runCommand(['ip', 'netns', 'list'])).stdout;
 
@@ -143,15 +152,25 @@ describe('lab:down, then lab:up again', () => {
     for (const host of lab.hosts) expect((await runCommand(['ip', 'netns', 'pids', host.netns])).stdout.trim()).toBe('');
   });
 
-  it('up.sh refuses to start next to an old one-hypervisor lab, starting nothing', async () => {
+  it('up.sh refuses to start next to an old one-hypervisor lab, starting nothing; down.sh removes that lab', async () => {
+    // The old layout's hypervisor namespace, with a process standing in for its libvirtd.
     await runCommand(['ip', 'netns', 'add', 'kvm2lab-hv']);
+    const oldDaemon = spawn('ip', ['netns', 'exec', 'kvm2lab-hv', 'sleep', '600'], { stdio: 'ignore' });
     try {
+      await waitUntilRunning(oldDaemon);
       const up = await runCommand(['bash', labScript('up.sh')], { timeoutMs: 120_000 });
       expect(up.exitCode).not.toBe(0);
       expect(up.stderr).toContain('an old one-hypervisor lab is up');
       expect(processesNaming(`${lab.dir}/`)).toEqual([]);
       expect(existsSync(join(lab.dir, 'lab.json'))).toBe(false);
+
+      const down = await runCommand(['bash', labScript('down.sh')], { timeoutMs: 120_000 });
+      expect(down.exitCode, down.stderr).toBe(0);
+      expect(down.stderr).toContain('removing an old one-hypervisor lab');
+      expect(await namespacesListed()).not.toContain('kvm2lab-hv');
+      expect(running(oldDaemon.pid ?? 0)).toBe(false);
     } finally {
+      oldDaemon.kill('SIGKILL');
       await runCommand(['ip', 'netns', 'delete', 'kvm2lab-hv']);
     }
   });

@@ -9,18 +9,25 @@
 # The original mode is kept in .lab/run and restored by down.sh. (lab2 has no /dev/kvm at all.)
 ensure_kvm_device() {
   [[ -c /dev/kvm ]] || return 0
-  [[ $(stat -c '%a %G' /dev/kvm) == "660 kvm" ]] && return 0
-  [[ -f $KVM_DEVICE_ORIG ]] || stat -c '%a %G' /dev/kvm >"$KVM_DEVICE_ORIG"
-  chgrp kvm /dev/kvm
+  local kvm_gid
+  kvm_gid=$(getent group kvm | cut -d: -f3) || return 0
+  [[ $(stat -c '%a %g' /dev/kvm) == "660 $kvm_gid" ]] && return 0
+  # Numeric: a group name may not resolve (seen once as UNKNOWN), a gid always does.
+  [[ -f $KVM_DEVICE_ORIG ]] || stat -c '%a %g' /dev/kvm >"$KVM_DEVICE_ORIG"
+  chgrp "$kvm_gid" /dev/kvm
   chmod 0660 /dev/kvm
 }
 
+# Never fails down.sh: a record it cannot apply is reported and dropped.
 restore_kvm_device() {
   [[ -f $KVM_DEVICE_ORIG && -c /dev/kvm ]] || return 0
   local mode group
   read -r mode group <"$KVM_DEVICE_ORIG"
-  chgrp "$group" /dev/kvm
-  chmod "$mode" /dev/kvm
+  if [[ $mode =~ ^[0-7]+$ && $group =~ ^[0-9]+$ ]]; then
+    chgrp "$group" /dev/kvm && chmod "$mode" /dev/kvm || log "could not restore /dev/kvm to $mode, group $group"
+  else
+    log "ignoring an unusable record of /dev/kvm's mode: $mode $group"
+  fi
   rm -f "$KVM_DEVICE_ORIG"
 }
 

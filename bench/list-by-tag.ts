@@ -1,5 +1,5 @@
-// `npm run bench:list`: ListByTag over 20 running marked domains on the lab (real libvirtd over
-// real sshd; both lab hosts reach one libvirtd, so each domain is swept twice), against the sweep
+// `npm run bench:list`: ListByTag over 20 running marked domains on lab1 (real libvirtd over real
+// sshd; lab2, a hypervisor of its own, is swept as well and lists none of them), against the sweep
 // it replaced, measured in the same run over the same kind of pooled connection. RPCs are counted
 // from the `libvirt call` lines (one per RPC). The reference reads, per domain, the mark, the state
 // and (running) the guest agent's and ARP's addresses, 8 domains at a time. The last line is
@@ -88,7 +88,7 @@ async function main(): Promise<void> {
     const beforeRpcs = before[0]!.rpcs;
     const afterRpcs = after[0]!.rpcs;
     const otherDomains = (await apis[0]!.connectListAllDomains({ flags: 0 })).length - DOMAINS;
-    console.log(`lab libvirtd: ${DOMAINS} running marked domains of this run (+${otherDomains} others), swept through ${lab.hosts.length} hosts`);
+    console.log(`lab1's libvirtd: ${DOMAINS} running marked domains of this run (+${otherDomains} others), swept through ${lab.hosts.length} hosts`);
     console.log(`before (per-domain mark, state, agent and ARP addresses, 8 at a time): ${beforeRpcs} RPCs, ${beforeMs.toFixed(1)} ms median of ${ROUNDS}`);
     console.log(`after (listing + one bulk state call + pipelined marks): ${afterRpcs} RPCs, ${afterMs.toFixed(1)} ms median of ${ROUNDS}; ${listed} entries listed`);
     console.log(

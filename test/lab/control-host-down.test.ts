@@ -4,12 +4,12 @@
 // on lab2 while it is down waits (transient errors, never Failed) and gets its running domain once
 // lab2 is back (up.sh restarts what does not answer on its socket).
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ProxyNotFoundError } from '@/server/control/errors';
 import { instanceName } from '@/server/control/names';
 import type { Runtime } from '@/server/runtime';
 import { hostDaemonPid, type Lab, type LabHost, loadLab, runCommand } from './harness/lab';
-import { ControlLabRun, domainState, labProxy, waitFor } from './control-support';
+import { ControlLabRun, domainState, labProxy } from './control-support';
 
 const upScript = fileURLToPath(new URL('./up.sh', import.meta.url));
 
@@ -41,31 +41,16 @@ const reasonOf = (host: string) => target(host)?.reason;
 async function stopDaemon(host: LabHost, daemon: string): Promise<void> {
   const pid = hostDaemonPid(host, daemon);
   process.kill(pid, 'SIGTERM');
-  await waitFor(`${daemon} of ${host.name} to stop`, () => {
-    try {
-      process.kill(pid, 0);
-      return undefined;
-    } catch {
-      return true;
-    }
-  }, { timeoutMs: 20_000 });
+  await vi.waitFor(() => expect(() => process.kill(pid, 0), `${daemon} of ${host.name} to stop`).toThrow(), { timeout: 20_000, interval: 250 });
 }
 
 /** A Proxy on lab1 goes all the way: a running domain, then deleted with nothing left. */
 async function createAndDeleteOnLab1(what: string): Promise<void> {
   const name = run.proxyName(what);
   runtime.proxies.create(labProxy({ name, provider: entry, zone: lab1.name }));
-  await waitFor(`${name} to run on lab1`, async () => ((await domainState(instanceName(name), lab1.name)) === 'running' ? true : undefined), { timeoutMs: 90_000 });
+  await vi.waitFor(async () => expect(await domainState(instanceName(name), lab1.name), `${name} to run on lab1`).toBe('running'), { timeout: 90_000, interval: 250 });
   runtime.proxies.delete(name);
-  await waitFor(`${name} to be removed`, () => {
-    try {
-      runtime.proxies.get(name);
-      return undefined;
-    } catch (err) {
-      if (err instanceof ProxyNotFoundError) return true;
-      throw err;
-    }
-  }, { timeoutMs: 60_000 });
+  await vi.waitFor(() => expect(() => runtime.proxies.get(name), `${name} to be removed`).toThrow(ProxyNotFoundError), { timeout: 60_000, interval: 250 });
   expect(await domainState(instanceName(name), lab1.name)).toBeUndefined();
 }
 
@@ -81,12 +66,12 @@ describe('one hypervisor down while the other keeps working', () => {
   const seen: Record<string, { reason?: string; message?: string }> = {};
 
   it('both hosts are Reachable to begin with', async () => {
-    await waitFor('both hosts Reachable', () => (reasonOf(lab1.name) === 'Reachable' && reasonOf(lab2.name) === 'Reachable' ? true : undefined), { timeoutMs: 60_000 });
+    await vi.waitFor(() => expect([reasonOf(lab1.name), reasonOf(lab2.name)], 'both hosts Reachable').toEqual(['Reachable', 'Reachable']), { timeout: 60_000, interval: 250 });
   });
 
   it("with lab2's libvirtd stopped: lab2 has a reason, lab1 stays Reachable and keeps creating and deleting", async () => {
     await stopDaemon(lab2, 'libvirtd');
-    await waitFor('lab2 to be reported down', () => (target(lab2.name)?.ready === false ? true : undefined), { timeoutMs: 30_000 });
+    await vi.waitFor(() => expect(target(lab2.name)?.ready, 'lab2 to be reported down').toBe(false), { timeout: 30_000, interval: 250 });
     seen.libvirtd = { reason: reasonOf(lab2.name), message: target(lab2.name)?.message };
     // sshd answers, the forward to libvirt's socket does not: the socket is refused.
     expect(seen.libvirtd.reason).toBe('Unreachable');
@@ -95,14 +80,14 @@ describe('one hypervisor down while the other keeps working', () => {
 
     runtime.proxies.create(labProxy({ name: waiting, provider: entry, zone: lab2.name }));
     await createAndDeleteOnLab1('while-libvirtd-down');
-    await waitFor(`${waiting} to record an error`, () => runtime.proxies.get(waiting).status.lastError, { timeoutMs: 30_000 });
+    await vi.waitFor(() => expect(runtime.proxies.get(waiting).status.lastError, `${waiting} to record an error`).toBeDefined(), { timeout: 30_000, interval: 250 });
     expect(runtime.proxies.get(waiting).status.lastError?.class).toBe('transient');
     stillWaiting();
   });
 
   it("with lab2's sshd stopped as well: another reason for lab2, lab1 still unaffected", async () => {
     await stopDaemon(lab2, 'sshd');
-    await waitFor('lab2 to be reported without its sshd', () => (target(lab2.name)?.message !== seen.libvirtd?.message ? true : undefined), { timeoutMs: 30_000 });
+    await vi.waitFor(() => expect(target(lab2.name)?.message, 'lab2 to be reported without its sshd').not.toBe(seen.libvirtd?.message), { timeout: 30_000, interval: 250 });
     seen.sshd = { reason: reasonOf(lab2.name), message: target(lab2.name)?.message };
     expect(seen.sshd.reason).toBe('Unreachable');
     expect(seen.sshd.message).toMatch(/ECONNREFUSED|refused/i);
@@ -114,8 +99,8 @@ describe('one hypervisor down while the other keeps working', () => {
   it('lab2 recovers once up.sh brings its daemons back, and the waiting Proxy gets its domain there', async () => {
     const up = await runCommand(['bash', upScript], { timeoutMs: 300_000 });
     expect(up.exitCode, up.stderr).toBe(0);
-    await waitFor('lab2 Reachable again', () => (reasonOf(lab2.name) === 'Reachable' ? true : undefined), { timeoutMs: 60_000 });
-    await waitFor(`${waiting} to run on lab2`, async () => ((await domainState(instanceName(waiting), lab2.name)) === 'running' ? true : undefined), { timeoutMs: 120_000 });
+    await vi.waitFor(() => expect(reasonOf(lab2.name), 'lab2 Reachable again').toBe('Reachable'), { timeout: 60_000, interval: 250 });
+    await vi.waitFor(async () => expect(await domainState(instanceName(waiting), lab2.name), `${waiting} to run on lab2`).toBe('running'), { timeout: 120_000, interval: 500 });
     expect(runtime.proxies.get(waiting).status.providerID).toBe(`hosts/lab2/domains/${instanceName(waiting)}`);
     expect(await domainState(instanceName(waiting), lab1.name)).toBeUndefined();
   });

@@ -22,13 +22,13 @@ const name = uniqueName('console');
 // Paused until the console is open, so nothing the firmware prints is missed.
 const suite = idleDomainSuite({ name, paused: true });
 let libvirt: LibvirtClient;
-/** A second client, as another admin's session would be. */
+/** A second client on the same host, as another admin's session would be. */
 let other: LibvirtClient;
 let dom: Domain;
 
 beforeAll(async () => {
   libvirt = suite.libvirt;
-  other = await openOverSsh(suite.lab, { host: suite.lab.hosts[1] });
+  other = await openOverSsh(suite.lab, { host: suite.lab.hosts[0] });
   dom = await libvirt.domainLookupByName(name);
 });
 

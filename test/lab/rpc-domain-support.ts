@@ -3,13 +3,13 @@
 // lab bridge, a serial console on a pty, optionally kvm2's mark. Named with the rpc test prefix,
 // so removeRpcTestLeftovers cleans them up; libvirtd restarts come from the lab's own up.sh.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll } from 'vitest';
 import type { LibvirtClient } from '@/server/libvirt';
 import { buildMetadataXML } from '@/server/providers/kvm2/metadata';
-import { type Lab, loadLab, virsh } from './harness/lab';
+import { hostDaemonPid, type Lab, loadLab, virsh } from './harness/lab';
 import { openOverSsh, removeRpcTestLeftovers } from './rpc-lab-support';
 
 export function idleDomainXml(options: { name: string; lab: Lab; uid?: string }): string {
@@ -64,10 +64,10 @@ export function idleDomainSuite(options: { name: string; paused?: boolean }): { 
 const run = promisify(execFile);
 const upScript = fileURLToPath(new URL('./up.sh', import.meta.url));
 
-/** Stops the lab's libvirtd (its domains keep running) and brings it back with up.sh. */
+/** Stops lab1's libvirtd (its domains keep running) and brings it back with up.sh. */
 export async function restartLibvirtd(): Promise<void> {
   const lab = loadLab();
-  const pid = Number(readFileSync(lab.libvirtdPidFile, 'utf8').trim());
+  const pid = hostDaemonPid(lab.hosts[0]!, 'libvirtd');
   process.kill(pid, 'SIGTERM');
   const deadline = Date.now() + 30_000;
   while (existsSync(`/proc/${pid}`)) {

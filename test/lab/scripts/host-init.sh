@@ -42,11 +42,18 @@ own_dev() {
   mount -t tmpfs -o mode=1777 tmpfs "$dev/shm"
 }
 
+# A tmpfs /run with what the distribution's tmpfiles would put there: /run/lock (/var/lock points
+# to it; libvirt locks a console's pty there).
+own_run() {
+  mount -t tmpfs -o mode=755 tmpfs "$1"
+  install -d -m 1777 "$1/lock"
+}
+
 wait_forever() { trap 'exit 0' TERM; while :; do sleep 3600 & wait $! || true; done; }
 
 case $mode in
   bind)
-    mount -t tmpfs -o mode=755 tmpfs /run
+    own_run /run
     for dir in etc/libvirt var/lib/libvirt etc/polkit-1/rules.d; do
       bind_into "$state/fs/$dir" "/$dir"
     done
@@ -62,7 +69,7 @@ case $mode in
     mount -t proc proc "$root/proc"
     mount -t sysfs sysfs "$root/sys"
     own_dev "$root/dev"
-    mount -t tmpfs -o mode=755 tmpfs "$root/run"
+    own_run "$root/run"
     mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
     bind_into "$4" "$root/var/cache/libvirt"
     bind_into "$log_dir" "$root/var/log/libvirt"

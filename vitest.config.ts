@@ -3,8 +3,9 @@ import { defineConfig } from 'vitest/config';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 
-// Three projects: unit (fast, no lab), lab (real libvirtd over real sshd, run one file at a time
-// because they share the lab's two hypervisors), e2e (real Chromium against the app on the lab).
+// Projects: unit (fast, no lab), lab (real libvirtd over real sshd, run one file at a time
+// because they share the lab's two hypervisors), e2e (real Chromium against the app on the lab),
+// security (attacks on the built app, the systemd unit), guest and teardown.
 export default defineConfig({
   resolve: { alias: { '@': root } },
   test: {
@@ -34,6 +35,19 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 180_000,
           hookTimeout: 300_000,
+        },
+      },
+      {
+        // Attacks against the built app (next build + next start) and the deployment files: no
+        // lab needed, but Chromium and a build, so `npm test` runs it after the lab is up.
+        extends: true,
+        test: {
+          name: 'security',
+          include: ['test/security/**/*.test.ts'],
+          environment: 'node',
+          fileParallelism: false,
+          testTimeout: 180_000,
+          hookTimeout: 600_000,
         },
       },
       {

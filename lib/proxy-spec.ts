@@ -37,12 +37,21 @@ const labelValueSchema = z
   .max(63, { error: 'must be at most 63 characters' })
   .regex(/^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/, { error: 'may contain letters, digits, dashes, dots and underscores, starting and ending with a letter or digit' });
 
-export const labelsSchema = z
+const labelRecord = z
   .record(
     z.string().refine(isLabelKey, { error: 'label keys are [prefix/]name: name up to 63 letters, digits, dashes, dots, underscores' }),
     labelValueSchema,
   )
   .refine((labels) => Object.keys(labels).length <= maxLabels, { error: `at most ${maxLabels} labels` });
+
+// A `__proto__` key would vanish on the way into an object (it sets the prototype instead), so a
+// selector `__proto__=x` would select everything: refuse it by name before the record is built.
+export const labelsSchema = z.preprocess((value, context) => {
+  if (value !== null && typeof value === 'object' && Object.hasOwn(value, '__proto__')) {
+    context.addIssue({ code: 'custom', message: '"__proto__" is not a label key', input: value });
+  }
+  return value;
+}, labelRecord);
 
 const stringError = { error: (issue: { input?: unknown }) => (issue.input === undefined ? 'is required' : 'must be a string') };
 const nonEmpty = z.string(stringError).trim().min(1, { error: 'is required' }).max(253, { error: 'is too long' });

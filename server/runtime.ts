@@ -87,7 +87,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const root = options.logger ?? rootLogger();
   const log = childLogger('control-plane', root);
   const metrics = options.metrics ?? processMetrics();
-  const store = openStore({ dataDir: settings.dataDir });
+  const store = openStore({ dataDir: settings.dataDir, logger: log.child({ component: 'store' }) });
   const providerSet = new ProviderSet();
 
   const prober = new Prober({
@@ -145,7 +145,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
   });
 
-  const auth = new AuthService({ ...(options.auth ?? authOptionsFromEnv()), db: store.db });
+  // Its start announces the first-start setup code in the log.
+  const auth = new AuthService({ logger: childLogger('auth', root), ...(options.auth ?? authOptionsFromEnv()), db: store.db });
   const httpLogger = childLogger('http', root);
 
   const proxies = new ProxyService({ store, clock, providerNames: () => config.status().providers.map((entry) => entry.name), onChange: (name) => reconciler.enqueue(name) });

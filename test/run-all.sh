@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: the Debian packages every test needs (before any test: unit tests read seeds with
 # isoinfo/blkid), unit tests, then the lab (brought up here, idempotently), lab integration and browser
-# tests, the real-guest tests, then the lab tear-down test. Prints `N passed, N failed` from vitest's JSON reports.
+# tests, the security tests, the real-guest tests, then the lab tear-down test. Prints `N passed, N failed` from vitest's JSON reports.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,6 +22,7 @@ fi
 run unit --project unit
 if bash test/lab/up.sh; then
   run lab --project lab --project e2e
+  run security --project security
   # A real guest OS under software emulation (minutes): its own step, since every app it starts
   # sweeps orphans on the lab's hypervisors (another test's domains, from its store's view).
   run guest --project guest

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
 import { gzipSync } from 'node:zlib';
+import { installConnectionStamp } from '@/server/http/connection';
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
 interface ApiRoute {
@@ -74,6 +75,9 @@ function passToNext(options: { req: IncomingMessage; res: ServerResponse; nextPo
 }
 
 export async function startGateway(options: { repoDir: string; nextPort: number }): Promise<{ url: string; close: () => Promise<void> }> {
+  // The route handlers learn the client and the local address from the stamp a server process puts
+  // on every request (instrumentation.ts does it under `next start`).
+  installConnectionStamp();
   const routes = apiRoutes(join(options.repoDir, 'app'));
   const server: Server = createServer((req, res) => {
     if ((req.url ?? '').startsWith('/api/')) {

@@ -20,5 +20,7 @@ export function useLogin() {
 }
 
 export function useSetupPassword() {
-  return useMutation({ mutationFn: (password: string) => apiRequest('/api/auth/setup', passwordSetSchema, { method: 'POST', body: { password } }) });
+  return useMutation({
+    mutationFn: (input: { password: string; setupCode: string }) => apiRequest('/api/auth/setup', passwordSetSchema, { method: 'POST', body: input }),
+  });
 }

@@ -1,5 +1,6 @@
 'use client';
-// Change the admin password: the current one, the new one twice.
+// Change the admin password: the current one, the new one twice. Every other session ends; the
+// API tokens too when the admin ticks the box (a leaked password may have made tokens).
 import { useState } from 'react';
 import { hasCode } from '@/components/api/client';
 import { useAuthStatus } from '@/components/auth/queries';
@@ -15,13 +16,14 @@ export function PasswordForm() {
   const [next, setNext] = useState('');
   const [repeat, setRepeat] = useState('');
   const [errors, setErrors] = useState<Record<string, string>>({});
-  const [done, setDone] = useState(false);
+  const [revokeTokens, setRevokeTokens] = useState(false);
+  const [done, setDone] = useState<string>();
   const [formError, setFormError] = useState<string>();
   const status = useAuthStatus();
 
   function submit(event: React.FormEvent) {
     event.preventDefault();
-    setDone(false);
+    setDone(undefined);
     setFormError(undefined);
     const found: Record<string, string> = {};
     if (current === '') found.currentPassword = 'Enter your current password.';
@@ -30,10 +32,12 @@ export function PasswordForm() {
     setErrors(found);
     if (Object.keys(found).length > 0) return;
     change.mutate(
-      { currentPassword: current, newPassword: next },
+      { currentPassword: current, newPassword: next, revokeTokens },
       {
-        onSuccess: () => {
-          setDone(true);
+        onSuccess: (result) => {
+          const revoked = (result as { revokedTokens?: unknown } | null)?.revokedTokens;
+          setDone(typeof revoked === 'number' && revokeTokens ? `Password changed; ${revoked} API token${revoked === 1 ? '' : 's'} revoked.` : 'Password changed.');
+          setRevokeTokens(false);
           setCurrent('');
           setNext('');
           setRepeat('');
@@ -66,12 +70,18 @@ export function PasswordForm() {
       <Field id="repeat-password" label="New password again" error={errors.repeat}>
         {(aria) => <input {...aria} type="password" autoComplete="new-password" className={controlClass} value={repeat} onChange={(event) => setRepeat(event.target.value)} />}
       </Field>
+      <div className="flex items-start gap-2">
+        <input id="revoke-tokens" type="checkbox" className="mt-1" checked={revokeTokens} onChange={(event) => setRevokeTokens(event.target.checked)} />
+        <label htmlFor="revoke-tokens" className="text-sm text-slate-800">
+          Also revoke every API token (crawler clients then need new ones). Other browser sessions end either way.
+        </label>
+      </div>
       <Button type="submit" tone="primary" disabled={change.isPending}>
         {change.isPending ? 'Saving…' : 'Change password'}
       </Button>
       {done ? (
         <p role="status" className="text-sm text-emerald-800">
-          Password changed.
+          {done}
         </p>
       ) : null}
     </form>

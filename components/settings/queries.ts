@@ -2,7 +2,7 @@
 // API tokens (GET|POST /api/tokens, DELETE /api/tokens/{id}) and the admin password change. A new
 // token's secret comes back once, from the POST, and is never listed again.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { createdTokenSchema, revokedTokenSchema, sessionSchema, tokenListSchema } from '@/lib/api/auth';
+import { createdTokenSchema, passwordChangedSchema, revokedTokenSchema, tokenListSchema } from '@/lib/api/auth';
 import { apiRequest } from '@/components/api/client';
 
 export type { ApiToken, CreatedToken } from '@/lib/api/auth';
@@ -30,8 +30,11 @@ export function useRevokeToken() {
 }
 
 export function useChangePassword() {
+  const queryClient = useQueryClient();
   return useMutation({
     // A wrong current password is ERR_INVALID_CREDENTIALS: an answer to show, not a lost session.
-    mutationFn: (input: { currentPassword: string; newPassword: string }) => apiRequest('/api/auth/password', sessionSchema, { method: 'POST', body: input }),
+    mutationFn: (input: { currentPassword: string; newPassword: string; revokeTokens: boolean }) =>
+      apiRequest('/api/auth/password', passwordChangedSchema, { method: 'POST', body: input }),
+    onSuccess: () => queryClient.invalidateQueries({ queryKey: settingsKeys.tokens }),
   });
 }

@@ -15,6 +15,10 @@ export type AuthStatus = z.infer<typeof authStatusSchema>;
 export const sessionSchema = z.strictObject({ authenticated: z.literal(true), expiresAt: z.string() });
 export type SessionBody = z.infer<typeof sessionSchema>;
 
+/** A password change: the new session, and how many API tokens went with the old password. */
+export const passwordChangedSchema = sessionSchema.extend({ revokedTokens: z.number().int().nonnegative() });
+export type PasswordChangedBody = z.infer<typeof passwordChangedSchema>;
+
 export const loggedOutSchema = z.strictObject({ authenticated: z.literal(false) });
 export type LoggedOutBody = z.infer<typeof loggedOutSchema>;
 

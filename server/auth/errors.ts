@@ -9,12 +9,21 @@ export class InvalidCredentialsError extends Error {
   }
 }
 
-/** Too many failed logins from one client (or from everywhere at once); try again later. */
+/** Too many failed logins from one client; it may try again after `retryAfterSeconds`. */
 export class TooManyAttemptsError extends Error {
   readonly code = 'ERR_TOO_MANY_ATTEMPTS';
   constructor(readonly retryAfterSeconds: number) {
     super(`too many failed login attempts; try again in ${retryAfterSeconds} s`);
     this.name = 'TooManyAttemptsError';
+  }
+}
+
+/** First-start setup without the setup code from the server's log, or with a wrong one. */
+export class InvalidSetupCodeError extends Error {
+  readonly code = 'ERR_INVALID_SETUP_CODE';
+  constructor() {
+    super("the setup code is not right: the server prints it in its log at start (journalctl -u kvm2-proxies, or the terminal running it)");
+    this.name = 'InvalidSetupCodeError';
   }
 }
 
@@ -30,7 +39,7 @@ export class PasswordAlreadySetError extends Error {
 export class PasswordNotSetError extends Error {
   readonly code = 'ERR_PASSWORD_NOT_SET';
   constructor() {
-    super('no admin password is configured yet: set one first (POST /api/auth/setup) or start the server with ADMIN_PASSWORD');
+    super("no admin password is configured yet: set one first (POST /api/auth/setup, with the setup code from the server's log) or start the server with ADMIN_PASSWORD");
     this.name = 'PasswordNotSetError';
   }
 }

@@ -1,65 +1,115 @@
-// Login throttling: failed attempts are counted per client address in a fixed window; past the
-// limit, that client is refused (429 with Retry-After) without its password even being checked,
-// so guessing costs a window per few tries. A global ceiling over all clients bounds guessing by
-// a client that varies its claimed address. A successful login clears its client's count.
+// Login throttling, per client: a few free attempts, then exponential backoff (1 s, 2 s, 4 s, ...
+// up to a cap) after each further failure, one attempt at a time. An attempt is reserved before
+// the password is hashed, so parallel requests cannot all slip through one check; a client whose
+// attempts are used up is refused (429 with Retry-After) without its password being checked. There
+// is no global ceiling: one client's guessing never locks out the admin on another. IPv6 clients
+// count per /64, since one host can take any address in its network. A success clears the client.
+import { isIP } from 'node:net';
+
 export interface LoginLimits {
-  /** failed attempts one client may make per window */
-  perClient: number;
-  /** failed attempts all clients together may make per window */
-  global: number;
-  windowMs: number;
+  /** failures a client may have before backoff starts */
+  freeAttempts: number;
+  /** the first wait after the free attempts; doubles with each further failure */
+  backoffBaseMs: number;
+  backoffCapMs: number;
+  /** a client without a failure for this long starts afresh */
+  forgetAfterMs: number;
 }
 
-export const defaultLoginLimits: LoginLimits = { perClient: 5, global: 100, windowMs: 60_000 };
+export const defaultLoginLimits: LoginLimits = { freeAttempts: 5, backoffBaseMs: 1_000, backoffCapMs: 15 * 60_000, forgetAfterMs: 60 * 60_000 };
 
-interface Window {
-  startedMs: number;
+interface ClientState {
   failures: number;
+  /** attempts reserved and not yet settled */
+  pending: number;
+  blockedUntilMs: number;
+  lastFailureMs: number;
+}
+
+/** A reserved attempt: settle it exactly once, with the outcome of the password check. */
+export interface LoginAttempt {
+  succeeded(): void;
+  failed(): void;
+}
+
+export type Reservation = { attempt: LoginAttempt } | { retryAfterSeconds: number };
+
+function expandIpv6(address: string): string[] {
+  const [head = '', tail] = address.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  return [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
+}
+
+/** The key one client's attempts count under: the address, or its /64 for IPv6. */
+export function clientKey(address: string): string {
+  if (isIP(address) !== 6) return address;
+  return `${expandIpv6(address.toLowerCase())
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ''))
+    .join(':')}::/64`;
 }
 
 export class LoginRateLimiter {
-  private readonly clients = new Map<string, Window>();
-  private globalWindow: Window = { startedMs: 0, failures: 0 };
+  private readonly clients = new Map<string, ClientState>();
 
   constructor(
     private readonly limits: LoginLimits = defaultLoginLimits,
     private readonly now: () => number = Date.now,
   ) {}
 
-  private current(window: Window | undefined, nowMs: number): Window {
-    return window && nowMs - window.startedMs < this.limits.windowMs ? window : { startedMs: nowMs, failures: 0 };
+  private backoffMs(failures: number): number {
+    const beyond = failures - this.limits.freeAttempts;
+    return Math.min(this.limits.backoffCapMs, this.limits.backoffBaseMs * 2 ** Math.min(beyond, 30));
   }
 
-  /** Seconds the client must wait, or 0 when it may try now. */
-  retryAfterSeconds(client: string): number {
+  private stateOf(key: string, nowMs: number): ClientState {
+    const known = this.clients.get(key);
+    if (known && (known.pending > 0 || nowMs - known.lastFailureMs < this.limits.forgetAfterMs)) return known;
+    const fresh: ClientState = { failures: 0, pending: 0, blockedUntilMs: 0, lastFailureMs: 0 };
+    this.clients.set(key, fresh);
+    return fresh;
+  }
+
+  /** Reserves one attempt for `client`, or says how long it must wait. */
+  reserve(client: string): Reservation {
     const nowMs = this.now();
-    const waits: number[] = [];
-    const own = this.current(this.clients.get(client), nowMs);
-    if (own.failures >= this.limits.perClient) waits.push(own.startedMs + this.limits.windowMs - nowMs);
-    this.globalWindow = this.current(this.globalWindow, nowMs);
-    if (this.globalWindow.failures >= this.limits.global) waits.push(this.globalWindow.startedMs + this.limits.windowMs - nowMs);
-    return waits.length === 0 ? 0 : Math.max(1, Math.ceil(Math.max(...waits) / 1000));
+    const key = clientKey(client);
+    const state = this.stateOf(key, nowMs);
+    if (nowMs < state.blockedUntilMs) return { retryAfterSeconds: Math.max(1, Math.ceil((state.blockedUntilMs - nowMs) / 1000)) };
+    // Past the free attempts, one at a time: the outcome of the one in flight sets the next wait.
+    if (state.failures + state.pending >= this.limits.freeAttempts && state.pending > 0) {
+      return { retryAfterSeconds: Math.max(1, Math.ceil(this.backoffMs(state.failures + state.pending) / 1000)) };
+    }
+    state.pending += 1;
+    let settled = false;
+    const settle = (outcome: () => void) => {
+      if (settled) return;
+      settled = true;
+      state.pending -= 1;
+      outcome();
+      this.prune(this.now());
+    };
+    return {
+      attempt: {
+        succeeded: () => settle(() => this.clients.delete(key)),
+        failed: () =>
+          settle(() => {
+            const at = this.now();
+            state.failures += 1;
+            state.lastFailureMs = at;
+            if (state.failures >= this.limits.freeAttempts) state.blockedUntilMs = at + this.backoffMs(state.failures);
+            this.clients.set(key, state);
+          }),
+      },
+    };
   }
 
-  recordFailure(client: string): void {
-    const nowMs = this.now();
-    const own = this.current(this.clients.get(client), nowMs);
-    own.failures += 1;
-    this.clients.set(client, own);
-    this.globalWindow = this.current(this.globalWindow, nowMs);
-    this.globalWindow.failures += 1;
-    this.prune(nowMs);
-  }
-
-  recordSuccess(client: string): void {
-    this.clients.delete(client);
-  }
-
-  /** Forgets windows that ended, so addresses seen once do not accumulate. */
+  /** Forgets clients that have been quiet long enough, so addresses seen once do not accumulate. */
   private prune(nowMs: number): void {
     if (this.clients.size < 1024) return;
-    for (const [client, window] of this.clients) {
-      if (nowMs - window.startedMs >= this.limits.windowMs) this.clients.delete(client);
+    for (const [key, state] of this.clients) {
+      if (state.pending === 0 && nowMs - state.lastFailureMs >= this.limits.forgetAfterMs && nowMs >= state.blockedUntilMs) this.clients.delete(key);
     }
   }
 }

@@ -1,11 +1,14 @@
 // Who may use the API: the admin (password → session cookie) and API tokens (bearer, for the
-// discovery API and metrics). The password is set once at first start, or by ADMIN_PASSWORD on
-// every start; either way only its scrypt hash is stored. Nothing here logs or returns a
-// password, a token secret or a cookie value, except the new token and cookie to their owner.
+// discovery API and metrics). The password is set once at first start (with the one-time setup
+// code the server logs), or by ADMIN_PASSWORD on every start; either way only its scrypt hash is
+// stored. Nothing here logs or returns a password, a token secret or a cookie value, except the
+// new token and cookie to their owner (and the setup code to the server's own log).
 import type { Database } from 'better-sqlite3';
+import type { Logger } from '@/server/telemetry/logger';
 import { AdminStore, type PasswordSource } from './admin-store';
 import {
   InvalidCredentialsError,
+  InvalidSetupCodeError,
   PasswordAlreadySetError,
   PasswordManagedByEnvironmentError,
   PasswordNotSetError,
@@ -13,7 +16,8 @@ import {
   TooManyAttemptsError,
 } from './errors';
 import { defaultCost, hashPassword, type ScryptCost, verifyPassword } from './password';
-import { defaultLoginLimits, LoginRateLimiter, type LoginLimits } from './rate-limit';
+import { defaultLoginLimits, type LoginAttempt, LoginRateLimiter, type LoginLimits } from './rate-limit';
+import { newSetupCode, sameSetupCode } from './setup-code';
 import { defaultSessionTtlMs, type IssuedSession, SessionStore } from './sessions';
 import { type ApiTokenView, type CreatedApiToken, TokenStore } from './tokens';
 
@@ -36,6 +40,14 @@ export interface AuthServiceOptions {
   now?: () => number;
   /** scrypt cost of new hashes (tests lower it) */
   cost?: ScryptCost;
+  /** where init() announces the setup code */
+  logger?: Logger;
+}
+
+export interface PasswordChange {
+  session: IssuedSession;
+  /** API tokens revoked along with the sessions (0 unless asked for) */
+  revokedTokens: number;
 }
 
 const sessionKeyName = 'session-signing-key';
@@ -46,6 +58,8 @@ export class AuthService {
   private readonly tokens: TokenStore;
   private readonly limiter: LoginRateLimiter;
   private readonly now: () => number;
+  /** the one-time setup code while no password exists (made by init) */
+  private setupCode: string | undefined;
 
   constructor(private readonly options: AuthServiceOptions) {
     this.now = options.now ?? Date.now;
@@ -63,14 +77,31 @@ export class AuthService {
     return new Date(this.now()).toISOString();
   }
 
-  /** Applies ADMIN_PASSWORD: a different one replaces the stored hash and ends every session. */
+  /**
+   * At start: applies ADMIN_PASSWORD (a different one replaces the stored hash and ends every
+   * session); without it and without a stored password, makes the one-time setup code and logs it.
+   */
   async init(): Promise<void> {
     const fromEnv = this.options.adminPassword;
-    if (fromEnv === undefined) return;
     const stored = this.admin.password();
-    if (stored && (await verifyPassword(fromEnv, stored.hash))) return;
-    this.admin.replacePassword({ hash: await hashPassword(fromEnv, this.cost), source: 'environment', setAt: this.isoNow() });
-    this.sessions.revokeAll();
+    if (fromEnv !== undefined) {
+      if (stored && (await verifyPassword(fromEnv, stored.hash))) return;
+      this.admin.replacePassword({ hash: await hashPassword(fromEnv, this.cost), source: 'environment', setAt: this.isoNow() });
+      this.sessions.revokeAll();
+      this.options.logger?.info('admin password set from ADMIN_PASSWORD');
+      return;
+    }
+    if (stored) return;
+    this.setupCode = newSetupCode();
+    this.options.logger?.warn(
+      { setupCode: this.setupCode },
+      `first start: no admin password yet. Open the dashboard and enter this one-time setup code to choose it: ${this.setupCode} (or start the server with ADMIN_PASSWORD)`,
+    );
+  }
+
+  /** The setup code while first-start setup waits for one (the start log shows it; tests read it here). */
+  pendingSetupCode(): string | undefined {
+    return this.admin.password() ? undefined : this.setupCode;
   }
 
   /** Anyone may ask; where the password came from is told only to the logged-in admin. */
@@ -80,45 +111,66 @@ export class AuthService {
     return { passwordConfigured: stored !== undefined, authenticated, ...(stored && authenticated ? { passwordSource: stored.source } : {}) };
   }
 
-  /** First start: sets the password once; PasswordAlreadySetError afterwards. */
-  async setup(password: string): Promise<void> {
+  /**
+   * First start: sets the password once, given the setup code from the server's log (so whoever
+   * reaches a fresh install first does not become its admin); PasswordAlreadySetError afterwards.
+   * Wrong codes count as failed attempts of `client`, like wrong passwords.
+   */
+  async setup(options: { password: string; setupCode: string; client: string }): Promise<void> {
     if (this.admin.password()) throw new PasswordAlreadySetError();
-    const hash = await hashPassword(password, this.cost);
+    const attempt = this.reserveAttempt(options.client);
+    const expected = this.setupCode;
+    if (expected === undefined || !sameSetupCode(options.setupCode, expected)) {
+      attempt.failed();
+      throw new InvalidSetupCodeError();
+    }
+    attempt.succeeded();
+    const hash = await hashPassword(options.password, this.cost);
     if (!this.admin.insertPassword({ hash, source: 'setup', setAt: this.isoNow() })) throw new PasswordAlreadySetError();
+    this.setupCode = undefined;
   }
 
   async login(options: { password: string; client: string }): Promise<IssuedSession> {
-    const retryAfter = this.limiter.retryAfterSeconds(options.client);
-    if (retryAfter > 0) throw new TooManyAttemptsError(retryAfter);
     const stored = this.admin.password();
     if (!stored) throw new PasswordNotSetError();
-    if (!(await verifyPassword(options.password, stored.hash))) {
-      this.limiter.recordFailure(options.client);
-      throw new InvalidCredentialsError();
-    }
-    this.limiter.recordSuccess(options.client);
+    await this.checkPassword({ password: options.password, hash: stored.hash, client: options.client, wrong: 'wrong password' });
     this.sessions.pruneExpired(this.now());
     return this.sessions.issue({ nowMs: this.now(), ttlMs: this.options.sessionTtlMs ?? defaultSessionTtlMs });
+  }
+
+  /** Hashes `password` within a reserved attempt of `client`: 429 before hashing when it has none left. */
+  private async checkPassword(options: { password: string; hash: string; client: string; wrong: string }): Promise<void> {
+    const attempt = this.reserveAttempt(options.client);
+    let matches = false;
+    try {
+      matches = await verifyPassword(options.password, options.hash);
+    } finally {
+      if (matches) attempt.succeeded();
+      else attempt.failed();
+    }
+    if (!matches) throw new InvalidCredentialsError(options.wrong);
+  }
+
+  private reserveAttempt(client: string): LoginAttempt {
+    const reservation = this.limiter.reserve(client);
+    if ('retryAfterSeconds' in reservation) throw new TooManyAttemptsError(reservation.retryAfterSeconds);
+    return reservation.attempt;
   }
 
   logout(sessionCookie: string | undefined): void {
     if (sessionCookie !== undefined) this.sessions.revoke(sessionCookie);
   }
 
-  /** Replaces the password, ends every session and opens a new one for the caller. */
-  async changePassword(options: { currentPassword: string; newPassword: string; client: string }): Promise<IssuedSession> {
+  /** Replaces the password, ends every session (and on request every API token) and opens a new session for the caller. */
+  async changePassword(options: { currentPassword: string; newPassword: string; client: string; revokeTokens?: boolean }): Promise<PasswordChange> {
     if (this.options.adminPassword !== undefined) throw new PasswordManagedByEnvironmentError();
-    const retryAfter = this.limiter.retryAfterSeconds(options.client);
-    if (retryAfter > 0) throw new TooManyAttemptsError(retryAfter);
     const stored = this.admin.password();
     if (!stored) throw new PasswordNotSetError();
-    if (!(await verifyPassword(options.currentPassword, stored.hash))) {
-      this.limiter.recordFailure(options.client);
-      throw new InvalidCredentialsError('the current password is wrong');
-    }
+    await this.checkPassword({ password: options.currentPassword, hash: stored.hash, client: options.client, wrong: 'the current password is wrong' });
     this.admin.replacePassword({ hash: await hashPassword(options.newPassword, this.cost), source: 'change', setAt: this.isoNow() });
     this.sessions.revokeAll();
-    return this.sessions.issue({ nowMs: this.now(), ttlMs: this.options.sessionTtlMs ?? defaultSessionTtlMs });
+    const revokedTokens = options.revokeTokens ? this.tokens.revokeAll() : 0;
+    return { session: this.sessions.issue({ nowMs: this.now(), ttlMs: this.options.sessionTtlMs ?? defaultSessionTtlMs }), revokedTokens };
   }
 
   sessionValid(sessionCookie: string): boolean {

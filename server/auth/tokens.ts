@@ -74,6 +74,11 @@ export class TokenStore {
     return this.db.prepare(`DELETE FROM api_tokens WHERE id = ?`).run(id).changes === 1;
   }
 
+  /** Revokes every token; returns how many there were. */
+  revokeAll(): number {
+    return this.db.prepare(`DELETE FROM api_tokens`).run().changes;
+  }
+
   /** The token's id when `token` is a live token, else undefined. */
   verify(token: string, nowMs: number): string | undefined {
     const match = tokenPattern.exec(token);

@@ -9,6 +9,7 @@ import type { AuthService, Principal } from '@/server/auth/service';
 import { getRuntime, type Runtime } from '@/server/runtime';
 import { logger as childLogger } from '@/server/telemetry/logger';
 import { UnauthenticatedError } from './errors';
+import { exposureFromEnv } from './exposure';
 import { checkSameOrigin } from './origin';
 import { defaultBodyLimitBytes, parseInput, queryObject, readJson } from './request';
 import { noStore, toResponse } from './to-response';
@@ -75,7 +76,7 @@ export function route<P extends Schema | undefined = undefined, Q extends Schema
   return async (request, context) => {
     let runtime: Runtime | undefined;
     try {
-      checkSameOrigin(request);
+      checkSameOrigin(request, exposureFromEnv());
       runtime = await getRuntime();
       const { auth } = runtime;
       const sessionCookie = readCookie(request.headers.get('cookie'));

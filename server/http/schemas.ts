@@ -28,16 +28,17 @@ const labelSelector = z
   .union([z.string(), z.array(z.string())])
   .transform((value, context) => {
     const pairs = (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(',')).filter((pair) => pair.trim() !== '');
-    const selected: Record<string, string> = {};
+    const selected: Array<[string, string]> = [];
     for (const pair of pairs) {
       const eq = pair.indexOf('=');
       if (eq <= 0) {
         context.addIssue({ code: 'custom', message: 'must be key=value pairs, comma-separated' });
         return z.NEVER;
       }
-      selected[pair.slice(0, eq).trim()] = pair.slice(eq + 1).trim();
+      selected.push([pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()]);
     }
-    const checked = labelsSchema.safeParse(selected);
+    // fromEntries keeps every key as data (assignment would turn `__proto__` into the prototype).
+    const checked = labelsSchema.safeParse(Object.fromEntries(selected));
     if (!checked.success) {
       context.addIssue({ code: 'custom', message: checked.error.issues[0]?.message ?? 'is not a label selector' });
       return z.NEVER;

@@ -2,10 +2,12 @@
 // so a rotated key or host key is picked up by the next connection without a restart.
 //
 // A missing file is transient (the Secret that provides it may not have landed yet); a file that
-// exists but does not parse is permanent and names the path. Messages never quote file content.
+// exists but does not parse is permanent. Messages name the file by its role and carry its path in
+// `file` (for the log, not for API answers); they never quote file content.
 
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { SshDialError } from './errors';
+import { keyFileModeProblem, octalMode } from './key-file-mode';
 import { parseKnownHosts, type KnownHosts } from './known-hosts';
 import { parsePrivateKey, PrivateKeyParseError, type PrivateKey } from './private-key';
 
@@ -24,6 +26,7 @@ export interface Credentials {
 
 export async function loadCredentials(files: CredentialFiles): Promise<Credentials> {
   const keyText = await readCredentialFile(files.keyFile, 'ssh key');
+  await refuseWorldWritableKey(files.keyFile);
   const privateKey = parseKeyFile(keyText, files.keyFile);
   if (files.insecureIgnoreHostKey) return { privateKey, knownHosts: undefined };
 
@@ -42,10 +45,18 @@ async function readCredentialFile(path: string, what: string): Promise<string> {
     throw new SshDialError({
       code: 'SSH_CREDENTIALS_MISSING',
       stage: 'credentials',
-      message: `reading ${what} file ${path}: ${errno}`,
+      message: `reading the ${what} file: ${errno}`,
       cause: err,
+      file: path,
     });
   }
+}
+
+/** Anyone may have replaced a world-writable key file with their own key: never dial with it. */
+async function refuseWorldWritableKey(path: string): Promise<void> {
+  const { mode } = await stat(path);
+  if (keyFileModeProblem(mode) !== 'world-writable') return;
+  throw invalid(`the ssh key file is writable by every user (mode ${octalMode(mode)}); make it 0600, owned by the server's user`, path);
 }
 
 function parseKeyFile(text: string, path: string): PrivateKey {
@@ -53,7 +64,7 @@ function parseKeyFile(text: string, path: string): PrivateKey {
     return parsePrivateKey(text);
   } catch (err) {
     const reason = err instanceof PrivateKeyParseError ? err.message : 'unreadable key';
-    throw invalid(`parsing ssh key file ${path}: ${reason}`, err);
+    throw invalid(`parsing the ssh key file: ${reason}`, path, err);
   }
 }
 
@@ -64,7 +75,7 @@ function parseKnownHostsFile(text: string, path: string): KnownHosts {
   const usableLines = knownHosts.entries.length + knownHosts.ignoredCertAuthorityLines.length;
   if (usableLines === 0 && knownHosts.malformedLines.length > 0) {
     const lines = summariseLines(knownHosts.malformedLines);
-    throw invalid(`parsing known_hosts file ${path}: no valid entry (malformed lines: ${lines})`);
+    throw invalid(`parsing the known_hosts file: no valid entry (malformed lines: ${lines})`, path);
   }
   return knownHosts;
 }
@@ -74,8 +85,8 @@ function summariseLines(lines: number[]): string {
   return lines.length > 5 ? `${shown} and ${lines.length - 5} more` : shown;
 }
 
-function invalid(message: string, cause?: unknown): SshDialError {
+function invalid(message: string, file?: string, cause?: unknown): SshDialError {
   // The cause of a key parse error is our own PrivateKeyParseError, whose text is already in the
   // message; it never holds key bytes either.
-  return new SshDialError({ code: 'SSH_CREDENTIALS_INVALID', stage: 'credentials', message, cause });
+  return new SshDialError({ code: 'SSH_CREDENTIALS_INVALID', stage: 'credentials', message, cause, ...(file !== undefined ? { file } : {}) });
 }

@@ -1,7 +1,9 @@
 // Typed errors of the SSH transport. Every error carries a stable `code`, whether retrying can
 // help (`permanent`), and the underlying error as `cause`. Callers classify on `code` and
-// `permanent`, never on message text. Messages name paths, users and addresses; they never
-// contain key bytes or known_hosts content.
+// `permanent`, never on message text. Messages name users and addresses, and a credentials file by
+// its role ("the known_hosts file"): the message travels to API responses, which must not show
+// the server's file layout; the path is in `file`, for the log. They never contain key bytes or
+// known_hosts content.
 
 export type SshDialStage = 'credentials' | 'tcp' | 'ssh' | 'socket';
 
@@ -56,10 +58,13 @@ export class SshError extends Error {
 /** A dial that failed, with the stage it failed in. */
 export class SshDialError extends SshError {
   readonly stage: SshDialStage;
+  /** the credentials file at fault (key or known_hosts), for the log; never in the message */
+  readonly file?: string;
 
-  constructor(options: { code: SshErrorCode; stage: SshDialStage; message: string; cause?: unknown }) {
+  constructor(options: { code: SshErrorCode; stage: SshDialStage; message: string; cause?: unknown; file?: string }) {
     super(options.code, options.message, { cause: options.cause });
     this.stage = options.stage;
+    if (options.file !== undefined) this.file = options.file;
   }
 }
 
@@ -84,8 +89,9 @@ export class HostKeyError extends SshDialError {
     knownHostsName: string;
     fingerprint: string;
     message: string;
+    file?: string;
   }) {
-    super({ code: hostKeyCodes[options.reason], stage: 'ssh', message: options.message });
+    super({ code: hostKeyCodes[options.reason], stage: 'ssh', message: options.message, ...(options.file !== undefined ? { file: options.file } : {}) });
     this.reason = options.reason;
     this.knownHostsName = options.knownHostsName;
     this.fingerprint = options.fingerprint;

@@ -105,21 +105,22 @@ export function checkHostKey(
       knownHostsName: name,
       fingerprint,
       message: `host key for ${name} (${presentedType} ${fingerprint}) ${problem}`,
+      file: knownHostsFile,
     });
 
   const revoked = matching.find((entry) => entry.marker === 'revoked' && entry.key.equals(key));
-  if (revoked) return fail('revoked', `is marked @revoked on line ${revoked.line} of ${knownHostsFile}`);
+  if (revoked) return fail('revoked', `is marked @revoked on line ${revoked.line} of the known_hosts file`);
 
   const usable = matching.filter((entry) => entry.marker === undefined);
   if (usable.some((entry) => entry.key.equals(key))) return undefined;
 
   const sameType = usable.find((entry) => entry.keyType === presentedType);
   if (sameType) {
-    return fail('changed', `does not match line ${sameType.line} of ${knownHostsFile}: the host key has changed`);
+    return fail('changed', `does not match line ${sameType.line} of the known_hosts file: the host key has changed`);
   }
   if (usable.length > 0) {
     const otherTypes = [...new Set(usable.map((entry) => entry.keyType))].join(', ');
-    return fail('unknown', `is not in ${knownHostsFile}, which has only ${otherTypes} keys for this host`);
+    return fail('unknown', `is not in the known_hosts file, which has only ${otherTypes} keys for this host`);
   }
-  return fail('unknown', `is not in ${knownHostsFile}`);
+  return fail('unknown', 'is not in the known_hosts file');
 }

@@ -1,8 +1,9 @@
-// First start: a server without an admin password asks for one on the login page, refuses two
-// different entries, then logs the admin in; the new password works for the next login.
+// First start: a server without an admin password asks on the login page for the setup code from
+// its log and the password, refuses a wrong code and two different entries, then logs the admin
+// in; the new password works for the next login.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, seriousAxeViolations } from './harness/browser';
-import { logIn } from './harness/dashboard';
+import { logIn, setupCodeIn } from './harness/dashboard';
 import { openSession, type Session } from './harness/session';
 
 let session: Session;
@@ -17,12 +18,18 @@ afterAll(async () => {
 });
 
 describe('first start', () => {
-  it('asks for the admin password, refusing two different entries', async () => {
+  it('asks for the setup code from the server log and the admin password, refusing a wrong code and two different entries', async () => {
     const { page, app } = session;
     await page.goto(`${app.url}/`);
     await page.waitForURL((url) => url.pathname === '/login');
     await page.getByText('This is the first start').waitFor();
+    await page.getByText('journalctl -u kvm2-proxies').waitFor();
+    await page.getByLabel('Setup code').fill('AAAAA-BBBBB-CCCCC');
     await page.getByLabel('Admin password').fill(chosen);
+    await page.getByLabel('The same password again').fill(chosen);
+    await page.getByRole('button', { name: 'Set password and log in' }).click();
+    await page.getByText('That setup code is not right.').waitFor();
+    await page.getByLabel('Setup code').fill(setupCodeIn(app.logs()));
     await page.getByLabel('The same password again').fill(`${chosen}-typo`);
     await page.getByRole('button', { name: 'Set password and log in' }).click();
     await page.getByText('The two passwords differ.').waitFor();

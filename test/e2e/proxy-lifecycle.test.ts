@@ -165,7 +165,7 @@ describe('a Proxy created through the dashboard', () => {
     await page.waitForURL((url) => url.pathname === `/proxies/${downloadingName}`, { timeout: 30_000 });
     const progress = page.getByTestId('download-progress');
     await progress.waitFor({ timeout: 60_000 });
-    await page.waitForFunction(() => /\d+(\.\d)? KiB of 192 KiB \(\d+%\) · [\d.]+ (B|KiB)\/s · (\d+s left|\d+m \d+s left)/.test(document.querySelector('[data-testid="download-progress"]')?.textContent ?? ''), undefined, { timeout: 30_000 });
+    await progress.filter({ hasText: /\d+(\.\d)? KiB of 192 KiB \(\d+%\) · [\d.]+ (B|KiB)\/s · (\d+s left|\d+m \d+s left)/ }).waitFor({ timeout: 30_000 });
     await screenshot(page, 'proxy-downloading-image');
     // The host's page lists the same download, from the host listing.
     const hostTab = await page.context().newPage();

@@ -17,7 +17,7 @@ import { ProviderRegistry } from '@/server/providers/registry';
 import { type Runtime, startRuntimeOnce, stopRuntimeForTests } from '@/server/runtime';
 import { createLogger } from '@/server/telemetry/logger';
 import { createMetrics } from '@/server/telemetry/metrics';
-import { adminPassword, cheapCost, createClient, type Client } from '@/test/unit/api-harness';
+import { adminPassword, cheapCost, createClient, type Client, setUpPassword } from '@/test/unit/api-harness';
 import { type Lab, removeDomain, removeVolume } from './harness/lab';
 import { Kvm2LabRun } from './kvm2-provider-support';
 
@@ -66,7 +66,7 @@ export async function startLabApi(lab: Lab): Promise<LabApi> {
     auth: { cost: cheapCost },
   });
   const { auth } = runtime;
-  await auth.setup(adminPassword);
+  await setUpPassword(auth, adminPassword);
   const responses: string[] = [];
   let session = '';
   const client = createClient({ responses, session: () => session, defaultPassword: adminPassword });

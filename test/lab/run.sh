@@ -24,8 +24,8 @@ main() {
     npx next build
   fi
   mkdir -p "$LAB_DIR/data"
-  log "serving on http://localhost:3000 with PROVIDERS_CONFIG=$LAB_DIR/providers.yaml"
-  PROVIDERS_CONFIG="$LAB_DIR/providers.yaml" DATA_DIR="$LAB_DIR/data" exec npx next start -p 3000
+  log "serving on http://localhost:3000 (loopback only) with PROVIDERS_CONFIG=$LAB_DIR/providers.yaml"
+  PROVIDERS_CONFIG="$LAB_DIR/providers.yaml" DATA_DIR="$LAB_DIR/data" exec npx next start -H 127.0.0.1 -p 3000
 }
 
 main "$@"

@@ -3,7 +3,7 @@
 // are refused; login sets a hardened cookie, is rate-limited per client, and first-start setup
 // works once. Refused requests change nothing.
 import { afterEach, describe, expect, it } from 'vitest';
-import { adminPassword, handlers as h, routeTable, startApi, type ApiHarness } from './api-harness';
+import { adminPassword, errorOf, handlers as h, origin, routeTable, startApi, type ApiHarness } from './api-harness';
 
 let api: ApiHarness | undefined;
 afterEach(async () => {
@@ -13,7 +13,7 @@ afterEach(async () => {
 
 const bodyFor: Record<string, unknown> = {
   'POST /api/auth/login': { password: adminPassword },
-  'POST /api/auth/setup': { password: 'another password' },
+  'POST /api/auth/setup': { password: 'another password', setupCode: 'AAAAA-BBBBB-CCCCC' },
   'POST /api/auth/password': { currentPassword: adminPassword, newPassword: 'another password' },
   'POST /api/proxies': { name: 'beta', mode: 'Static', address: '192.0.2.20' },
   'PUT /api/proxies/alpha': { mode: 'Static', address: '192.0.2.30' },
@@ -66,9 +66,13 @@ describe('authentication', () => {
     const mutating = routeTable.filter((row) => row.method !== 'GET');
     expect(mutating.length).toBeGreaterThanOrEqual(9);
     const before = api.snapshot();
-    const foreign = [
+    const foreign: Array<{ origin: string | null; headers?: Record<string, string> }> = [
       { origin: 'https://evil.example' },
-      { origin: 'http://dash.test:3001' },
+      { origin: 'http://127.0.0.1:3001' },
+      { origin: 'https://127.0.0.1:3000' },
+      // DNS rebinding: the page's own name resolved to this server; Host says the same name.
+      { origin: 'http://evil.example:3000', headers: { host: 'evil.example:3000' } },
+      { origin: 'http://evil.example:3000', headers: { host: 'evil.example:3000', 'x-forwarded-host': 'evil.example:3000' } },
       { origin: 'null' },
       { origin: null, headers: { 'sec-fetch-site': 'cross-site' } },
       { origin: null, headers: { 'sec-fetch-site': 'same-site' } },
@@ -103,8 +107,9 @@ describe('authentication', () => {
     expect(cookie).not.toContain('Secure');
     expect(plain.text).not.toContain(cookie.split(';')[0]!.split('=')[1]!);
 
-    const https = await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: adminPassword }, headers: { 'x-forwarded-proto': 'https' } });
-    expect(setCookieOf(https.headers)).toContain('; Secure');
+    // A client cannot claim HTTPS: only a trusted proxy's X-Forwarded-Proto counts (see the proxy test).
+    const claimed = await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: adminPassword }, headers: { 'x-forwarded-proto': 'https' } });
+    expect(setCookieOf(claimed.headers)).not.toContain('Secure');
 
     const session = /kvm2_session=([^;]+)/.exec(cookie)![1]!;
     expect((await api.call(h.status.GET, '/api/auth/status', 'GET', { session })).json).toEqual({ passwordConfigured: true, authenticated: true, passwordSource: 'setup' });
@@ -117,19 +122,62 @@ describe('authentication', () => {
     expect((await api.call(h.providers.GET, '/api/providers', 'GET', { session: true })).status).toBe(200);
   });
 
-  it('rate-limits failed logins per client with 429 and Retry-After, without checking the password meanwhile', async () => {
+  it('rate-limits failed logins per connection with 429 and Retry-After; X-Forwarded-For from a client changes nothing', async () => {
     api = await startApi();
-    const from = (address: string, password: string) =>
-      api!.call(h.login.POST, '/api/auth/login', 'POST', { body: { password }, headers: { 'x-forwarded-for': address } });
-    for (let attempt = 0; attempt < 5; attempt++) expect((await from('198.51.100.7', `guess-${attempt}`)).status).toBe(401);
-    const blocked = await from('198.51.100.7', adminPassword);
+    const from = (peer: string, password: string, forwardedFor?: string) =>
+      api!.call(h.login.POST, '/api/auth/login', 'POST', { body: { password }, peer, headers: forwardedFor ? { 'x-forwarded-for': forwardedFor } : {} });
+    for (let attempt = 0; attempt < 5; attempt++) expect((await from('198.51.100.7', `guess-${attempt}`, `203.0.113.${attempt}`)).status).toBe(401);
+    const blocked = await from('198.51.100.7', adminPassword, '203.0.113.99');
     expect(blocked.status).toBe(429);
     expect(Number(blocked.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(blocked.json.error.code).toBe('ERR_TOO_MANY_ATTEMPTS');
-    expect(blocked.json.error.message).toContain('too many');
-    // Behind a proxy the last X-Forwarded-For entry is the client; another client is unaffected.
-    expect((await from('203.0.113.1, 198.51.100.7', adminPassword)).status).toBe(429);
+    expect(errorOf(blocked).message).toContain('too many');
     expect((await from('198.51.100.8', adminPassword)).status).toBe(200);
+  });
+
+  it('lets 5 of 50 parallel wrong passwords reach the hash, and never locks out the right password from another client', async () => {
+    api = await startApi();
+    const answers = await Promise.all(
+      Array.from({ length: 50 }, (_, i) => api!.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: `guess-${i}` }, peer: '198.51.100.7' })),
+    );
+    const statuses = answers.map((answer) => answer.status);
+    expect(statuses.filter((status) => status === 401)).toHaveLength(5);
+    expect(statuses.filter((status) => status === 429)).toHaveLength(45);
+    expect((await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: adminPassword }, peer: '198.51.100.8' })).status).toBe(200);
+  });
+
+  it('behind a trusted proxy (TRUST_PROXY) keys on the client the proxy saw and honours its X-Forwarded-Proto', async () => {
+    api = await startApi();
+    process.env.TRUST_PROXY = '10.0.0.0/24';
+    try {
+      const via = (client: string, password: string, proto = 'http') =>
+        api!.call(h.login.POST, '/api/auth/login', 'POST', { body: { password }, peer: '10.0.0.2', headers: { 'x-forwarded-for': `203.0.113.50, ${client}`, 'x-forwarded-proto': proto } });
+      for (let attempt = 0; attempt < 5; attempt++) expect((await via('198.51.100.7', `guess-${attempt}`)).status).toBe(401);
+      expect((await via('198.51.100.7', adminPassword)).status).toBe(429);
+      const other = await via('198.51.100.8', adminPassword, 'https');
+      expect(other.status).toBe(200);
+      expect(setCookieOf(other.headers)).toContain('; Secure');
+      // The same headers from a peer that is not a proxy: its own address counts, no Secure.
+      const direct = await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: adminPassword }, peer: '10.0.1.2', headers: { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-proto': 'https' } });
+      expect(direct.status).toBe(200);
+      expect(setCookieOf(direct.headers)).not.toContain('Secure');
+    } finally {
+      delete process.env.TRUST_PROXY;
+    }
+  });
+
+  it('accepts only APP_ORIGIN when it is set, whatever the connection', async () => {
+    api = await startApi();
+    process.env.APP_ORIGIN = 'https://dash.example.net, http://192.0.2.10:3000';
+    try {
+      const create = (from: string) => api!.call(h.tokens.POST, '/api/tokens', 'POST', { session: true, body: { name: 'x' }, origin: from });
+      expect((await create(origin)).status).toBe(403);
+      expect((await create('https://dash.example.net')).status).toBe(201);
+      expect((await create('http://192.0.2.10:3000')).status).toBe(201);
+      expect((await create('http://dash.example.net')).status).toBe(403);
+    } finally {
+      delete process.env.APP_ORIGIN;
+    }
   });
 
   it('changes the password: the current one is checked, every other session ends, the caller gets a new one', async () => {
@@ -153,23 +201,48 @@ describe('authentication', () => {
     expect(stored.source).toBe('change');
   });
 
-  it('on first start offers setup once: login waits for it, a short password is refused, a second setup is 409', async () => {
+  it('revokes every API token along with the sessions when the password change asks for it', async () => {
+    api = await startApi();
+    const kept = api.auth.createToken('kept');
+    const change = (body: Record<string, unknown>) => api!.call(h.password.POST, '/api/auth/password', 'POST', { session: true, body });
+    const plain = await change({ currentPassword: adminPassword, newPassword: 'second password' });
+    expect(plain.json).toMatchObject({ authenticated: true, revokedTokens: 0 });
+    expect(api.auth.tokenPrincipal(kept.token)).toBeDefined();
+    api.session = /kvm2_session=([^;]+)/.exec(setCookieOf(plain.headers))![1]!;
+    expect((await change({ currentPassword: 'second password', newPassword: 'third password', revokeTokens: 'yes' })).status).toBe(400);
+    const revoking = await change({ currentPassword: 'second password', newPassword: 'third password', revokeTokens: true });
+    expect(revoking.json).toMatchObject({ authenticated: true, revokedTokens: 1 });
+    expect((await api.call(h.discovery.GET, '/api/discovery/proxies', 'GET', { bearer: kept.token })).status).toBe(401);
+    expect(api.auth.listTokens()).toEqual([]);
+  });
+
+  it('on first start offers setup once, only with the logged setup code, and tells strangers no more than that', async () => {
     api = await startApi({ passwordConfigured: false });
-    expect((await api.call(h.status.GET, '/api/auth/status', 'GET')).json).toEqual({ passwordConfigured: false, authenticated: false });
+    const status = await api.call(h.status.GET, '/api/auth/status', 'GET');
+    expect(status.json).toEqual({ passwordConfigured: false, authenticated: false });
     expect((await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: 'anything' } })).status).toBe(409);
-    const short = await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'short' } });
+    const setupCode = api.auth.pendingSetupCode()!;
+    const short = await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'short', setupCode } });
     expect(short.status).toBe(400);
-    expect(short.json.error.fields).toEqual([{ path: 'password', message: 'must be at least 8 characters' }]);
-    expect((await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'first password' } })).status).toBe(201);
-    expect((await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'second password' } })).status).toBe(409);
+    expect(errorOf(short).fields).toEqual([{ path: 'password', message: 'must be at least 8 characters' }]);
+    const withoutCode = await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'first password' } });
+    expect(withoutCode.status).toBe(400);
+    expect(errorOf(withoutCode).fields).toEqual([{ path: 'setupCode', message: expect.stringContaining('required') }]);
+    const wrongCode = await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'first password', setupCode: 'AAAAA-BBBBB-CCCCC' } });
+    expect(wrongCode.status).toBe(403);
+    expect(wrongCode.json.error.code).toBe('ERR_INVALID_SETUP_CODE');
+    expect(errorOf(wrongCode).message).toContain('log at start');
+    expect(api.runtime.store.db.prepare(`SELECT count(*) FROM admin_password`).pluck().get()).toBe(0);
+    expect((await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'first password', setupCode } })).status).toBe(201);
+    expect((await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'second password', setupCode } })).status).toBe(409);
     await api.logIn('first password');
-    expect((await api.call(h.status.GET, '/api/auth/status', 'GET')).json.passwordConfigured).toBe(true);
+    expect((await api.call(h.status.GET, '/api/auth/status', 'GET')).json).toEqual({ passwordConfigured: true, authenticated: false });
   });
 
   it('takes the password from ADMIN_PASSWORD, and refuses to change it through the API', async () => {
     api = await startApi({ environmentPassword: 'from the environment' });
     expect(api.session).toBeDefined();
-    expect((await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'first password' } })).status).toBe(409);
+    expect((await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'first password', setupCode: 'AAAAA-BBBBB-CCCCC' } })).status).toBe(409);
     const change = await api.call(h.password.POST, '/api/auth/password', 'POST', {
       session: true,
       body: { currentPassword: 'from the environment', newPassword: 'something else' },

@@ -4,7 +4,7 @@
 // in the harness's table covered.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { z } from 'zod';
-import { authStatusSchema, createdTokenSchema, loggedOutSchema, passwordSetSchema, revokedTokenSchema, sessionSchema, tokenListSchema } from '@/lib/api/auth';
+import { authStatusSchema, createdTokenSchema, loggedOutSchema, passwordChangedSchema, passwordSetSchema, revokedTokenSchema, sessionSchema, tokenListSchema } from '@/lib/api/auth';
 import { configSummarySchema } from '@/lib/api/config';
 import { livenessSchema } from '@/lib/api/health';
 import { placementPreviewSchema } from '@/lib/api/placement';
@@ -50,7 +50,7 @@ const cases: ContractCase[] = [
     route: 'POST /api/auth/setup',
     status: 201,
     schema: passwordSetSchema,
-    call: () => api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: adminPassword } }),
+    call: () => api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: adminPassword, setupCode: api.auth.pendingSetupCode() } }),
   },
   {
     route: 'POST /api/auth/login',
@@ -230,7 +230,7 @@ const cases: ContractCase[] = [
   {
     route: 'POST /api/auth/password',
     status: 200,
-    schema: sessionSchema,
+    schema: passwordChangedSchema,
     call: async () =>
       keepSession(await api.call(h.password.POST, '/api/auth/password', 'POST', { ...session(), body: { currentPassword: adminPassword, newPassword: `${adminPassword} 2` } })),
   },

@@ -29,6 +29,7 @@ import { apiErrorBodySchema } from '@/lib/api/errors';
 import { StoragePoolState } from '@/server/libvirt';
 import type { AuthService } from '@/server/auth/service';
 import { settingsFromEnv } from '@/server/control/settings';
+import { connectionHeader, connectionStamp } from '@/server/http/connection';
 import type { RouteHandler } from '@/server/http/route';
 import { withDefaults } from '@/server/providers/kvm2/kvm2';
 import { createKvm2Provider, type Kvm2Provider } from '@/server/providers/kvm2/provider';
@@ -41,7 +42,9 @@ import { FakeHostBackend } from '@/test/fakes/fake-host-backend';
 import { FakeHypervisor } from '@/test/fakes/fake-libvirt';
 import { FakeProvider } from '@/test/fakes/fake-provider';
 
-export const origin = 'http://dash.test:3000';
+export const origin = 'http://127.0.0.1:3000';
+/** the address requests come from unless a call names another (`peer`) */
+export const defaultPeer = '192.0.2.50';
 export const adminPassword = 'correct horse battery';
 export const cheapCost = { N: 1024, r: 8, p: 1 };
 
@@ -105,6 +108,8 @@ export interface CallOptions {
   bearer?: string;
   /** null sends no Origin */
   origin?: string | null;
+  /** the connection's peer address (default defaultPeer); null: a request without connection facts */
+  peer?: string | null;
   headers?: Record<string, string>;
 }
 
@@ -113,6 +118,13 @@ export interface Answer {
   headers: Headers;
   text: string;
   json: any;
+}
+
+/** An error answer's message and fields, read in one place so a change of the error body's shape is one change here. */
+export function errorOf(answer: Answer): { message: string; fields?: Array<{ path: string; message: string }> } {
+  const error = answer.json?.error;
+  if (typeof error === 'string') return { message: error, fields: answer.json.fields };
+  return { message: String(error?.message ?? ''), fields: error?.fields };
 }
 
 export interface Client {
@@ -125,6 +137,8 @@ export function createClient(options: { responses: string[]; session: () => stri
   const { responses } = options;
   const call: Client['call'] = async (handler, path, method, callOptions = {}) => {
     const headers: Record<string, string> = { accept: 'application/json', host: new URL(origin).host, ...callOptions.headers };
+    // What the server's connection hook stamps on every request: this server at 127.0.0.1:3000.
+    if (callOptions.peer !== null) headers[connectionHeader] = connectionStamp({ peer: callOptions.peer ?? defaultPeer, localAddress: '127.0.0.1', localPort: 3000 });
     if (callOptions.origin !== null && method !== 'GET') headers.origin = callOptions.origin ?? origin;
     const session = callOptions.session === true ? options.session() : callOptions.session || undefined;
     if (session) headers.cookie = `kvm2_session=${session}`;
@@ -153,6 +167,13 @@ export function createClient(options: { responses: string[]; session: () => stri
     return cookie;
   };
   return { call, logIn };
+}
+
+/** First-start setup as the admin does it, with the code the server would have logged. */
+export async function setUpPassword(auth: AuthService, password: string): Promise<void> {
+  const setupCode = auth.pendingSetupCode();
+  if (setupCode === undefined) throw new Error('no setup code: a password is set already, or init() did not run');
+  await auth.setup({ password, setupCode, client: 'test setup' });
 }
 
 export interface ApiHarness {
@@ -230,7 +251,7 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
   });
   if (runtime.settings.dataDir !== dir.path) throw new Error('a runtime is already running in this process');
   const { auth } = runtime;
-  if (options.passwordConfigured !== false && !options.environmentPassword) await auth.setup(adminPassword);
+  if (options.passwordConfigured !== false && !options.environmentPassword) await setUpPassword(auth, adminPassword);
 
   const responses: string[] = [];
   const { call, logIn } = createClient({ responses, session: () => harness.session, defaultPassword: options.environmentPassword ?? adminPassword });

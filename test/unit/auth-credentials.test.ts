@@ -1,13 +1,14 @@
 // The credentials behind the API, below HTTP: scrypt password hashes, signed sessions that expire
-// and end on logout, API tokens stored as hashes, and the login limiter's windows, all over a real
-// store with a clock the test moves.
+// and end on logout, first-start setup behind the logged setup code, API tokens stored as hashes,
+// and the login limiter's per-client backoff, all over a real store with a clock the test moves.
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { InvalidCredentialsError, PasswordAlreadySetError, TooManyAttemptsError } from '@/server/auth/errors';
+import { InvalidCredentialsError, InvalidSetupCodeError, PasswordAlreadySetError, TooManyAttemptsError } from '@/server/auth/errors';
 import { hashPassword, verifyPassword } from '@/server/auth/password';
-import { LoginRateLimiter } from '@/server/auth/rate-limit';
+import { clientKey, LoginRateLimiter } from '@/server/auth/rate-limit';
 import { AuthService } from '@/server/auth/service';
 import { migrate } from '@/server/store/migrations';
+import { createLogger } from '@/server/telemetry/logger';
 
 const cheapCost = { N: 1024, r: 8, p: 1 };
 
@@ -16,6 +17,14 @@ let nowMs = Date.parse('2026-05-01T10:00:00Z');
 const now = () => nowMs;
 const newService = (options: Partial<ConstructorParameters<typeof AuthService>[0]> = {}) => new AuthService({ db, cost: cheapCost, now, sessionTtlMs: 60_000, ...options });
 const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err);
+
+/** A service after its start, with its first password set through setup as the admin would. */
+async function serviceWithPassword(password: string, options: Partial<ConstructorParameters<typeof AuthService>[0]> = {}): Promise<AuthService> {
+  const auth = newService(options);
+  await auth.init();
+  await auth.setup({ password, setupCode: auth.pendingSetupCode()!, client: 'setup' });
+  return auth;
+}
 
 beforeEach(() => {
   db = new BetterSqlite3(':memory:');
@@ -38,8 +47,7 @@ describe('password hashes', () => {
 
 describe('sessions', () => {
   it('expire after their lifetime, end on logout, and survive a restart of the service (the key is stored)', async () => {
-    const auth = newService();
-    await auth.setup('first password');
+    const auth = await serviceWithPassword('first password');
     const session = await auth.login({ password: 'first password', client: 'c' });
     expect(auth.sessionValid(session.cookieValue)).toBe(true);
     expect(newService().sessionValid(session.cookieValue)).toBe(true);
@@ -51,8 +59,7 @@ describe('sessions', () => {
   });
 
   it('refuse a cookie whose id or signature was altered, and store only a hash of the id', async () => {
-    const auth = newService();
-    await auth.setup('first password');
+    const auth = await serviceWithPassword('first password');
     const { cookieValue } = await auth.login({ password: 'first password', client: 'c' });
     const [id, signature] = cookieValue.split('.') as [string, string];
     const flip = (text: string) => (text.startsWith('A') ? `B${text.slice(1)}` : `A${text.slice(1)}`);
@@ -62,10 +69,9 @@ describe('sessions', () => {
 });
 
 describe('admin password', () => {
-  it('is set once by setup, and ADMIN_PASSWORD replaces it at start, ending every session', async () => {
-    const auth = newService();
-    await auth.setup('first password');
-    expect(await failure(auth.setup('second password'))).toBeInstanceOf(PasswordAlreadySetError);
+  it('is set once by setup with the logged setup code, and ADMIN_PASSWORD replaces it at start, ending every session', async () => {
+    const auth = await serviceWithPassword('first password');
+    expect(await failure(auth.setup({ password: 'second password', setupCode: 'anything', client: 'c' }))).toBeInstanceOf(PasswordAlreadySetError);
     const session = await auth.login({ password: 'first password', client: 'c' });
     const restarted = newService({ adminPassword: 'from the environment' });
     await restarted.init();
@@ -75,6 +81,45 @@ describe('admin password', () => {
     // The same ADMIN_PASSWORD at the next start changes nothing.
     await newService({ adminPassword: 'from the environment' }).init();
     expect(restarted.sessionValid(kept.cookieValue)).toBe(true);
+  });
+
+  it('on first start needs the one-time setup code that init logs: none, a wrong one or a stale one set nothing', async () => {
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
+    const auth = newService({ logger });
+    await auth.init();
+    const code = auth.pendingSetupCode()!;
+    expect(code).toMatch(/^[A-HJ-NP-Z2-9]{5}-[A-HJ-NP-Z2-9]{5}-[A-HJ-NP-Z2-9]{5}$/);
+    expect(lines.join('')).toContain(code);
+    expect(await failure(auth.setup({ password: 'my password', setupCode: '', client: 'c' }))).toBeInstanceOf(InvalidSetupCodeError);
+    expect(await failure(auth.setup({ password: 'my password', setupCode: 'AAAAA-BBBBB-CCCCC', client: 'c' }))).toBeInstanceOf(InvalidSetupCodeError);
+    // A restart makes a new code; the old one no longer works.
+    const restarted = newService({ logger });
+    await restarted.init();
+    expect(restarted.pendingSetupCode()).not.toBe(code);
+    expect(await failure(restarted.setup({ password: 'my password', setupCode: code, client: 'c' }))).toBeInstanceOf(InvalidSetupCodeError);
+    expect(db.prepare(`SELECT count(*) FROM admin_password`).pluck().get()).toBe(0);
+    // Spaces, dashes and case do not matter; afterwards the code is spent.
+    await restarted.setup({ password: 'my password', setupCode: ` ${restarted.pendingSetupCode()!.toLowerCase().replaceAll('-', ' ')} `, client: 'c' });
+    expect(restarted.pendingSetupCode()).toBeUndefined();
+    await restarted.login({ password: 'my password', client: 'c' });
+  });
+
+  it('lets exactly one of two racing setups with the right code set the password', async () => {
+    const auth = newService();
+    await auth.init();
+    const setupCode = auth.pendingSetupCode()!;
+    const outcomes = await Promise.all(['first racer', 'second racer'].map((password) => failure(auth.setup({ password, setupCode, client: password }))));
+    expect(outcomes.filter((outcome) => outcome === undefined)).toHaveLength(1);
+    expect(outcomes.find((outcome) => outcome !== undefined)).toBeInstanceOf(PasswordAlreadySetError);
+    const winner = outcomes[0] === undefined ? 'first racer' : 'second racer';
+    await auth.login({ password: winner, client: 'c' });
+  });
+
+  it('with ADMIN_PASSWORD set, init makes no setup code', async () => {
+    const auth = newService({ adminPassword: 'from the environment' });
+    await auth.init();
+    expect(auth.pendingSetupCode()).toBeUndefined();
   });
 });
 
@@ -94,30 +139,65 @@ describe('API tokens', () => {
 });
 
 describe('login rate limit', () => {
-  it('blocks a client after 5 failures until its window ends, and caps all clients together', async () => {
-    const limiter = new LoginRateLimiter({ perClient: 5, global: 8, windowMs: 60_000 }, now);
-    for (let i = 0; i < 5; i++) limiter.recordFailure('a');
-    expect(limiter.retryAfterSeconds('a')).toBe(60);
-    expect(limiter.retryAfterSeconds('b')).toBe(0);
-    nowMs += 30_000;
-    expect(limiter.retryAfterSeconds('a')).toBe(30);
-    nowMs += 30_000;
-    expect(limiter.retryAfterSeconds('a')).toBe(0);
-    for (let i = 0; i < 8; i++) limiter.recordFailure(`client-${i}`);
-    expect(limiter.retryAfterSeconds('fresh')).toBe(60);
+  const limits = { freeAttempts: 5, backoffBaseMs: 1_000, backoffCapMs: 8_000, forgetAfterMs: 3_600_000 };
+  const granted = (limiter: LoginRateLimiter, client: string) => {
+    const reservation = limiter.reserve(client);
+    if ('retryAfterSeconds' in reservation) throw new Error(`refused for ${reservation.retryAfterSeconds} s`);
+    return reservation.attempt;
+  };
+  const retryAfter = (limiter: LoginRateLimiter, client: string) => {
+    const reservation = limiter.reserve(client);
+    if ('attempt' in reservation) {
+      reservation.attempt.succeeded();
+      return 0;
+    }
+    return reservation.retryAfterSeconds;
+  };
+
+  it('reserves attempts before they are checked: 50 at once from one client get the 5 free ones', () => {
+    const limiter = new LoginRateLimiter(limits, now);
+    const outcomes = Array.from({ length: 50 }, () => limiter.reserve('a'));
+    expect(outcomes.filter((outcome) => 'attempt' in outcome)).toHaveLength(5);
+    expect(retryAfter(limiter, 'b')).toBe(0);
   });
 
-  it('is applied by login before the password is checked, and a success clears the count', async () => {
-    const auth = newService({ limits: { perClient: 2, global: 100, windowMs: 60_000 } });
-    await auth.setup('first password');
-    await failure(auth.login({ password: 'wrong', client: 'c' }));
-    await auth.login({ password: 'first password', client: 'c' });
-    await failure(auth.login({ password: 'wrong', client: 'c' }));
-    expect(await failure(auth.login({ password: 'first password', client: 'c' }))).not.toBeInstanceOf(TooManyAttemptsError);
-    await failure(auth.login({ password: 'wrong', client: 'c' }));
-    await failure(auth.login({ password: 'wrong', client: 'c' }));
-    const blocked = await failure(auth.login({ password: 'first password', client: 'c' }));
-    expect(blocked).toBeInstanceOf(TooManyAttemptsError);
-    expect((blocked as TooManyAttemptsError).retryAfterSeconds).toBe(60);
+  it('backs off exponentially after the free attempts, one attempt at a time, up to the cap', () => {
+    const limiter = new LoginRateLimiter(limits, now);
+    for (let i = 0; i < 5; i++) granted(limiter, 'a').failed();
+    const waits: number[] = [];
+    for (let i = 0; i < 6; i++) {
+      const wait = retryAfter(limiter, 'a');
+      waits.push(wait);
+      nowMs += wait * 1000;
+      const attempt = granted(limiter, 'a');
+      expect(retryAfter(limiter, 'a'), 'a second attempt while one is in flight').toBeGreaterThan(0);
+      attempt.failed();
+    }
+    expect(waits).toEqual([1, 2, 4, 8, 8, 8]);
+    expect(retryAfter(limiter, 'someone else')).toBe(0);
+  });
+
+  it('clears a client on success, forgets it after a quiet hour, and counts IPv6 clients per /64', () => {
+    const limiter = new LoginRateLimiter(limits, now);
+    for (let i = 0; i < 4; i++) granted(limiter, 'a').failed();
+    granted(limiter, 'a').succeeded();
+    for (let i = 0; i < 5; i++) granted(limiter, 'a').failed();
+    expect(retryAfter(limiter, 'a')).toBe(1);
+    nowMs += 3_600_000;
+    for (let i = 0; i < 5; i++) granted(limiter, 'a').failed();
+    expect(clientKey('2001:db8:1:2::7')).toBe(clientKey('2001:0db8:0001:0002:ffff:1:2:3'));
+    expect(clientKey('2001:db8:1:3::7')).not.toBe(clientKey('2001:db8:1:2::7'));
+    expect(clientKey('192.0.2.1')).toBe('192.0.2.1');
+    for (let i = 0; i < 5; i++) granted(limiter, '2001:db8::1').failed();
+    expect(retryAfter(limiter, '2001:db8::2')).toBeGreaterThan(0);
+  });
+
+  it('lets at most the free attempts of 50 parallel wrong passwords reach the hash; the right password from another client still logs in', async () => {
+    const auth = await serviceWithPassword('first password', { limits });
+    const results = await Promise.all(Array.from({ length: 50 }, (_, i) => failure(auth.login({ password: `guess ${i}`, client: '198.51.100.7' }))));
+    expect(results.filter((err) => err instanceof InvalidCredentialsError)).toHaveLength(5);
+    expect(results.filter((err) => err instanceof TooManyAttemptsError)).toHaveLength(45);
+    expect(await failure(auth.login({ password: 'first password', client: '198.51.100.7' }))).toBeInstanceOf(TooManyAttemptsError);
+    await auth.login({ password: 'first password', client: '198.51.100.8' });
   });
 });

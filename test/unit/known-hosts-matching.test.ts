@@ -87,7 +87,7 @@ describe('known_hosts host-key verification', () => {
     expect(knownHosts.ignoredCertAuthorityLines).toEqual([3]);
   });
 
-  it('names the host, the line and the file but never the file content', () => {
+  it('names the host and the line, keeps the file path for the log (not the message), and never quotes the file', () => {
     const lines = [`# secret comment`, `beelink ${O}`];
     const problem = checkHostKey(parseKnownHosts(lines.join('\n')), {
       endpoint: host('beelink'),
@@ -95,8 +95,9 @@ describe('known_hosts host-key verification', () => {
       knownHostsFile: '/secrets/known_hosts',
     });
     expect(problem).toMatchObject({ code: 'SSH_HOST_KEY_CHANGED', permanent: true, knownHostsName: 'beelink', stage: 'ssh' });
-    expect(problem?.message).toContain('/secrets/known_hosts');
-    expect(problem?.message).toContain('line 2');
+    expect(problem?.message).not.toContain('/secrets');
+    expect(problem?.message).toContain('line 2 of the known_hosts file');
+    expect(problem?.file).toBe('/secrets/known_hosts');
     expect(problem?.message).not.toContain(O.split(' ')[1]!.slice(0, 20));
     expect(problem?.message).not.toContain('secret comment');
     expect(problem?.fingerprint).toMatch(/^SHA256:[A-Za-z0-9+/]{43}$/);

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -42,6 +42,7 @@ function credentialsDir() {
   const dir = mkdtempSync(join(tmpdir(), 'kvm2-creds-'));
   dirs.push(dir);
   writeFileSync(join(dir, 'id_ed25519'), 'not inspected at startup');
+  chmodSync(join(dir, 'id_ed25519'), 0o600);
   writeFileSync(join(dir, 'known_hosts'), 'not inspected at startup');
   return dir;
 }
@@ -71,6 +72,21 @@ describe('kvm2 startup checks', () => {
     expect(lines[1]).toMatchObject({ level: 40, provider: 'kvm2-home', path: join(dir, 'also-gone') });
   });
 
+  it.each([
+    { mode: 0o644, warning: /^WARNING: kvm2 sshKeyFile is readable by group or others; make it 0600/ },
+    { mode: 0o640, warning: /^WARNING: kvm2 sshKeyFile is readable by group or others/ },
+    { mode: 0o666, warning: /^WARNING: kvm2 sshKeyFile is writable by every user; calls to this provider are refused/ },
+  ])('logs a WARNING line, as OpenSSH would, for a key file with mode $mode', async ({ mode, warning }) => {
+    const dir = credentialsDir();
+    chmodSync(join(dir, 'id_ed25519'), mode);
+    const { lines, log } = capture();
+    startupWarnings(settingsWith({ sshKeyFile: join(dir, 'id_ed25519'), knownHostsFile: join(dir, 'known_hosts') }), { log });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatchObject({ level: 40, path: join(dir, 'id_ed25519'), mode: `0${mode.toString(8)}` });
+    expect(lines[0]?.msg).toMatch(warning);
+  });
+
   it('logs a WARNING line when host keys are not verified', async () => {
     const dir = credentialsDir();
     const { lines, log } = capture();
@@ -80,14 +96,14 @@ describe('kvm2 startup checks', () => {
     expect(lines[0]?.msg).toMatch(/^WARNING: kvm2 insecureIgnoreHostKey is on; host keys are not verified/);
   });
 
-  it('never reads the files, only checks that they exist', () => {
+  it('never reads the files, only looks at their modes', () => {
     const checked: string[] = [];
     const { log } = capture();
     startupWarnings(settingsWith({ sshKeyFile: '/k/id', knownHostsFile: '/k/kh' }), {
       log,
-      fileExists: (path) => {
+      fileMode: (path) => {
         checked.push(path);
-        return true;
+        return 0o100600;
       },
     });
     expect(checked).toEqual(['/k/id', '/k/kh']);

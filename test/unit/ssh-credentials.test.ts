@@ -1,4 +1,5 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
+import { chmodSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import ssh2, { type ParsedKey } from 'ssh2';
@@ -67,7 +68,7 @@ describe('reading credentials', () => {
     { name: 'an empty file', text: () => '' },
   ];
 
-  it.each(invalidKeys)('refuses $name in the key file permanently, naming the path only', async ({ text }) => {
+  it.each(invalidKeys)('refuses $name in the key file permanently, naming the file by its role (the path is kept for the log)', async ({ text }) => {
     const dir = await resources.tempDir();
     const content = text();
     await writeFiles(dir, { id: content, known_hosts: '' });
@@ -77,7 +78,9 @@ describe('reading credentials', () => {
     expect(err).toBeInstanceOf(SshDialError);
     expect(err).toMatchObject({ code: 'SSH_CREDENTIALS_INVALID', stage: 'credentials', permanent: true });
     const message = (err as Error).message;
-    expect(message).toMatch(new RegExp(`^parsing ssh key file ${keyFile}: `));
+    expect(message).toMatch(/^parsing the ssh key file: /);
+    expect(message).not.toContain(dir);
+    expect(err).toMatchObject({ file: keyFile });
     for (const token of content.split(/\s+/).filter((t) => t.length > 16)) expect(message).not.toContain(token.slice(0, 16));
   });
 
@@ -88,8 +91,21 @@ describe('reading credentials', () => {
 
     const err = await loadCredentials({ keyFile: join(dir, 'id'), knownHostsFile: join(dir, 'known_hosts') }).catch((e: unknown) => e);
     expect(err).toMatchObject({ code: 'SSH_CREDENTIALS_INVALID', stage: 'credentials', permanent: true });
-    expect((err as Error).message).toContain(`parsing known_hosts file ${join(dir, 'known_hosts')}`);
+    expect((err as Error).message).toContain('parsing the known_hosts file: no valid entry');
+    expect(err).toMatchObject({ file: join(dir, 'known_hosts') });
     expect((err as Error).message).not.toContain(key.private.split('\n')[1]!.slice(0, 16));
+  });
+
+  it('refuses a world-writable key file permanently, and reads one that group or others may only read', async () => {
+    const dir = await resources.tempDir();
+    await writeFiles(dir, { id: generateKey().private, known_hosts: '' });
+    const files = { keyFile: join(dir, 'id'), knownHostsFile: join(dir, 'known_hosts') };
+    chmodSync(files.keyFile, 0o666);
+    const err = await loadCredentials(files).catch((e: unknown) => e);
+    expect(err).toMatchObject({ code: 'SSH_CREDENTIALS_INVALID', stage: 'credentials', permanent: true, file: files.keyFile });
+    expect((err as Error).message).toBe("the ssh key file is writable by every user (mode 0666); make it 0600, owned by the server's user");
+    chmodSync(files.keyFile, 0o644);
+    await expect(loadCredentials(files)).resolves.toMatchObject({ privateKey: { type: 'ssh-ed25519' } });
   });
 
   it('accepts an empty known_hosts file (every host is then unknown)', async () => {

@@ -14,6 +14,8 @@ interface Case {
   expected: { code: string; stage: string; permanent: boolean; reason?: string };
   /** Text the message must name (a path or a host). */
   names?: (scenario: DialScenario) => string;
+  /** the credentials file at fault: in `file` (for the log), never in the message (it reaches API answers) */
+  file?: (scenario: DialScenario) => string;
 }
 
 const cases: Case[] = [
@@ -34,6 +36,7 @@ const cases: Case[] = [
     },
     expected: { code: 'SSH_HOST_KEY_UNKNOWN', stage: 'ssh', permanent: true, reason: 'unknown' },
     names: (s) => `[127.0.0.1]:${s.server.port}`,
+    file: (s) => s.knownHostsFile,
   },
   {
     name: 'a host listed with another key of the same type is a changed host key',
@@ -42,7 +45,8 @@ const cases: Case[] = [
       return s.dialOptions;
     },
     expected: { code: 'SSH_HOST_KEY_CHANGED', stage: 'ssh', permanent: true, reason: 'changed' },
-    names: (s) => s.knownHostsFile,
+    names: () => 'of the known_hosts file: the host key has changed',
+    file: (s) => s.knownHostsFile,
   },
   {
     name: 'a revoked host key fails even though another line accepts it',
@@ -52,6 +56,7 @@ const cases: Case[] = [
       return s.dialOptions;
     },
     expected: { code: 'SSH_HOST_KEY_REVOKED', stage: 'ssh', permanent: true, reason: 'revoked' },
+    file: (s) => s.knownHostsFile,
   },
   {
     name: 'a missing key file is a transient credentials error',
@@ -60,7 +65,8 @@ const cases: Case[] = [
       return s.dialOptions;
     },
     expected: { code: 'SSH_CREDENTIALS_MISSING', stage: 'credentials', permanent: false },
-    names: (s) => s.keyFile,
+    names: () => 'reading the ssh key file: ENOENT',
+    file: (s) => s.keyFile,
   },
   {
     name: 'a missing known_hosts file is a transient credentials error',
@@ -69,16 +75,18 @@ const cases: Case[] = [
       return s.dialOptions;
     },
     expected: { code: 'SSH_CREDENTIALS_MISSING', stage: 'credentials', permanent: false },
-    names: (s) => s.knownHostsFile,
+    names: () => 'reading the known_hosts file: ENOENT',
+    file: (s) => s.knownHostsFile,
   },
   {
-    name: 'the .pub in place of the private key is a permanent credentials error naming the path',
+    name: 'the .pub in place of the private key is a permanent credentials error naming the file by its role',
     arrange: async (s) => {
       await writeFile(s.keyFile, s.clientKey.public);
       return s.dialOptions;
     },
     expected: { code: 'SSH_CREDENTIALS_INVALID', stage: 'credentials', permanent: true },
-    names: (s) => `parsing ssh key file ${s.keyFile}`,
+    names: () => 'parsing the ssh key file: ',
+    file: (s) => s.keyFile,
   },
   {
     name: 'a refused TCP connection is a transient tcp error',
@@ -93,7 +101,7 @@ const cases: Case[] = [
 ];
 
 describe('dial failures are typed, staged and classed', () => {
-  it.each(cases)('$name', async ({ arrange, expected, names }) => {
+  it.each(cases)('$name', async ({ arrange, expected, names, file }) => {
     const scenario = await startDialScenario(resources);
     const options = await arrange(scenario);
 
@@ -107,6 +115,8 @@ describe('dial failures are typed, staged and classed', () => {
     if (expected.reason) expect(err).toBeInstanceOf(HostKeyError);
     const message = (err as Error).message;
     if (names) expect(message).toContain(names(scenario));
+    expect((err as SshDialError).file).toBe(file?.(scenario));
+    for (const path of [scenario.keyFile, scenario.knownHostsFile]) expect(message).not.toContain(path);
     for (const secret of secretsOf(scenario)) expect(message).not.toContain(secret);
   });
 

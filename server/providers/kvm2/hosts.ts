@@ -190,7 +190,9 @@ class Kvm2HostBackend implements HostBackend {
       } catch (err) {
         if (err instanceof SshDialError) stage = err.stage;
         const message = err instanceof Error ? err.message : String(err);
-        logger.debug({ ...fields(), error: message, stage }, 'libvirt host connect failed');
+        // The file at fault goes to the log only: the message reaches API answers.
+        const file = err instanceof SshDialError && err.file !== undefined ? { file: err.file } : {};
+        logger.debug({ ...fields(), error: message, stage, ...file }, 'libvirt host connect failed');
         span.recordException(err instanceof Error ? err : new Error(message));
         span.setStatus({ code: SpanStatusCode.ERROR, message });
         throw classify(err, { op: 'dial' });

@@ -1,11 +1,12 @@
 // The kvm2 provider's settings: the validated `kvm2:` block with every default applied
 // (withDefaults), host selection by placement.zone (host), and the checks New makes at startup.
-import { existsSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import type { Kvm2Entry } from '@/server/providers/config';
 import type { Firmware, ImageFormat, MachineType, VirtType } from '@/server/providers/config-kvm2';
 import { ErrPermanent } from '@/server/providers/errors';
 import type { PlacementPolicy } from '@/server/providers/host-capacity';
 import { parseSshAddress, type SshEndpoint } from '@/server/ssh/address';
+import { type KeyFileModeProblem, keyFileModeProblem, octalMode } from '@/server/ssh/key-file-mode';
 import { bindOnce, type Logger } from '@/server/telemetry/logger';
 
 /** `detect`: virtType was not configured; read it from the host's capabilities, else `kvm`. */
@@ -129,6 +130,19 @@ export function host(settings: Kvm2Settings, zone: string | undefined): Kvm2Host
   return found;
 }
 
+const keyModeWarnings: Record<KeyFileModeProblem, string> = {
+  'readable-by-others': "WARNING: kvm2 sshKeyFile is readable by group or others; make it 0600, owned by the server's user (OpenSSH refuses such a key)",
+  'world-writable': 'WARNING: kvm2 sshKeyFile is writable by every user; calls to this provider are refused until it is not (chmod 600)',
+};
+
+function modeOf(path: string): number | undefined {
+  try {
+    return statSync(path).mode;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The configured host of that name, or undefined (a providerID naming a host since removed). */
 export function configuredHost(settings: Kvm2Settings, name: string): Kvm2Host | undefined {
   return settings.hosts.find((candidate) => candidate.name === name);
@@ -143,28 +157,34 @@ export function machineType(settings: Kvm2Settings, key: string | undefined): Ma
 }
 
 /**
- * What New checks: the key and known_hosts files exist. A missing one is not fatal (the Secret
- * may land later; calls fail transiently until then), only a `WARNING:` line, as is switching
- * host-key verification off. Returns the warnings it logged.
+ * What New checks: the key and known_hosts files exist, and the key file is private. A missing one
+ * is not fatal (the Secret may land later; calls fail transiently until then), only a `WARNING:`
+ * line, as is switching host-key verification off or a key file others can read (OpenSSH's
+ * "permissions are too open"); a world-writable key file is refused at every dial. Returns the
+ * warnings it logged.
  */
 export function startupWarnings(
   settings: Kvm2Settings,
-  options: { log: Logger; fileExists?: (path: string) => boolean },
+  options: { log: Logger; fileMode?: (path: string) => number | undefined },
 ): string[] {
-  const fileExists = options.fileExists ?? existsSync;
+  const fileMode = options.fileMode ?? modeOf;
   const warnings: { message: string; fields: Record<string, string> }[] = [];
-  if (!fileExists(settings.sshKeyFile)) {
+  const keyMode = fileMode(settings.sshKeyFile);
+  if (keyMode === undefined) {
     warnings.push({
       message: 'WARNING: kvm2 sshKeyFile does not exist; calls to this provider fail transiently until it does',
       fields: { path: settings.sshKeyFile },
     });
+  } else {
+    const problem = keyFileModeProblem(keyMode);
+    if (problem) warnings.push({ message: keyModeWarnings[problem], fields: { path: settings.sshKeyFile, mode: octalMode(keyMode) } });
   }
   if (settings.insecureIgnoreHostKey) {
     warnings.push({
       message: 'WARNING: kvm2 insecureIgnoreHostKey is on; host keys are not verified, so a man in the middle could pose as a hypervisor',
       fields: {},
     });
-  } else if (settings.knownHostsFile !== undefined && !fileExists(settings.knownHostsFile)) {
+  } else if (settings.knownHostsFile !== undefined && fileMode(settings.knownHostsFile) === undefined) {
     warnings.push({
       message: 'WARNING: kvm2 knownHostsFile does not exist; calls to this provider fail transiently until it does',
       fields: { path: settings.knownHostsFile },

@@ -18,7 +18,8 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(options: { baseURL?: string } = {}): Promise<Browser> {
+/** bypassCSP: for measurements that poll the page with evaluated strings, which the pages' CSP forbids. */
+export async function launchBrowser(options: { baseURL?: string; bypassCSP?: boolean } = {}): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'kvm2-e2e-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
     executablePath: chromiumPath,
@@ -26,6 +27,7 @@ export async function launchBrowser(options: { baseURL?: string } = {}): Promise
     args: chromiumArgs,
     viewport: { width: 1280, height: 900 },
     ...(options.baseURL ? { baseURL: options.baseURL } : {}),
+    ...(options.bypassCSP ? { bypassCSP: true } : {}),
   });
   return {
     context,

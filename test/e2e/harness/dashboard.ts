@@ -10,9 +10,20 @@ export async function logIn(page: Page, options: { url: string; password: string
   await page.waitForURL((url) => url.pathname === '/', { timeout: 30_000 });
 }
 
+/** The one-time setup code a server without a password printed in its log at start. */
+export function setupCodeIn(logs: string): string {
+  for (const line of logs.split('\n')) {
+    if (!line.startsWith('{')) continue;
+    const code = (JSON.parse(line) as { setupCode?: unknown }).setupCode;
+    if (typeof code === 'string') return code;
+  }
+  throw new Error('the server logged no setup code');
+}
+
 /** Until no skeleton announces "Loading …" any more. */
 export async function waitForData(page: Page, timeoutMs = 30_000): Promise<void> {
-  await page.waitForFunction(() => document.querySelectorAll('[aria-busy="true"]').length === 0, undefined, { timeout: timeoutMs });
+  // A locator, not waitForFunction: that evaluates a string in the page, which the pages' CSP forbids.
+  await page.locator('[aria-busy="true"]').first().waitFor({ state: 'detached', timeout: timeoutMs });
 }
 
 /** The name of the first provider entry of a providers config (the lab has one: `lab`). */

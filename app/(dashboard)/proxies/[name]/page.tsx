@@ -2,13 +2,14 @@ import type { Metadata } from 'next';
 import Link from 'next/link';
 import { ProxyDetail } from '@/components/proxies/proxy-detail';
 
+// Next hands over the segment decoded once; decoding it again would turn `%25` into a URIError.
 interface ProxyPageProps {
   params: Promise<{ name: string }>;
 }
 
 export async function generateMetadata({ params }: ProxyPageProps): Promise<Metadata> {
   const { name } = await params;
-  return { title: `Proxy ${decodeURIComponent(name)}` };
+  return { title: `Proxy ${name}` };
 }
 
 export default async function ProxyPage({ params }: ProxyPageProps) {
@@ -20,7 +21,7 @@ export default async function ProxyPage({ params }: ProxyPageProps) {
           Proxies
         </Link>
       </nav>
-      <ProxyDetail name={decodeURIComponent(name)} />
+      <ProxyDetail name={name} />
     </>
   );
 }

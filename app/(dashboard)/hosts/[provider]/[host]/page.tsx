@@ -3,19 +3,18 @@ import Link from 'next/link';
 import { HostDetail } from '@/components/hosts/host-detail';
 import { PageHeader } from '@/components/ui/panel';
 
+// Next hands over the segments decoded once; decoding them again would turn `%25` into a URIError.
 interface HostPageProps {
   params: Promise<{ provider: string; host: string }>;
 }
 
 export async function generateMetadata({ params }: HostPageProps): Promise<Metadata> {
   const { host } = await params;
-  return { title: `Host ${decodeURIComponent(host)}` };
+  return { title: `Host ${host}` };
 }
 
 export default async function HostPage({ params }: HostPageProps) {
-  const { provider, host } = await params;
-  const providerName = decodeURIComponent(provider);
-  const hostName = decodeURIComponent(host);
+  const { provider: providerName, host: hostName } = await params;
   return (
     <>
       <nav aria-label="Breadcrumb" className="mb-2 text-sm">

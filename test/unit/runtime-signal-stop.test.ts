@@ -17,6 +17,7 @@ const childSource = `
 import { startRuntimeOnce } from '@/server/runtime';
 import { settingsFromEnv } from '@/server/control/settings';
 import { ProviderRegistry } from '@/server/providers/registry';
+import pino from 'pino';
 import { createLogger } from '@/server/telemetry/logger';
 import { createMetrics } from '@/server/telemetry/metrics';
 process.on('SIGTERM', () => {
@@ -26,7 +27,9 @@ process.on('SIGTERM', () => {
 await startRuntimeOnce({
   settings: settingsFromEnv({ DATA_DIR: process.env.DATA_DIR }),
   registry: new ProviderRegistry(),
-  logger: createLogger({ level: 'info' }),
+  // Synchronous, so its lines and the process.stdout.write ones below reach the pipe in program
+  // order (pino's default stdout buffers while a write is in flight, e.g. the setup code line).
+  logger: createLogger({ level: 'info', destination: pino.destination({ dest: 1, sync: true }) }),
   metrics: createMetrics(),
 });
 process.stdout.write('ready\\n');

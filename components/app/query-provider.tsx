@@ -4,12 +4,7 @@
 // invalidate what they changed.
 import { QueryClient, QueryClientProvider } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
-import { z } from 'zod';
 import { shouldRetry } from '@/components/api/client';
-
-// zod compiles object parsers with `Function` when it may; the pages' CSP forbids eval, so its probe
-// would show up as a CSP violation in every tab. Plain (jitless) parsing is fast enough for forms.
-z.config({ jitless: true });
 
 let browserClient: QueryClient | undefined;
 

@@ -12,7 +12,7 @@ export const repoDir = fileURLToPath(new URL('../../../', import.meta.url));
 const nextBin = join(repoDir, 'node_modules/next/dist/bin/next');
 const buildIdFile = join(repoDir, '.next/BUILD_ID');
 const sourceDirs = ['app', 'components', 'lib', 'server', 'public'];
-const sourceFiles = ['next.config.mjs', 'postcss.config.mjs', 'instrumentation.ts', 'tsconfig.json', 'package.json'];
+const sourceFiles = ['next.config.mjs', 'postcss.config.mjs', 'instrumentation.ts', 'instrumentation-client.ts', 'proxy.ts', 'tsconfig.json', 'package.json'];
 
 export class AppServerError extends Error {
   readonly code = 'E2E_APP_SERVER';

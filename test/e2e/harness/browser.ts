@@ -38,7 +38,8 @@ export async function launchBrowser(options: { baseURL?: string; bypassCSP?: boo
     },
     async close() {
       await context.close();
-      rmSync(profile, { recursive: true, force: true });
+      // Chromium may still be writing its profile for a moment after close.
+      rmSync(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
     },
   };
 }

@@ -4,16 +4,19 @@
 // disk and prints what it sees on the serial console. Kernel and busybox come from Debian's
 // packages (apt's cache, else `apt-get install --download-only`); nothing is installed.
 import { execFileSync, spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { copyFileSync, existsSync, mkdirSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 
 const aptArchives = '/var/cache/apt/archives';
 const kernelDeb = /^linux-image-\d[^_]*-cloud-amd64_.*_amd64\.deb$/;
 const busyboxDeb = /^busybox_.*_amd64\.deb$/;
 
-// Load order matters: each module's dependencies first.
+// Loaded in dependency order, read from each module's own `depends=` (it changes between kernel
+// point releases: 6.1.192's virtio needs virtio_ring, 6.1.187's did not).
 const modules = [
   'drivers/virtio/virtio.ko',
   'drivers/virtio/virtio_ring.ko',
@@ -92,6 +95,24 @@ echo KVM2-GUEST-END
 poweroff -f
 `;
 
+const moduleName = (kernelModule: string) => kernelModule.split('/').pop()?.replace(/\.ko$/, '') ?? kernelModule;
+
+/** The modules' names, each after the modules its `depends=` (from .modinfo) names. */
+function loadOrder(moduleFiles: Map<string, Buffer>): string[] {
+  const order: string[] = [];
+  const visit = (name: string, path: string[]) => {
+    if (order.includes(name)) return;
+    const file = moduleFiles.get(name);
+    if (!file) throw new Error(`${path.join(' -> ')} needs module ${name}, which the isofs guest does not carry`);
+    if (path.includes(name)) throw new Error(`module dependency loop: ${[...path, name].join(' -> ')}`);
+    const depends = /depends=([^\0]*)\0/.exec(file.toString('latin1'))?.[1] ?? '';
+    for (const dependency of depends.split(',').filter(Boolean)) visit(dependency.replace(/-/g, '_'), [...path, name]);
+    order.push(name);
+  };
+  for (const name of moduleFiles.keys()) visit(name, []);
+  return order;
+}
+
 function sharedLibraries(binary: string): string[] {
   const output = execFileSync('ldd', [binary], { encoding: 'utf8' });
   return [...output.matchAll(/(\/\S+)/g)].map((match) => match[1] as string);
@@ -105,7 +126,9 @@ export interface GuestKit {
 /** Builds (once, cached under the temp dir) the kernel and initramfs of the isofs guest. */
 export function prepareIsofsGuest(): GuestKit {
   const { kernel: kernelPackage, busybox: busyboxPackage } = debs();
-  const cache = join(tmpdir(), `kvm2-isofs-guest-${kernelPackage.split('/').pop()?.replace(/\.deb$/, '')}`);
+  // Keyed by the kernel package and this file, so a change to how the initramfs is built rebuilds it.
+  const builder = createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 12);
+  const cache = join(tmpdir(), `kvm2-isofs-guest-${kernelPackage.split('/').pop()?.replace(/\.deb$/, '')}-${builder}`);
   const kit = { kernel: join(cache, 'vmlinuz'), initrd: join(cache, 'initrd.cpio.gz') };
   if (existsSync(kit.kernel) && existsSync(kit.initrd)) return kit;
 
@@ -140,13 +163,12 @@ export function prepareIsofsGuest(): GuestKit {
     entries.push({ path, mode, data });
   };
   for (const path of ['proc', 'sys', 'dev', 'mnt', 'bin']) addDirectory(path);
-  addFile('init', Buffer.from(initScript(modules.map((kernelModule) => kernelModule.split('/').pop()?.replace(/\.ko$/, '') ?? ''))));
   addFile('bin/busybox', readFileSync(busybox));
   for (const library of sharedLibraries(busybox)) addFile(library.slice(1), readFileSync(realpathSync(library)));
-  for (const kernelModule of modules) {
-    const source = join(moduleRoot, release, 'kernel', kernelModule);
-    addFile(`modules/${kernelModule.split('/').pop()}`, readFileSync(source), 0o100644);
-  }
+  const moduleFiles = new Map(modules.map((kernelModule) => [moduleName(kernelModule), readFileSync(join(moduleRoot, release, 'kernel', kernelModule))]));
+  const order = loadOrder(moduleFiles);
+  for (const name of order) addFile(`modules/${name}.ko`, moduleFiles.get(name) as Buffer, 0o100644);
+  addFile('init', Buffer.from(initScript(order)));
   writeFileSync(kit.initrd, gzipSync(cpioNewc(entries)));
   copyFileSync(join(bootDir, vmlinuz), kit.kernel);
   rmSync(staging, { recursive: true, force: true });

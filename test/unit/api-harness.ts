@@ -56,6 +56,8 @@ export interface RouteRow {
   path: string;
   handler: RouteHandler;
   params?: Record<string, string>;
+  /** the query string a route needs to answer 200 (without the `?`) */
+  query?: string;
   /** who may call it without a session */
   access: 'public' | 'admin' | 'reader';
 }
@@ -80,7 +82,7 @@ export const routeTable: RouteRow[] = [
     params: p({ provider: 'kvm2-home', host: 'hv-1', volume: 'base-kvm2-home-debian.qcow2' }),
     access: 'admin',
   },
-  { method: 'GET', path: '/api/providers/kvm2-home/placement', handler: placement.GET, params: p({ provider: 'kvm2-home' }), access: 'admin' },
+  { method: 'GET', path: '/api/providers/kvm2-home/placement', query: 'machineType=small', handler: placement.GET, params: p({ provider: 'kvm2-home' }), access: 'admin' },
   { method: 'GET', path: '/api/proxies', handler: proxies.GET, access: 'admin' },
   { method: 'POST', path: '/api/proxies', handler: proxies.POST, access: 'admin' },
   { method: 'GET', path: '/api/proxies/alpha', handler: proxy.GET, params: p({ name: 'alpha' }), access: 'admin' },

@@ -3,7 +3,7 @@
 // created through the API on lab1 shows up as a managed domain backing onto the cached image (and
 // not on lab2's page: another hypervisor); evicting
 // that image is refused (409) while the domain exists and works once the Proxy is deleted.
-import { writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,7 +67,7 @@ describe('the host listing on the lab', () => {
   it('shows a domain defined by hand with virsh as foreign', async () => {
     const file = join(tmpdir(), `${foreign}.xml`);
     writeFileSync(file, `<domain type="qemu"><name>${foreign}</name><memory unit="MiB">64</memory><vcpu>1</vcpu><os><type arch="x86_64">hvm</type></os></domain>`);
-    await virsh(['define', file]);
+    await virsh(['define', file]).finally(() => rmSync(file, { force: true }));
     const listing = await listHost();
     expect(listing.domains.find((domain) => domain.name === foreign)).toEqual({ name: foreign, state: 'shut off', kind: 'foreign' });
   });

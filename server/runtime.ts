@@ -19,6 +19,8 @@ import { type ConfigLoader, ConfigManager, type ConfigStatus } from './control/c
 import { OrphanCollector } from './control/gc';
 import { Housekeeping } from './control/housekeeping';
 import { InstanceEvents } from './control/instance-events';
+import { LiveFeed } from './control/live-feed';
+import { publishHealth, publishInstanceChange, publishProxyWrites } from './control/live-publishers';
 import { Monitor } from './control/monitor';
 import { errorMessage } from './control/pass';
 import { Prober, type ProberOptions } from './control/prober';
@@ -74,6 +76,8 @@ export interface Runtime {
   readonly auth: AuthService;
   /** where the HTTP layer logs requests that failed unexpectedly */
   readonly httpLogger: Logger;
+  /** changes for GET /api/events; stats publishers add theirs with `live.publish` */
+  readonly live: LiveFeed;
   configStatus(): ConfigStatus;
   reloadConfig(): Promise<boolean>;
   start(): Promise<void>;
@@ -89,6 +93,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const metrics = options.metrics ?? processMetrics();
   const store = openStore({ dataDir: settings.dataDir, logger: log.child({ component: 'store' }) });
   const providerSet = new ProviderSet();
+  const live = new LiveFeed();
+  const stopPublishingProxies = publishProxyWrites({ store, feed: live });
 
   const prober = new Prober({
     store,
@@ -122,10 +128,18 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     logger: log.child({ loop: 'provider-health' }),
     intervalMs: settings.providerCheckIntervalMs,
     timeoutMs: settings.providerCheckTimeoutMs,
+    onChecked: (health) => publishHealth({ store, feed: live, provider: health.provider }),
   });
   const gc = new OrphanCollector({ store, clock, providers: providerSet, logger: log.child({ loop: 'orphan-gc' }), intervalMs: settings.gcIntervalMs, timeoutMs: settings.gcTimeoutMs });
   const housekeeping = new Housekeeping({ store, clock, logger: log.child({ loop: 'housekeeping' }), ...settings, intervalMs: settings.housekeepingIntervalMs });
-  const instanceEvents = new InstanceEvents({ store, providers: providerSet, logger: log.child({ loop: 'instance-events' }), enqueue: (name) => reconciler.enqueue(name), resyncAll: () => reconciler.resyncAll() });
+  const instanceEvents = new InstanceEvents({
+    store,
+    providers: providerSet,
+    logger: log.child({ loop: 'instance-events' }),
+    enqueue: (name) => reconciler.enqueue(name),
+    resyncAll: () => reconciler.resyncAll(),
+    onChange: (provider, change, proxy) => publishInstanceChange({ feed: live, provider, change, proxy }),
+  });
   let started = false;
   const config = new ConfigManager({
     path: settings.providersConfigPath,
@@ -174,6 +188,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     housekeeping,
     auth,
     httpLogger,
+    live,
     configStatus: () => config.status(),
     reloadConfig: () => config.reload(),
     async start() {
@@ -192,6 +207,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
     stop() {
       stopping ??= (async () => {
+        // Open event streams end first: a browser reconnects (and falls back to polling) at once.
+        live.close();
+        stopPublishingProxies();
         await config.stop();
         await Promise.all([instanceEvents.stop(), prober.stop(), gc.stop(), monitor.stop(), housekeeping.stop(), reconciler.stop()]);
         for (const failure of await providerSet.close()) log.warn({ error: errorMessage(failure) }, 'closing a provider failed');

@@ -27,4 +27,14 @@ export class ProxyDeletingError extends Error {
   }
 }
 
+/** GET /api/events: the session (or token) has as many open streams as allowed. */
+export class TooManyStreamsError extends Error {
+  readonly code = 'ERR_TOO_MANY_STREAMS';
+  readonly retryAfterSeconds = 30;
+  constructor(readonly limit: number) {
+    super(`this session already has ${limit} open event streams; close a tab or wait for one to end`);
+    this.name = 'TooManyStreamsError';
+  }
+}
+
 export { ProxyExistsError } from '@/server/store/errors';

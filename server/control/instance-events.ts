@@ -17,6 +17,8 @@ export interface InstanceEventsOptions {
   enqueue(name: string): void;
   /** queues every Proxy (changes were missed) */
   resyncAll(): void;
+  /** told every change, with the Managed Proxy owning the instance when one does (the live feed) */
+  onChange?(provider: string, change: InstanceChange, proxy: string | undefined): void;
 }
 
 export class InstanceEvents {
@@ -65,6 +67,7 @@ export class InstanceEvents {
   private changed(provider: string, change: InstanceChange, log: Logger): void {
     const proxy = this.owner(provider, change);
     const fields = { target: change.target, instance: change.name, event: change.event };
+    this.options.onChange?.(provider, change, proxy);
     if (proxy === undefined) {
       log.debug(fields, 'instance event for no Proxy; ignored');
       return;

@@ -24,6 +24,8 @@ export interface MonitorOptions {
   timeoutMs: number;
   /** how long past the timeout a provider may take to report its own Timeout targets */
   graceMs?: number;
+  /** told every recorded check result (the live feed) */
+  onChecked?(health: ProviderHealth): void;
 }
 
 class CheckTimeoutError extends Error {
@@ -94,6 +96,7 @@ export class Monitor {
     if (parent?.aborted) return { provider: provider.name, targets };
     this.options.store.health.record({ provider: provider.name, targets, nowMs: clock.now() });
     this.updateGauge(provider.name, targets);
+    this.options.onChecked?.({ provider: provider.name, targets });
     return { provider: provider.name, targets };
   }
 

@@ -53,7 +53,7 @@ export interface RouteContext {
 
 export type RouteHandler = (request: Request, context?: RouteContext) => Promise<Response>;
 
-function bearerToken(request: Request): string | undefined {
+export function bearerToken(request: Request): string | undefined {
   const header = request.headers.get('authorization');
   const match = header ? /^Bearer\s+(\S+)\s*$/i.exec(header) : null;
   return match?.[1];

@@ -33,6 +33,7 @@ const statusByCode: Record<ServerErrorCode, number> = {
   ERR_UNSUPPORTED_MEDIA_TYPE: 415,
   ERR_UNSUPPORTED_OPERATION: 422,
   ERR_TOO_MANY_ATTEMPTS: 429,
+  ERR_TOO_MANY_STREAMS: 429,
   ERR_RESOURCE_UNAVAILABLE: 503,
   // The server itself cannot serve yet: bad settings in the environment, a store it cannot open.
   ERR_SETTINGS: 503,

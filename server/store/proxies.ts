@@ -82,8 +82,34 @@ function fromRow(row: ProxyRow): ProxyRecord {
 const isUniqueViolation = (err: unknown): boolean =>
   (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' || (err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
 
+/** Told the name of every Proxy whose record was written or removed (after the write, inside any transaction). */
+export type ProxyWriteListener = (name: string) => void;
+
 export class ProxyStore {
+  private readonly listeners = new Set<ProxyWriteListener>();
+
   constructor(private readonly db: Database) {}
+
+  /** Calls `listener` after every write; the returned function stops it. */
+  watch(listener: ProxyWriteListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private written(name: string | undefined): void {
+    if (name === undefined) return;
+    for (const listener of this.listeners) listener(name);
+  }
+
+  private nameOf(uid: string): string | undefined {
+    return this.db.prepare(`SELECT name FROM proxies WHERE uid = ?`).pluck().get(uid) as string | undefined;
+  }
+
+  /** `changed` after a write by uid that touched a row: the listeners hear of it. */
+  private afterWrite(uid: string, changed: boolean): boolean {
+    if (changed && this.listeners.size > 0) this.written(this.nameOf(uid));
+    return changed;
+  }
 
   insert(options: { uid: string; name: string; spec: ProxySpec; now: string }): ProxyRecord {
     try {
@@ -94,6 +120,7 @@ export class ProxyStore {
       if (isUniqueViolation(err)) throw new ProxyExistsError(options.name, { cause: err });
       throw err;
     }
+    this.written(options.name);
     return this.get(options.name) as ProxyRecord;
   }
 
@@ -120,7 +147,7 @@ export class ProxyStore {
     const result = this.db
       .prepare(`UPDATE proxies SET spec = ?, generation = generation + 1, updated_at = ? WHERE uid = ?`)
       .run(JSON.stringify(options.spec), options.now, options.uid);
-    return result.changes === 1;
+    return this.afterWrite(options.uid, result.changes === 1);
   }
 
   /** Records the deletion request once; the reconciler removes the record when the instance is gone. */
@@ -128,23 +155,25 @@ export class ProxyStore {
     const result = this.db
       .prepare(`UPDATE proxies SET deletion_requested_at = COALESCE(deletion_requested_at, ?), updated_at = ? WHERE uid = ?`)
       .run(options.now, options.now, options.uid);
-    return result.changes === 1;
+    return this.afterWrite(options.uid, result.changes === 1);
   }
 
   writeStatus(uid: string, status: ReconcileStatus): boolean {
-    return this.db.prepare(`UPDATE proxies SET status = ? WHERE uid = ?`).run(JSON.stringify(status), uid).changes === 1;
+    return this.afterWrite(uid, this.db.prepare(`UPDATE proxies SET status = ? WHERE uid = ?`).run(JSON.stringify(status), uid).changes === 1);
   }
 
   writeProbe(uid: string, probe: ProbeStatus): boolean {
-    return this.db.prepare(`UPDATE proxies SET probe = ? WHERE uid = ?`).run(JSON.stringify(probe), uid).changes === 1;
+    return this.afterWrite(uid, this.db.prepare(`UPDATE proxies SET probe = ? WHERE uid = ?`).run(JSON.stringify(probe), uid).changes === 1);
   }
 
   /** Removes the record and its events in one transaction. */
   remove(uid: string): void {
+    const name = this.nameOf(uid);
     this.db.transaction(() => {
       this.db.prepare(`DELETE FROM proxy_events WHERE proxy_uid = ?`).run(uid);
       this.db.prepare(`DELETE FROM probe_history WHERE proxy_uid = ?`).run(uid);
       this.db.prepare(`DELETE FROM proxies WHERE uid = ?`).run(uid);
     })();
+    this.written(name);
   }
 }

@@ -45,7 +45,7 @@ describe('authentication', () => {
     expect(api.snapshot()).toBe(before);
   });
 
-  it('accepts an API token on discovery and metrics only, and refuses a revoked or malformed one', async () => {
+  it('accepts an API token on discovery, metrics and the event stream only, and refuses a revoked or malformed one', async () => {
     api = await startApi();
     const created = api.auth.createToken('crawler');
     for (const row of routeTable.filter((entry) => entry.access === 'reader')) {

@@ -3,10 +3,11 @@
 // browser parses it with (strict: a field the server adds or drops fails here), and every route
 // in the harness's table covered.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { z } from 'zod';
+import { z } from 'zod';
 import { authStatusSchema, createdTokenSchema, loggedOutSchema, passwordChangedSchema, passwordSetSchema, revokedTokenSchema, sessionSchema, tokenListSchema } from '@/lib/api/auth';
 import { configSummarySchema } from '@/lib/api/config';
 import { livenessSchema } from '@/lib/api/health';
+import { liveMessageSchema } from '@/lib/api/live';
 import { placementPreviewSchema } from '@/lib/api/placement';
 import { evictOutcomeSchema, healthHistorySchema, hostInventorySchema, providerListSchema } from '@/lib/api/providers';
 import { discoveryListSchema, probeHistorySchema, proxyDownloadSchema, proxyEventListSchema, proxyListSchema, proxyViewSchema } from '@/lib/api/proxies';
@@ -17,6 +18,7 @@ let api: ApiHarness;
 beforeAll(async () => {
   api = await startApi({ passwordConfigured: false });
   populateHost(api.hypervisor);
+  liveFrom = api.runtime.live.head();
 });
 afterAll(async () => {
   await api?.close();
@@ -26,6 +28,8 @@ const session = () => ({ session: true as const });
 const alpha = { params: { name: 'alpha' } };
 const hostParams = { provider: 'kvm2-home', host: 'hv-1' };
 let token = '';
+/** the live feed's id before any case ran: GET /api/events resumes from it */
+let liveFrom = '';
 let tokenId = '';
 
 /** The answer, after keeping the session cookie it set. */
@@ -213,6 +217,17 @@ const cases: ContractCase[] = [
       return api.call(h.discovery.GET, '/api/discovery/proxies', 'GET', { bearer: token });
     },
     check: (body) => expect(body.proxies).toEqual([expect.objectContaining({ name: 'alpha', labels: { pool: 'b' } })]),
+  },
+  {
+    route: 'GET /api/events',
+    status: 200,
+    schema: z.array(liveMessageSchema),
+    call: () => api.call(h.liveEvents.GET, '/api/events', 'GET', { bearer: token, headers: { 'last-event-id': liveFrom } }),
+    check: (body: Array<{ kind: string; name?: string }>) => {
+      expect(body.at(-1)).toEqual({ kind: 'ready', resumed: true });
+      expect(body.some((message) => message.kind === 'proxy' && message.name === 'alpha')).toBe(true);
+      expect(body.some((message) => message.kind === 'health')).toBe(true);
+    },
   },
   {
     route: 'DELETE /api/tokens/0123456789abcdef',

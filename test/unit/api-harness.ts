@@ -11,6 +11,7 @@ import * as setup from '@/app/api/auth/setup/route';
 import * as status from '@/app/api/auth/status/route';
 import * as config from '@/app/api/config/route';
 import * as discovery from '@/app/api/discovery/proxies/route';
+import * as liveEvents from '@/app/api/events/route';
 import * as healthz from '@/app/api/healthz/route';
 import * as metrics from '@/app/api/metrics/route';
 import * as providerHealth from '@/app/api/providers/[provider]/health/route';
@@ -93,12 +94,13 @@ export const routeTable: RouteRow[] = [
   { method: 'GET', path: '/api/proxies/alpha/download', handler: proxyDownload.GET, params: p({ name: 'alpha' }), access: 'admin' },
   { method: 'GET', path: '/api/discovery/proxies', handler: discovery.GET, access: 'reader' },
   { method: 'GET', path: '/api/metrics', handler: metrics.GET, access: 'reader' },
+  { method: 'GET', path: '/api/events', handler: liveEvents.GET, access: 'reader' },
   { method: 'GET', path: '/api/tokens', handler: tokens.GET, access: 'admin' },
   { method: 'POST', path: '/api/tokens', handler: tokens.POST, access: 'admin' },
   { method: 'DELETE', path: '/api/tokens/0123456789abcdef', handler: token.DELETE, params: p({ id: '0123456789abcdef' }), access: 'admin' },
 ];
 
-export const handlers = { login, logout, password, setup, status, config, discovery, healthz, metrics, providerHealth, hostImage, host, placement, providers, proxyDownload, proxyEvents, proxyProbes, proxy, proxies, token, tokens };
+export const handlers = { login, logout, password, setup, status, config, discovery, liveEvents, healthz, metrics, providerHealth, hostImage, host, placement, providers, proxyDownload, proxyEvents, proxyProbes, proxy, proxies, token, tokens };
 
 export interface CallOptions {
   body?: unknown;
@@ -119,7 +121,30 @@ export interface Answer {
   status: number;
   headers: Headers;
   text: string;
+  /** an event stream's: the `data` of each event up to its `ready`, parsed */
   json: any;
+}
+
+/** An event stream's text up to and including its `ready` event; the stream is then cancelled (the client leaves). */
+async function readUntilReady(body: ReadableStream<Uint8Array>): Promise<string> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  while (!text.includes('"kind":"ready"')) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    text += decoder.decode(value, { stream: true });
+  }
+  await reader.cancel();
+  return text;
+}
+
+/** The parsed `data` of each event in an event stream's text. */
+export function eventData(text: string): unknown[] {
+  return text
+    .split('\n\n')
+    .flatMap((block) => block.split('\n').filter((line) => line.startsWith('data: ')))
+    .map((line) => JSON.parse(line.slice('data: '.length)) as unknown);
 }
 
 /** An error answer's message and fields, read in one place so a change of the error body's shape is one change here. */
@@ -149,11 +174,12 @@ export function createClient(options: { responses: string[]; session: () => stri
     if (body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
     const request = new Request(`${origin}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
     const response = await handler(request, { params: Promise.resolve(callOptions.params ?? {}) });
-    const text = await response.text();
+    const stream = response.status === 200 && response.body !== null && response.headers.get('content-type')?.startsWith('text/event-stream');
+    const text = stream ? await readUntilReady(response.body) : await response.text();
     responses.push(text);
     let json: unknown;
     try {
-      json = text === '' ? undefined : JSON.parse(text);
+      json = stream ? eventData(text) : text === '' ? undefined : JSON.parse(text);
     } catch {
       json = undefined;
     }

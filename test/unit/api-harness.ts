@@ -115,6 +115,8 @@ export interface CallOptions {
   /** the connection's peer address (default defaultPeer); null: a request without connection facts */
   peer?: string | null;
   headers?: Record<string, string>;
+  /** aborts the request (the client disconnects) */
+  signal?: AbortSignal;
 }
 
 export interface Answer {
@@ -156,13 +158,15 @@ export function errorOf(answer: Answer): { message: string; fields?: Array<{ pat
 
 export interface Client {
   call(handler: RouteHandler, path: string, method: Method, options?: CallOptions): Promise<Answer>;
+  /** a GET whose response is left unread (event streams) */
+  open(handler: RouteHandler, path: string, options?: CallOptions): Promise<Response>;
   logIn(passwordText?: string): Promise<string>;
 }
 
 /** Calls route handlers the way the dashboard's browser would: same Origin, JSON, the session cookie. */
 export function createClient(options: { responses: string[]; session: () => string | undefined; defaultPassword: string }): Client {
   const { responses } = options;
-  const call: Client['call'] = async (handler, path, method, callOptions = {}) => {
+  const request = (path: string, method: Method, callOptions: CallOptions): Request => {
     const headers: Record<string, string> = { accept: 'application/json', host: new URL(origin).host, ...callOptions.headers };
     // What the server's connection hook stamps on every request: this server at 127.0.0.1:3000.
     if (callOptions.peer !== null) headers[connectionHeader] = connectionStamp({ peer: callOptions.peer ?? defaultPeer, localAddress: '127.0.0.1', localPort: 3000 });
@@ -172,8 +176,11 @@ export function createClient(options: { responses: string[]; session: () => stri
     if (callOptions.bearer) headers.authorization = `Bearer ${callOptions.bearer}`;
     const body = callOptions.rawBody ?? (callOptions.body === undefined ? undefined : JSON.stringify(callOptions.body));
     if (body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
-    const request = new Request(`${origin}${path}`, { method, headers, ...(body !== undefined ? { body } : {}) });
-    const response = await handler(request, { params: Promise.resolve(callOptions.params ?? {}) });
+    return new Request(`${origin}${path}`, { method, headers, ...(body !== undefined ? { body } : {}), ...(callOptions.signal ? { signal: callOptions.signal } : {}) });
+  };
+  const open: Client['open'] = (handler, path, callOptions = {}) => handler(request(path, 'GET', callOptions), { params: Promise.resolve(callOptions.params ?? {}) });
+  const call: Client['call'] = async (handler, path, method, callOptions = {}) => {
+    const response = await handler(request(path, method, callOptions), { params: Promise.resolve(callOptions.params ?? {}) });
     const stream = response.status === 200 && response.body !== null && response.headers.get('content-type')?.startsWith('text/event-stream');
     const text = stream ? await readUntilReady(response.body) : await response.text();
     responses.push(text);
@@ -194,7 +201,7 @@ export function createClient(options: { responses: string[]; session: () => stri
     if (!cookie) throw new Error('login set no cookie');
     return cookie;
   };
-  return { call, logIn };
+  return { call, open, logIn };
 }
 
 /** First-start setup as the admin does it, with the code the server would have logged. */
@@ -217,6 +224,7 @@ export interface ApiHarness {
   /** the session opened at start (when a password was configured) */
   session: string | undefined;
   call: Client['call'];
+  open: Client['open'];
   logIn: Client['logIn'];
   /** everything in the store, the fakes' instances and the hypervisor's volumes and domains, as JSON */
   snapshot(): string;
@@ -282,7 +290,7 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
   if (options.passwordConfigured !== false && !options.environmentPassword) await setUpPassword(auth, adminPassword);
 
   const responses: string[] = [];
-  const { call, logIn } = createClient({ responses, session: () => harness.session, defaultPassword: options.environmentPassword ?? adminPassword });
+  const { call, open, logIn } = createClient({ responses, session: () => harness.session, defaultPassword: options.environmentPassword ?? adminPassword });
 
   const snapshot = () => {
     const db = runtime.store.db;
@@ -304,6 +312,7 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
     logs,
     session: undefined,
     call,
+    open,
     logIn,
     snapshot,
     async close() {

@@ -1,6 +1,8 @@
-// The frame of every signed-in page: a skip link, the header with navigation and logout, the page.
+// The frame of every signed-in page: a skip link, the header with navigation, whether the page is
+// live (the dashboard layout opens the live stream around it), and logout; the page.
 import Link from 'next/link';
 import type { ReactNode } from 'react';
+import { LiveIndicator } from './live-updates';
 import { LogoutButton } from './logout-button';
 import { NavLinks } from './nav-links';
 
@@ -21,7 +23,8 @@ export function AppShell({ children }: { children: ReactNode }) {
           <nav aria-label="Main" className="order-3 w-full min-w-0 sm:order-none sm:w-auto sm:flex-1">
             <NavLinks />
           </nav>
-          <div className="ml-auto sm:ml-0">
+          <div className="ml-auto flex items-center gap-2 sm:ml-0">
+            <LiveIndicator />
             <LogoutButton />
           </div>
         </div>

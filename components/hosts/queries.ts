@@ -1,10 +1,12 @@
 'use client';
 // Hosts as the API serves them: providers with the latest health per host (GET /api/providers),
 // the health history for the charts (GET /api/providers/{provider}/health?since=), and one host's
-// pools, cached images, domains and downloads (GET /api/providers/{provider}/hosts/{host}).
+// pools, cached images, domains and downloads (GET /api/providers/{provider}/hosts/{host}). The
+// first two poll only while the live stream is down; a host's inventory (downloads, pools) always.
 import { useQuery } from '@tanstack/react-query';
 import { healthHistorySchema, hostInventorySchema, providerListSchema } from '@/lib/api/providers';
 import { apiRequest } from '@/components/api/client';
+import { usePollInterval } from '@/components/app/live-status';
 
 export type {
   CachedImageView,
@@ -32,7 +34,7 @@ export function useProviders() {
     queryKey: hostKeys.providers,
     queryFn: ({ signal }) => apiRequest('/api/providers', providerListSchema, { signal }),
     select: (list) => list.providers,
-    refetchInterval: pollMs,
+    refetchInterval: usePollInterval(pollMs),
   });
 }
 
@@ -45,7 +47,7 @@ export function useHealthHistory(provider: string, windowMs: number) {
       return apiRequest(`/api/providers/${segment(provider)}/health?since=${encodeURIComponent(since)}`, healthHistorySchema, { signal });
     },
     select: (history) => history.samples,
-    refetchInterval: pollMs * 3,
+    refetchInterval: usePollInterval(pollMs * 3),
     placeholderData: (previous) => previous,
   });
 }

@@ -1,12 +1,14 @@
 'use client';
 // Proxies through the API: the list (GET /api/proxies), one Proxy (GET /api/proxies/{name}), its
 // events, its probe history, the live download of its base image, create (POST) and delete
-// (DELETE). Lists poll; create and delete invalidate what they changed.
+// (DELETE). What the live stream carries polls only while it is down (live-status.ts); create and
+// delete invalidate what they changed.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { placementPreviewSchema } from '@/lib/api/placement';
 import { probeHistorySchema, proxyDownloadSchema, proxyEventListSchema, proxyListSchema, proxyViewSchema } from '@/lib/api/proxies';
 import type { ProxyCreateInput } from '@/lib/proxy-spec';
 import { apiRequest } from '@/components/api/client';
+import { usePollInterval } from '@/components/app/live-status';
 import { hostKeys } from '@/components/hosts/queries';
 
 export type { DownloadProgress, ProbeSample } from '@/lib/api/proxies';
@@ -30,7 +32,7 @@ export function useProxies() {
     queryKey: proxyKeys.list,
     queryFn: ({ signal }) => apiRequest('/api/proxies', proxyListSchema, { signal }),
     select: (list) => list.proxies,
-    refetchInterval: pollMs,
+    refetchInterval: usePollInterval(pollMs),
   });
 }
 
@@ -38,7 +40,7 @@ export function useProxy(name: string) {
   return useQuery({
     queryKey: proxyKeys.detail(name),
     queryFn: ({ signal }) => apiRequest(`/api/proxies/${segment(name)}`, proxyViewSchema, { signal }),
-    refetchInterval: pollMs,
+    refetchInterval: usePollInterval(pollMs),
   });
 }
 
@@ -58,7 +60,7 @@ export function useProxyEvents(name: string) {
     queryKey: proxyKeys.events(name),
     queryFn: ({ signal }) => apiRequest(`/api/proxies/${segment(name)}/events`, proxyEventListSchema, { signal }),
     select: (list) => list.events,
-    refetchInterval: pollMs,
+    refetchInterval: usePollInterval(pollMs),
   });
 }
 
@@ -71,7 +73,7 @@ export function useProbeHistory(name: string, windowMs: number) {
       return apiRequest(`/api/proxies/${segment(name)}/probes?since=${encodeURIComponent(since)}`, probeHistorySchema, { signal });
     },
     select: (history) => history.samples,
-    refetchInterval: pollMs,
+    refetchInterval: usePollInterval(pollMs),
     placeholderData: (previous) => previous,
   });
 }

@@ -94,3 +94,8 @@ export const eventsQuery = z.strictObject({
 
 /** The machine type whose memory the placement preview must fit. */
 export const placementQuery = z.strictObject({ machineType: oneValue('machineType').min(1, { error: 'is required' }).max(253, { error: 'is too long' }) });
+
+/** GET /api/events: where to resume when the client cannot send Last-Event-ID (a stream it opened anew). */
+export const liveEventsQuery = z.strictObject({
+  lastEventId: oneValue('lastEventId').max(200, { error: 'is too long' }).optional(),
+});

@@ -82,6 +82,17 @@ describe('GET /api/events', () => {
     ]);
   });
 
+  it('resumes from ?lastEventId= as well (a stream the browser opens anew cannot send the header), and refuses a malformed one', async () => {
+    api = await startApi();
+    const from = api.runtime.live.head();
+    api.runtime.live.publish({ kind: 'stats', provider: 'kvm2-home', host: 'hv-1' });
+    const answer = await api.call(h.liveEvents.GET, `/api/events?lastEventId=${encodeURIComponent(from)}`, 'GET', { session: true });
+    expect(answer.json).toEqual([{ kind: 'stats', provider: 'kvm2-home', host: 'hv-1' }, { kind: 'ready', resumed: true }]);
+    const twice = await api.call(h.liveEvents.GET, '/api/events?lastEventId=a&lastEventId=b', 'GET', { session: true });
+    expect(twice.status).toBe(400);
+    expect(twice.json.error.fields).toEqual([{ path: 'lastEventId', message: expect.stringContaining('once') }]);
+  });
+
   it('answers a Last-Event-ID it cannot resume from (another server run) with `reset` before `ready`', async () => {
     api = await startApi();
     const answer = await api.call(h.liveEvents.GET, '/api/events', 'GET', { session: true, headers: { 'last-event-id': 'previous-run-42' } });

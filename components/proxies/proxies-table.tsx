@@ -1,13 +1,17 @@
 'use client';
-// The Proxies page body: `kubectl get px` as a live table with filters.
+// The Proxies page body: `kubectl get px` as a live table with filters. Only the rows in (or near)
+// the window are in the DOM (TanStack Virtual over the page's own scroll); the table still says how
+// many rows it has (aria-rowcount, aria-rowindex). Rows are keyed by uid and memoised: the live
+// stream replaces one Proxy's object in the list, and only that row renders again.
+import { useWindowVirtualizer } from '@tanstack/react-virtual';
 import Link from 'next/link';
-import { useMemo, useState } from 'react';
+import { memo, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { proxyPhases, type ProxyView } from '@/lib/proxy-spec';
 import { LinkButton } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { controlClass } from '@/components/ui/field';
-import { formatAge } from '@/components/ui/format';
+import { Age } from '@/components/ui/age';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { TableScroll, Td, Th } from '@/components/ui/table';
 import { applyFilters, noFilters, type ProxyFilters } from './filters';
@@ -52,9 +56,23 @@ function FilterBar({ filters, onChange, providers }: { filters: ProxyFilters; on
   );
 }
 
-function ProxyRow({ proxy, nowMs }: { proxy: ProxyView; nowMs: number }) {
+const columns = 7;
+/** A row's height before it is measured (text-sm, py-2, a badge). */
+const estimatedRowPx = 41;
+/** Rows rendered beyond each edge of the window, so a scroll shows no gap before the next frame. */
+const overscanRows = 12;
+
+interface ProxyRowProps {
+  proxy: ProxyView;
+  /** its position in the filtered list */
+  index: number;
+  measure: (row: HTMLTableRowElement | null) => void;
+}
+
+const ProxyRow = memo(function ProxyRow({ proxy, index, measure }: ProxyRowProps) {
   return (
-    <tr data-testid={`proxy-row-${proxy.name}`}>
+    // The header is row 1.
+    <tr data-testid={`proxy-row-${proxy.name}`} data-index={index} aria-rowindex={index + 2} ref={measure}>
       <Td>
         <Link prefetch={false} href={`/proxies/${encodeURIComponent(proxy.name)}`} className="font-medium text-blue-800 underline-offset-2 hover:underline">
           {proxy.name}
@@ -69,8 +87,52 @@ function ProxyRow({ proxy, nowMs }: { proxy: ProxyView; nowMs: number }) {
       <Td>
         <HealthyBadge healthy={proxy.status.healthy} phase={proxy.status.phase} />
       </Td>
-      <Td>{formatAge(proxy.createdAt, nowMs)}</Td>
+      <Td>
+        <Age since={proxy.createdAt} />
+      </Td>
     </tr>
+  );
+});
+
+/** Stands in for the rows not rendered above or below the window, so the page keeps its full height. */
+function Spacer({ heightPx }: { heightPx: number }) {
+  if (heightPx <= 0) return null;
+  return (
+    <tr aria-hidden="true">
+      <td colSpan={columns} style={{ height: heightPx, padding: 0 }} />
+    </tr>
+  );
+}
+
+function ProxyRows({ rows }: { rows: ProxyView[] }) {
+  const body = useRef<HTMLTableSectionElement>(null);
+  // Where the rows start on the page: the virtualiser counts the window's scroll from there. Read
+  // when the rows are first shown and when their number changes (the count above them may wrap),
+  // not on every update, which would force a layout each time.
+  const [scrollMargin, setScrollMargin] = useState(0);
+  const count = rows.length;
+  useLayoutEffect(() => {
+    const top = body.current ? body.current.getBoundingClientRect().top + window.scrollY : 0;
+    setScrollMargin((current) => (current === top ? current : top));
+  }, [count]);
+  const virtualizer = useWindowVirtualizer({
+    count: rows.length,
+    estimateSize: () => estimatedRowPx,
+    overscan: overscanRows,
+    scrollMargin,
+    getItemKey: (index) => rows[index]?.uid ?? index,
+  });
+  const items = virtualizer.getVirtualItems();
+  const first = items[0];
+  const last = items.at(-1);
+  return (
+    <tbody ref={body} className="divide-y divide-slate-100" data-testid="proxies-body">
+      <Spacer heightPx={first ? first.start - scrollMargin : 0} />
+      {items.map((item) => (
+        <ProxyRow key={item.key} proxy={rows[item.index] as ProxyView} index={item.index} measure={virtualizer.measureElement} />
+      ))}
+      <Spacer heightPx={last ? virtualizer.getTotalSize() - (last.end - scrollMargin) : 0} />
+    </tbody>
   );
 }
 
@@ -88,17 +150,15 @@ export function ProxiesTable() {
       </EmptyState>
     );
   }
-  // Ages are relative to the poll that brought the rows, so they tick with every refresh.
-  const nowMs = proxies.dataUpdatedAt;
   return (
     <>
       <FilterBar filters={filters} onChange={setFilters} providers={providers} />
       <p className="mb-2 text-sm text-slate-600" aria-live="polite">
         {rows.length === proxies.data.length ? `${rows.length} ${rows.length === 1 ? 'Proxy' : 'Proxies'}` : `${rows.length} of ${proxies.data.length} Proxies match`}
       </p>
-      <TableScroll label="Proxies">
+      <TableScroll label="Proxies" rowCount={rows.length + 1}>
         <thead className="bg-slate-50">
-          <tr>
+          <tr aria-rowindex={1}>
             <Th>Name</Th>
             <Th>Mode</Th>
             <Th>Provider</Th>
@@ -108,11 +168,7 @@ export function ProxiesTable() {
             <Th>Age</Th>
           </tr>
         </thead>
-        <tbody className="divide-y divide-slate-100" data-testid="proxies-body">
-          {rows.map((proxy) => (
-            <ProxyRow key={proxy.uid} proxy={proxy} nowMs={nowMs} />
-          ))}
-        </tbody>
+        <ProxyRows rows={rows} />
       </TableScroll>
     </>
   );

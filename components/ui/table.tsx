@@ -2,10 +2,13 @@
 // keyboard users can scroll it too.
 import type { ReactNode, ThHTMLAttributes, TdHTMLAttributes } from 'react';
 
-export function TableScroll({ label, children }: { label: string; children: ReactNode }) {
+/** `rowCount`: the rows the table has, header included, when not all are in the DOM (a virtualised body). */
+export function TableScroll({ label, rowCount, children }: { label: string; rowCount?: number; children: ReactNode }) {
   return (
     <div role="region" aria-label={label} tabIndex={0} className="relative overflow-x-auto rounded-md focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600">
-      <table className="min-w-full divide-y divide-slate-200 text-sm">{children}</table>
+      <table aria-rowcount={rowCount} className="min-w-full divide-y divide-slate-200 text-sm">
+        {children}
+      </table>
     </div>
   );
 }

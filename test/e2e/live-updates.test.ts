@@ -1,0 +1,101 @@
+// The dashboard kept current by GET /api/events (no lab needed: Static Proxies changed through the
+// API): the header says Live, a changed, a new and a deleted Proxy show on the open Proxies page
+// without it fetching the list again (polling is off while the stream is up), and with the stream
+// refused the header says Polling and the page polls. The virtualised table keeps its semantics.
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { screenshot, seriousAxeViolations } from './harness/browser';
+import { waitForData } from './harness/dashboard';
+import { openSession, type Session } from './harness/session';
+
+let session: Session;
+const prefix = `live-${Date.now().toString(36)}`;
+const bulk = 300;
+const name = (index: number) => `${prefix}-${String(index).padStart(3, '0')}`;
+
+beforeAll(async () => {
+  session = await openSession();
+  for (let index = 0; index < bulk; index += 1) {
+    const created = await session.api('POST', '/api/proxies', { name: name(index), mode: 'Static', address: '192.0.2.10', port: 3128 });
+    expect(created.status()).toBe(201);
+  }
+});
+
+afterAll(async () => {
+  await session?.close();
+});
+
+/** Counts the page's GETs of the Proxy list from now on. */
+function listFetches(page: Page): () => number {
+  let count = 0;
+  page.on('request', (request) => {
+    if (request.method() === 'GET' && new URL(request.url()).pathname === '/api/proxies') count += 1;
+  });
+  return () => count;
+}
+
+const row = (page: Page, proxy: string) => page.getByTestId(`proxy-row-${proxy}`);
+
+describe('the live dashboard', () => {
+  it('shows Live and takes changed, new and deleted Proxies from the stream, without fetching the list', async () => {
+    const { page, app } = session;
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${app.url}/proxies`);
+    await waitForData(page);
+    await page.getByTestId('live-indicator').getByText('Live').waitFor({ timeout: 15_000 });
+    await row(page, name(0)).waitFor();
+    // The fetch the stream's `ready` asks for (to catch up) has come and gone.
+    await page.waitForLoadState('networkidle');
+    const fetches = listFetches(page);
+
+    const changed = await session.api('PUT', `/api/proxies/${name(0)}`, { mode: 'Static', address: '198.51.100.7', port: 3128, labels: {} });
+    expect(changed.status()).toBe(200);
+    await row(page, name(0)).getByText('198.51.100.7').waitFor({ timeout: 5_000 });
+
+    const added = `${prefix}-000a`;
+    expect((await session.api('POST', '/api/proxies', { name: added, mode: 'Static', address: '192.0.2.99', port: 3128 })).status()).toBe(201);
+    await row(page, added).waitFor({ timeout: 5_000 });
+    expect((await session.api('DELETE', `/api/proxies/${added}`)).status()).toBe(202);
+    await row(page, added).waitFor({ state: 'detached', timeout: 10_000 });
+
+    // Longer than the polling interval (5 s): still no fetch of the list.
+    await page.waitForTimeout(6_000);
+    expect(fetches()).toBe(0);
+    await screenshot(page, 'proxies-live');
+  });
+
+  it('renders only the rows near the window, says how many there are, and keeps the table accessible', async () => {
+    const { page, app } = session;
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.goto(`${app.url}/proxies`);
+    await waitForData(page);
+    await row(page, name(0)).waitFor();
+    const table = page.getByRole('table');
+    await expect(table.getAttribute('aria-rowcount')).resolves.toBe(String(bulk + 1));
+    const rendered = await page.locator('[data-testid^="proxy-row-"]').count();
+    expect(rendered).toBeGreaterThan(10);
+    expect(rendered).toBeLessThan(bulk / 2);
+    await expect(row(page, name(0)).getAttribute('aria-rowindex')).resolves.toBe('2');
+    expect(await seriousAxeViolations(page)).toEqual([]);
+
+    await page.keyboard.press('End');
+    await row(page, name(bulk - 1)).waitFor({ timeout: 5_000 });
+    await expect(row(page, name(bulk - 1)).getAttribute('aria-rowindex')).resolves.toBe(String(bulk + 1));
+    await expect(row(page, name(0)).count()).resolves.toBe(0);
+  });
+
+  it('says Polling and polls while the stream is refused', async () => {
+    const page = await session.browser.newPage();
+    try {
+      await page.route('**/api/events**', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":{"code":"ERR_RESOURCE_UNAVAILABLE","message":"down"}}' }));
+      await page.goto(`${session.app.url}/proxies`);
+      await waitForData(page);
+      await page.getByTestId('live-indicator').getByText('Polling').waitFor();
+      const fetches = listFetches(page);
+      await expect.poll(fetches, { timeout: 12_000, interval: 500 }).toBeGreaterThan(0);
+      await page.getByTestId('live-indicator').getByText('Polling').waitFor();
+    } finally {
+      await page.close();
+    }
+  });
+});

@@ -1,9 +1,12 @@
 // `npm run bench:libvirt`: our libvirt client against libvirt's own C client, on each lab host's
 // libvirtd through that host's sshd (lab1: libvirt 9.0, lab2: libvirt 11.3). Prints ratios measured
 // in this run; each host ends with the line
-//   libvirt-bench host=<name> libvirtd=<version> rtt_ratio=<x> pipeline_speedup=<x> upload_vs_virsh=<x> upload_vs_ssh=<x> upload_peak_rss_mib=<n>
+//   libvirt-bench host=<name> libvirtd=<version> rtt_ratio=<x> pipeline_speedup=<x> pipeline_vs_c=<x> c_best_threads=<n> upload_vs_virsh=<x> upload_vs_ssh=<x> upload_peak_rss_mib=<n>
+// pipeline_vs_c: our 100 concurrent calls' throughput over the C client's best threaded throughput
+// (100 calls spread over 5, 10 or 20 threads sharing one connection); above 1 means we are faster.
 // The C client is python3-libvirt / virsh over qemu+ssh (OpenSSH, host key checked against the
 // lab's known_hosts through a PATH wrapper, since libvirt's ssh transport takes no such option).
+// `--calls-only` leaves out the uploads (a shorter lab hold).
 import { spawn } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, openSync, closeSync, statSync, writeFileSync, chmodSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
@@ -22,7 +25,9 @@ const PIPELINE_ROUNDS = 30;
 const UPLOAD_BYTES = 512 * MiB;
 const UPLOAD_ROUNDS = 3;
 const workDir = join(tmpdir(), 'kvm2-bench-libvirt');
+const C_THREADS = [5, 10, 20];
 const PYTHON = '/usr/bin/python3'; // Debian's, where python3-libvirt lives
+const callsOnly = process.argv.includes('--calls-only');
 
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const fixed = (value: number, digits = 2) => value.toFixed(digits);
@@ -56,7 +61,7 @@ function cClientSetup(lab: Lab, host: LabHost): { uri: string; env: NodeJS.Proce
 }
 
 // A long-lived python3-libvirt process that times N sequential getLibVersion calls per request,
-// so its rounds can alternate with ours and both see the same machine load.
+// so its rounds can alternate with ours and both see the same machine load. Answers ms per call.
 const pythonRttWorker = `
 import sys, time, libvirt
 conn = libvirt.open(sys.argv[1])
@@ -70,13 +75,37 @@ for line in sys.stdin:
 conn.close()
 `;
 
-interface RttWorker {
-  round(calls: number): Promise<number>;
+// The C client's concurrency: "THREADS CALLS" spreads CALLS getLibVersion calls over THREADS
+// threads sharing one connection (libvirt's client multiplexes them); answers the round's ms.
+const pythonThreadedWorker = `
+import sys, time, threading, libvirt
+conn = libvirt.open(sys.argv[1])
+for _ in range(100): conn.getLibVersion()
+print("ready", flush=True)
+for line in sys.stdin:
+    threads, calls = map(int, line.split())
+    shares = [calls // threads + (1 if i < calls % threads else 0) for i in range(threads)]
+    barrier = threading.Barrier(threads + 1)
+    def work(n):
+        barrier.wait()
+        for _ in range(n): conn.getLibVersion()
+    workers = [threading.Thread(target=work, args=(n,)) for n in shares]
+    for worker in workers: worker.start()
+    barrier.wait()
+    start = time.perf_counter()
+    for worker in workers: worker.join()
+    print((time.perf_counter() - start) * 1000, flush=True)
+conn.close()
+`;
+
+interface PythonWorker {
+  /** sends one request line; resolves with the number it answers */
+  ask(line: string): Promise<number>;
   stop(): void;
 }
 
-function startCClientWorker(c: { uri: string; env: NodeJS.ProcessEnv }): Promise<RttWorker> {
-  const child = spawn(PYTHON, ['-c', pythonRttWorker, c.uri], { env: c.env, stdio: ['pipe', 'pipe', 'inherit'] });
+function startPythonWorker(script: string, c: { uri: string; env: NodeJS.ProcessEnv }): Promise<PythonWorker> {
+  const child = spawn(PYTHON, ['-c', script, c.uri], { env: c.env, stdio: ['pipe', 'pipe', 'inherit'] });
   const lines = createInterface({ input: child.stdout });
   const waiting: Array<(line: string) => void> = [];
   lines.on('line', (line) => waiting.shift()?.(line));
@@ -84,8 +113,8 @@ function startCClientWorker(c: { uri: string; env: NodeJS.ProcessEnv }): Promise
   const exited = new Promise<never>((_, reject) => child.once('exit', (code) => reject(new Error(`python3-libvirt worker exited ${code}`))));
   exited.catch(() => undefined);
   return Promise.race([nextLine(), exited]).then(() => ({
-    round: async (calls) => {
-      child.stdin.write(`${calls}\n`);
+    ask: async (line) => {
+      child.stdin.write(`${line}\n`);
       return Number(await Promise.race([nextLine(), exited]));
     },
     stop: () => child.stdin.end(),
@@ -99,21 +128,32 @@ async function ourRoundMs(libvirt: LibvirtClient, calls: number): Promise<number
 }
 
 /** Median per-call round trip, ours and the C client's, measured in alternating rounds. */
-async function roundTrips(libvirt: LibvirtClient, worker: RttWorker): Promise<{ oursMs: number; cMs: number }> {
+async function roundTrips(libvirt: LibvirtClient, worker: PythonWorker): Promise<{ oursMs: number; cMs: number }> {
   await ourRoundMs(libvirt, 100); // warm-up
   const ours: number[] = [];
   const c: number[] = [];
   for (let round = 0; round < RTT_ROUNDS; round++) {
     ours.push(await ourRoundMs(libvirt, RTT_CALLS));
-    c.push(await worker.round(RTT_CALLS));
+    c.push(await worker.ask(String(RTT_CALLS)));
   }
   return { oursMs: median(ours), cMs: median(c) };
 }
 
-/** Median time of 100 sequential calls over the median time of 100 calls issued at once. */
-async function pipelineSpeedup(libvirt: LibvirtClient): Promise<{ sequentialMs: number; pipelinedMs: number }> {
+interface PipelineFigures {
+  sequentialMs: number;
+  pipelinedMs: number;
+  /** the C client's median time for the 100 calls, per thread count */
+  cThreadedMs: Map<number, number>;
+}
+
+/**
+ * Median times of 100 calls: ours sequential, ours issued at once, and the C client's spread over
+ * each thread count, in alternating rounds so all see the same machine load.
+ */
+async function pipeline(libvirt: LibvirtClient, cWorker: PythonWorker): Promise<PipelineFigures> {
   const sequential: number[] = [];
   const pipelined: number[] = [];
+  const threaded = new Map<number, number[]>(C_THREADS.map((threads) => [threads, []]));
   for (let round = 0; round < PIPELINE_ROUNDS; round++) {
     let start = performance.now();
     for (let i = 0; i < PIPELINE_CALLS; i++) await libvirt.connectGetLibVersion();
@@ -121,8 +161,13 @@ async function pipelineSpeedup(libvirt: LibvirtClient): Promise<{ sequentialMs: 
     start = performance.now();
     await Promise.all(Array.from({ length: PIPELINE_CALLS }, () => libvirt.connectGetLibVersion()));
     pipelined.push(performance.now() - start);
+    for (const threads of C_THREADS) threaded.get(threads)!.push(await cWorker.ask(`${threads} ${PIPELINE_CALLS}`));
   }
-  return { sequentialMs: median(sequential), pipelinedMs: median(pipelined) };
+  return {
+    sequentialMs: median(sequential),
+    pipelinedMs: median(pipelined),
+    cThreadedMs: new Map([...threaded].map(([threads, times]) => [threads, median(times)])),
+  };
 }
 
 function uploadFile(): string {
@@ -199,28 +244,39 @@ async function benchHost(lab: Lab, host: LabHost): Promise<void> {
 
   // Uploads first, so the peak RSS is the upload's and not leftovers of the call loops.
   const baselineRssMiB = process.memoryUsage().rss / MiB;
-  const upload = await uploads(lab, host, cClient);
-  console.log(
-    `upload 512 MiB (best of ${UPLOAD_ROUNDS}, dial included): ours ${fixed(mibPerSecond(upload.oursMs), 1)} MiB/s, ` +
-      `virsh vol-upload ${fixed(mibPerSecond(upload.virshMs), 1)} MiB/s, ssh cat > /dev/null ${fixed(mibPerSecond(upload.sshMs), 1)} MiB/s`,
-  );
-  console.log(`peak RSS during our uploads: ${fixed(upload.peakRssMiB, 0)} MiB (before them: ${fixed(baselineRssMiB, 0)} MiB)`);
+  const upload = callsOnly ? undefined : await uploads(lab, host, cClient);
+  if (upload) {
+    console.log(
+      `upload 512 MiB (best of ${UPLOAD_ROUNDS}, dial included): ours ${fixed(mibPerSecond(upload.oursMs), 1)} MiB/s, ` +
+        `virsh vol-upload ${fixed(mibPerSecond(upload.virshMs), 1)} MiB/s, ssh cat > /dev/null ${fixed(mibPerSecond(upload.sshMs), 1)} MiB/s`,
+    );
+    console.log(`peak RSS during our uploads: ${fixed(upload.peakRssMiB, 0)} MiB (before them: ${fixed(baselineRssMiB, 0)} MiB)`);
+  }
 
   const libvirt = await openOurs(lab, host);
-  const worker = await startCClientWorker(cClient);
+  const worker = await startPythonWorker(pythonRttWorker, cClient);
   const rtt = await roundTrips(libvirt, worker).finally(() => worker.stop());
   console.log(
     `rtt (median of ${RTT_ROUNDS} alternating rounds): ours ${fixed(rtt.oursMs, 3)} ms, ` +
       `libvirt C (python3-libvirt, qemu+ssh) ${fixed(rtt.cMs, 3)} ms`,
   );
-  const pipeline = await pipelineSpeedup(libvirt);
-  console.log(`100 calls: sequential ${fixed(pipeline.sequentialMs)} ms, pipelined ${fixed(pipeline.pipelinedMs)} ms`);
+  const threadedWorker = await startPythonWorker(pythonThreadedWorker, cClient);
+  const calls = await pipeline(libvirt, threadedWorker).finally(() => threadedWorker.stop());
   await libvirt.close();
-
+  console.log(`${PIPELINE_CALLS} calls (median of ${PIPELINE_ROUNDS} alternating rounds): ours sequential ${fixed(calls.sequentialMs)} ms, ours pipelined ${fixed(calls.pipelinedMs)} ms`);
+  const [bestThreads, bestMs] = [...calls.cThreadedMs].reduce((best, entry) => (entry[1] < best[1] ? entry : best));
   console.log(
-    `libvirt-bench host=${host.name} libvirtd=${host.libvirtVersion} rtt_ratio=${fixed(rtt.oursMs / rtt.cMs)} pipeline_speedup=${fixed(pipeline.sequentialMs / pipeline.pipelinedMs)} ` +
-      `upload_vs_virsh=${fixed(upload.virshMs / upload.oursMs)} upload_vs_ssh=${fixed(upload.sshMs / upload.oursMs)} ` +
-      `upload_peak_rss_mib=${Math.round(upload.peakRssMiB)}`,
+    `${PIPELINE_CALLS} calls, libvirt C on one connection: ` +
+      [...calls.cThreadedMs].map(([threads, ms]) => `${threads} threads ${fixed(ms)} ms (${fixed((PIPELINE_CALLS * 1000) / ms, 0)} calls/s)`).join(', ') +
+      `; ours pipelined ${fixed((PIPELINE_CALLS * 1000) / calls.pipelinedMs, 0)} calls/s`,
+  );
+
+  const uploadFigures = upload
+    ? ` upload_vs_virsh=${fixed(upload.virshMs / upload.oursMs)} upload_vs_ssh=${fixed(upload.sshMs / upload.oursMs)} upload_peak_rss_mib=${Math.round(upload.peakRssMiB)}`
+    : '';
+  console.log(
+    `libvirt-bench host=${host.name} libvirtd=${host.libvirtVersion} rtt_ratio=${fixed(rtt.oursMs / rtt.cMs)} pipeline_speedup=${fixed(calls.sequentialMs / calls.pipelinedMs)} ` +
+      `pipeline_vs_c=${fixed(bestMs / calls.pipelinedMs)} c_best_threads=${bestThreads}${uploadFigures}`,
   );
 }
 

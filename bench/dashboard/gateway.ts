@@ -1,12 +1,13 @@
 // One origin for the browser: /api/** is answered in this process by the app's own route handlers
 // (so they see the bench's runtime, whose kvm2 provider runs over in-memory hypervisors), and
 // everything else (pages, scripts, styles) is passed to `next start` running the production build.
-// JSON is gzipped like Next's own responses, so transfer sizes compare.
+// JSON is gzipped like Next's own responses, so transfer sizes compare; event streams flow through.
 import { readdirSync, statSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join, relative, sep } from 'node:path';
 import { Readable } from 'node:stream';
+import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { gzipSync } from 'node:zlib';
 import { installConnectionStamp } from '@/server/http/connection';
 
@@ -49,12 +50,23 @@ async function answerApi(options: { req: IncomingMessage; res: ServerResponse; r
   const match = route.pattern.exec(url.pathname) ?? [];
   const params = Object.fromEntries(route.params.map((name, index) => [name, decodeURIComponent(match[index + 1] ?? '')]));
   const hasBody = req.method !== 'GET' && req.method !== 'HEAD';
+  // The browser leaving ends the request (an event stream then lets go of the feed).
+  const left = new AbortController();
+  res.on('close', () => left.abort());
   const request = new Request(url, {
     method: req.method,
     headers: Object.entries(req.headers).flatMap(([key, value]) => (value === undefined ? [] : [[key, Array.isArray(value) ? value.join(', ') : value] as [string, string]])),
+    signal: left.signal,
     ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: 'half' } : {}),
   } as RequestInit);
   const response = await handler(request, { params: Promise.resolve(params) });
+  if (response.headers.get('content-type')?.startsWith('text/event-stream') && response.body) {
+    // An event stream is passed on as it comes, never buffered.
+    res.writeHead(response.status, Object.fromEntries(response.headers));
+    res.flushHeaders();
+    Readable.fromWeb(response.body as NodeReadableStream).pipe(res);
+    return;
+  }
   const body = Buffer.from(await response.arrayBuffer());
   const headers: Record<string, string | string[]> = Object.fromEntries(response.headers);
   const cookies = response.headers.getSetCookie();

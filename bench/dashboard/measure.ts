@@ -101,3 +101,78 @@ export function median(values: number[]): number {
   const middle = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? (sorted[middle] as number) : ((sorted[middle - 1] as number) + (sorted[middle] as number)) / 2;
 }
+
+export interface RowUpdateFigures {
+  /** the stream's message event → the row's new text in the DOM */
+  messageToDomMs: number;
+  /** the stream's message event → the first frame after the DOM change */
+  messageToFrameMs: number;
+}
+
+/**
+ * A one-row update through the live stream on an open page: `publish(marker)` makes the server
+ * send one Proxy's view with `marker` as its IP; the page notes when that message arrives (its
+ * EventSource is wrapped before the app loads) and when the row's text changes (a MutationObserver).
+ */
+export async function rowUpdates(options: {
+  context: BrowserContext;
+  url: string;
+  /** true once the page shows its rows */
+  rendered: string;
+  rowTestId: string;
+  publish: (marker: string) => void;
+  runs: number;
+}): Promise<RowUpdateFigures[]> {
+  const { context, url, rendered, rowTestId, publish, runs } = options;
+  const page = await context.newPage();
+  try {
+    await page.addInitScript(() => {
+      const Native = window.EventSource;
+      const probe = window as unknown as { __marker?: string; __messageAt?: number };
+      window.EventSource = class extends Native {
+        constructor(source: string | URL, init?: EventSourceInit) {
+          super(source, init);
+          // Registered before the app's onmessage, so it runs first.
+          this.addEventListener('message', (event: MessageEvent<string>) => {
+            if (probe.__marker && event.data.includes(probe.__marker)) probe.__messageAt = performance.now();
+          });
+        }
+      };
+    });
+    await page.goto(url);
+    await page.waitForFunction(rendered, undefined, { polling: 'raf', timeout: 120_000 });
+    await page.getByTestId('live-indicator').getByText('Live').waitFor({ timeout: 30_000 });
+    await page.waitForLoadState('networkidle');
+    const figures: RowUpdateFigures[] = [];
+    for (let run = 0; run < runs; run += 1) {
+      const marker = `203.0.113.${run + 1}`;
+      const done = page.evaluate(
+        ({ testId, marker: expected }) =>
+          new Promise<{ messageToDomMs: number; messageToFrameMs: number }>((resolve) => {
+            const probe = window as unknown as { __marker?: string; __messageAt?: number };
+            probe.__marker = expected;
+            probe.__messageAt = undefined;
+            const row = () => document.querySelector(`[data-testid="${testId}"]`);
+            const observer = new MutationObserver(() => {
+              if (!row()?.textContent?.includes(expected)) return;
+              const domAt = performance.now();
+              observer.disconnect();
+              requestAnimationFrame(() => {
+                const messageAt = probe.__messageAt ?? Number.NaN;
+                resolve({ messageToDomMs: domAt - messageAt, messageToFrameMs: performance.now() - messageAt });
+              });
+            });
+            observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+          }),
+        { testId: rowTestId, marker },
+      );
+      // The observer is in place before the change is sent.
+      await page.waitForFunction((expected) => (window as unknown as { __marker?: string }).__marker === expected, marker);
+      publish(marker);
+      figures.push(await done);
+    }
+    return figures;
+  } finally {
+    await page.close();
+  }
+}

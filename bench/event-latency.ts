@@ -52,12 +52,17 @@ async function main(): Promise<void> {
     const body = { name, mode: 'Managed', provider: api.entryName, placement: { zone: 'lab1', machineType: 'small', image: 'lab' }, cloudInit: '' };
     const created = await api.call(h.proxies.POST, '/api/proxies', 'POST', { session: api.session, body });
     if (created.status !== 201) throw new Error(`creating the Proxy: ${created.status} ${created.text}`);
+    // Running on its host with the control plane caught up (the lab's guests get no address, so
+    // the Proxy itself stays Provisioning): what every change starts from.
     const settled = async () => {
       const deadline = Date.now() + 180_000;
       for (;;) {
         const state = (await virsh(['domstate', domain]).catch(() => '')).trim();
         const view = api.runtime.proxies.get(name);
-        if (state === 'running' && view.status.providerID && view.status.conditions.some((condition) => condition.type === 'Provisioned' && condition.status === 'True')) return;
+        if (state === 'running' && view.status.providerID && !paused(view) && !stopped(view)) {
+          await api.runtime.reconciler.idle();
+          return;
+        }
         if (Date.now() > deadline) throw new Error(`${domain} did not settle running (virsh: ${state}, phase ${view.status.phase})`);
         await new Promise((resolve) => setTimeout(resolve, 250));
       }

@@ -126,19 +126,19 @@ export async function rowUpdates(options: {
   const { context, url, rendered, rowTestId, publish, runs } = options;
   const page = await context.newPage();
   try {
-    await page.addInitScript(() => {
+    // In-page code goes as text: tsx would wrap named functions in a helper the page does not have.
+    // The listener is registered before the app's onmessage, so it runs first.
+    await page.addInitScript(`{
       const Native = window.EventSource;
-      const probe = window as unknown as { __marker?: string; __messageAt?: number };
       window.EventSource = class extends Native {
-        constructor(source: string | URL, init?: EventSourceInit) {
+        constructor(source, init) {
           super(source, init);
-          // Registered before the app's onmessage, so it runs first.
-          this.addEventListener('message', (event: MessageEvent<string>) => {
-            if (probe.__marker && event.data.includes(probe.__marker)) probe.__messageAt = performance.now();
+          this.addEventListener('message', (event) => {
+            if (window.__marker && event.data.includes(window.__marker)) window.__messageAt = performance.now();
           });
         }
       };
-    });
+    }`);
     await page.goto(url);
     await page.waitForFunction(rendered, undefined, { polling: 'raf', timeout: 120_000 });
     await page.getByTestId('live-indicator').getByText('Live').waitFor({ timeout: 30_000 });
@@ -146,28 +146,20 @@ export async function rowUpdates(options: {
     const figures: RowUpdateFigures[] = [];
     for (let run = 0; run < runs; run += 1) {
       const marker = `203.0.113.${run + 1}`;
-      const done = page.evaluate(
-        ({ testId, marker: expected }) =>
-          new Promise<{ messageToDomMs: number; messageToFrameMs: number }>((resolve) => {
-            const probe = window as unknown as { __marker?: string; __messageAt?: number };
-            probe.__marker = expected;
-            probe.__messageAt = undefined;
-            const row = () => document.querySelector(`[data-testid="${testId}"]`);
-            const observer = new MutationObserver(() => {
-              if (!row()?.textContent?.includes(expected)) return;
-              const domAt = performance.now();
-              observer.disconnect();
-              requestAnimationFrame(() => {
-                const messageAt = probe.__messageAt ?? Number.NaN;
-                resolve({ messageToDomMs: domAt - messageAt, messageToFrameMs: performance.now() - messageAt });
-              });
-            });
-            observer.observe(document.body, { subtree: true, childList: true, characterData: true });
-          }),
-        { testId: rowTestId, marker },
-      );
+      const done = page.evaluate(`new Promise((resolve) => {
+        window.__marker = ${JSON.stringify(marker)};
+        window.__messageAt = undefined;
+        const observer = new MutationObserver(() => {
+          const row = document.querySelector('[data-testid="${rowTestId}"]');
+          if (!row || !row.textContent.includes(window.__marker)) return;
+          const domAt = performance.now();
+          observer.disconnect();
+          requestAnimationFrame(() => resolve({ messageToDomMs: domAt - window.__messageAt, messageToFrameMs: performance.now() - window.__messageAt }));
+        });
+        observer.observe(document.body, { subtree: true, childList: true, characterData: true });
+      })`) as Promise<RowUpdateFigures>;
       // The observer is in place before the change is sent.
-      await page.waitForFunction((expected) => (window as unknown as { __marker?: string }).__marker === expected, marker);
+      await page.waitForFunction(`window.__marker === ${JSON.stringify(marker)}`);
       publish(marker);
       figures.push(await done);
     }

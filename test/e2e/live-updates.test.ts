@@ -84,6 +84,18 @@ describe('the live dashboard', () => {
     await expect(row(page, name(0)).count()).resolves.toBe(0);
   });
 
+  it('lets go of a tab’s stream when the tab closes: after more tabs than a session may stream from, a new one is still Live', async () => {
+    for (let tab = 0; tab < 6; tab += 1) {
+      const page = await session.browser.newPage();
+      try {
+        await page.goto(`${session.app.url}/proxies`);
+        await page.getByTestId('live-indicator').getByText('Live').waitFor({ timeout: 15_000 });
+      } finally {
+        await page.close();
+      }
+    }
+  });
+
   it('says Polling and polls while the stream is refused', async () => {
     const page = await session.browser.newPage();
     try {

@@ -10,8 +10,11 @@ import type { LiveFeed } from '@/server/control/live-feed';
 
 /** Open streams per session or token: one per tab, and room for the page's own requests (HTTP/1.1 allows 6 per origin). */
 export const streamsPerOwner = 4;
-/** Unread bytes a stream may queue before it is closed (the client resumes from its last id). */
-const queueLimitBytes = 1024 * 1024;
+/**
+ * Unread bytes a stream may queue before it is closed (the client resumes from its last id): room
+ * for a full replay of the feed's buffer (1,000 changes of about a KiB each) and then some.
+ */
+const queueLimitBytes = 4 * 1024 * 1024;
 /** How long a browser waits before reconnecting. */
 const retryMs = 2_000;
 
@@ -98,6 +101,7 @@ export function liveStream(options: LiveStreamOptions): Response {
   if (resume.kind === 'reset') send(frame({ kind: 'reset', reason: resume.reason }));
   else for (const event of resume.events) send(frame(event.message, event.id));
   send(frame({ kind: 'ready', resumed: resume.kind === 'replay' && lastEventId !== undefined }, feed.head()));
+  if (ended) return new Response(stream, { headers: liveStreamHeaders });
   timer = setInterval(() => (authorised() ? send(': heartbeat\n\n') : end()), heartbeatMs);
   if (signal.aborted) end();
   else signal.addEventListener('abort', end, { once: true });

@@ -142,6 +142,16 @@ describe('GET /api/events', () => {
     await Promise.all(open.slice(1).map((response) => response.body!.cancel()));
   });
 
+  it('ends the stream of a client that stops reading once megabytes queue up, keeping what was queued for it', async () => {
+    api = await startApi();
+    const stream = streamReader(await api.open(h.liveEvents.GET, '/api/events', { session: true }));
+    const host = 'h'.repeat(64 * 1024);
+    for (let index = 0; index < 100 && api.runtime.live.subscriberCount > 0; index += 1) api.runtime.live.publish({ kind: 'stats', provider: 'kvm2-home', host });
+    expect(api.runtime.live.subscriberCount).toBe(0);
+    const text = await stream.until(() => false);
+    expect(text.match(/"kind":"stats"/g)!.length).toBeGreaterThan(32);
+  });
+
   it('ends the stream at the next heartbeat once its session is logged out', async () => {
     api = await startApi();
     vi.useFakeTimers({ toFake: ['setInterval', 'clearInterval'] });

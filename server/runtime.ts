@@ -16,6 +16,7 @@ import { type Metrics, processMetrics } from '@/server/telemetry/metrics';
 import { redactUrl } from '@/server/telemetry/redact-url';
 import { type Clock, systemClock } from './control/clock';
 import { type ConfigLoader, ConfigManager, type ConfigStatus } from './control/config-reload';
+import { ConsoleManager } from './control/console-manager';
 import { OrphanCollector } from './control/gc';
 import { Housekeeping } from './control/housekeeping';
 import { InstanceEvents } from './control/instance-events';
@@ -26,6 +27,7 @@ import { errorMessage } from './control/pass';
 import { Prober, type ProberOptions } from './control/prober';
 import { ProviderSet } from './control/provider-set';
 import { ProxyService } from './control/proxy-service';
+import { toProxyView } from './control/proxy-view';
 import { Reconciler } from './control/reconciler';
 import { type RuntimeSettings, settingsFromEnv } from './control/settings';
 
@@ -78,11 +80,18 @@ export interface Runtime {
   readonly httpLogger: Logger;
   /** changes for GET /api/events; stats publishers add theirs with `live.publish` */
   readonly live: LiveFeed;
+  /** the serial consoles held for the Proxies' VMs (pages watching, boot capture) */
+  readonly consoles: ConsoleManager;
+  /** The console output buffered for a Proxy (its last 256 KiB, as text); undefined when none was captured. */
+  consoleLog(proxyName: string): string | undefined;
   configStatus(): ConfigStatus;
   reloadConfig(): Promise<boolean>;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** Phases (as the API shows them) in which a Proxy's VM is still booting: boot capture holds its console. */
+const bootingPhases = new Set(['Pending', 'Provisioning', 'Running']);
 
 export function createRuntime(options: RuntimeOptions): Runtime {
   const { settings } = options;
@@ -107,6 +116,22 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     ipEchoUrl: settings.ipEchoUrl,
     probe: options.probe,
   });
+  const consoles = new ConsoleManager({
+    providers: providerSet,
+    clock,
+    logger: log.child({ component: 'consoles' }),
+    idleReleaseMs: settings.consoleIdleReleaseMs,
+    locate: (name) => {
+      const record = store.proxies.get(name);
+      if (!record) return { kind: 'missing' };
+      if (record.spec.mode !== 'Managed') return { kind: 'static' };
+      return { kind: 'managed', provider: record.spec.provider, ...(record.status.providerID ? { providerID: record.status.providerID } : {}) };
+    },
+    booting: (name) => {
+      const record = store.proxies.get(name);
+      return record !== undefined && bootingPhases.has(toProxyView(record).status.phase);
+    },
+  });
   const reconciler = new Reconciler({
     store,
     clock,
@@ -119,6 +144,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     quotaRetryMs: settings.quotaRetryMs,
     provisioningPollMs: settings.provisioningPollMs,
     onRunning: (name) => prober.kick(name),
+    onInstanceStarted: (name, providerID) => consoles.capture(name, providerID),
   });
   const monitor = new Monitor({
     store,
@@ -189,6 +215,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     auth,
     httpLogger,
     live,
+    consoles,
+    consoleLog: (proxyName) => consoles.consoleLog(proxyName),
     configStatus: () => config.status(),
     reloadConfig: () => config.reload(),
     async start() {
@@ -211,7 +239,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         live.close();
         stopPublishingProxies();
         await config.stop();
-        await Promise.all([instanceEvents.stop(), prober.stop(), gc.stop(), monitor.stop(), housekeeping.stop(), reconciler.stop()]);
+        await Promise.all([instanceEvents.stop(), prober.stop(), gc.stop(), monitor.stop(), housekeeping.stop(), reconciler.stop(), consoles.stop()]);
         for (const failure of await providerSet.close()) log.warn({ error: errorMessage(failure) }, 'closing a provider failed');
         store.close();
         log.info('control plane stopped');

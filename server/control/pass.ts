@@ -21,6 +21,8 @@ export interface PassDeps {
   signal: AbortSignal;
   quotaRetryMs: number;
   provisioningPollMs: number;
+  /** told when Create has started a Proxy's VM (boot capture opens its console); must not throw */
+  onInstanceStarted?: (proxy: string, providerID: string) => void;
 }
 
 /** What the pass asks of the queue. */

@@ -139,7 +139,14 @@ async function createInstance(pass: Pass, { provider, spec }: { provider: Provid
   let instance: Instance;
   try {
     instance = await provider.create(
-      { name, uid: pass.record.uid, placement: placed.placement, cloudInit: cloudInitBytes(spec), port: spec.port },
+      {
+        name,
+        uid: pass.record.uid,
+        placement: placed.placement,
+        cloudInit: cloudInitBytes(spec),
+        port: spec.port,
+        onStarted: (providerID) => pass.deps.onInstanceStarted?.(pass.record.name, providerID),
+      },
       { signal: pass.deps.signal },
     );
   } catch (err) {

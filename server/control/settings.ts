@@ -26,6 +26,8 @@ export interface RuntimeSettings {
   housekeepingIntervalMs: number;
   /** debounce of config file change notifications */
   configReloadDelayMs: number;
+  /** a serial console nobody watches (and whose Proxy is not booting) is released after this */
+  consoleIdleReleaseMs: number;
 }
 
 export class SettingsError extends Error {
@@ -84,6 +86,7 @@ const durations: Record<Exclude<DurationKey, 'reconcileWorkers'>, { variable: st
   eventRetentionMs: { variable: 'EVENT_RETENTION', fallback: '7d' },
   housekeepingIntervalMs: { variable: 'HOUSEKEEPING_INTERVAL', fallback: '10m' },
   configReloadDelayMs: { variable: 'CONFIG_RELOAD_DELAY', fallback: '250ms' },
+  consoleIdleReleaseMs: { variable: 'CONSOLE_IDLE_RELEASE', fallback: '1m' },
 };
 
 const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value.trim() === '' ? undefined : value);

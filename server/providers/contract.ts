@@ -2,6 +2,7 @@
 // layer know about providers. Errors thrown by these methods carry one of the classes in ./errors.ts.
 import type { HostCapacityReader } from './host-capacity';
 import type { HostInventory } from './host-inventory';
+import type { InstanceConsole } from './instance-console';
 
 /** Where and on what a Proxy's instance runs (the Proxy's `spec.placement`). */
 export interface Placement {
@@ -25,6 +26,11 @@ export interface CreateRequest {
   cloudInit: Uint8Array | string;
   /** the Proxy's `spec.port`; kvm2 does not use it */
   port: number;
+  /**
+   * Called once the instance has been started (kvm2: DomainCreate answered), before Create waits
+   * for it to run, so a caller can open its console in time to see the boot. Must not throw.
+   */
+  onStarted?: (providerID: string) => void;
 }
 
 /**
@@ -132,4 +138,6 @@ export interface Provider {
   watchInstances?(watcher: InstanceWatcher): InstanceWatch;
   /** Present on providers with several hosts to choose from: lets the control plane place a Proxy. */
   readonly capacity?: HostCapacityReader;
+  /** Present on providers that can open an instance's serial console. */
+  readonly console?: InstanceConsole;
 }

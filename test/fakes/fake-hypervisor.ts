@@ -12,6 +12,7 @@ import {
   type LibvirtErrorCodeName,
 } from '@/server/libvirt';
 import type { LibvirtAPI } from '@/server/providers/kvm2/libvirt-api';
+import { FakeConsoles } from './fake-console';
 
 export type FakeMethod = keyof LibvirtAPI;
 
@@ -118,6 +119,8 @@ export class FakeHypervisor {
   uploadHook: ((info: UploadHookInfo) => void) | undefined;
   /** Live event subscriptions of every connection (fake-libvirt.ts adds and removes them). */
   readonly eventListeners = new Set<FakeEventListener>();
+  /** each domain's serial console, by domain name */
+  readonly consoles = new FakeConsoles();
   private readonly injections = new Map<FakeMethod, Injection[]>();
   private readonly gates: Array<{ method: FakeMethod; subject?: string; arrived: () => void; opened: Promise<void> }> = [];
   private failingCall: { index: number; error: () => Error } | undefined;

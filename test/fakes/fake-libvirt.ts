@@ -6,6 +6,7 @@
 import {
   ConnectionKilledError,
   DomainEventStoppedDetail,
+  DomainConsoleFlags,
   DomainEventType,
   DomainInterfaceAddressesSource,
   DomainMetadataType,
@@ -19,6 +20,7 @@ import {
   type DomainLifecycleEvent,
   type DomainStats,
   type DomainStatsOptions,
+  type DuplexStream,
   type EventSubscription,
   type StoragePool,
   type StoragePoolLifecycleEvent,
@@ -293,6 +295,14 @@ export class FakeConnection implements LibvirtAPI {
       throw libvirtError('ErrNoDomainMetadata', 'metadata not found: Requested metadata element is not present', 'domainGetMetadata');
     }
     return element;
+  }
+
+  /** The domain's FakeConsoleDevice (hypervisor.consoles): busy while held, FORCE takes it. */
+  async domainOpenConsole(ref: Domain, options: { flags?: number } = {}): Promise<DuplexStream> {
+    await this.enter('domainOpenConsole', ref.name);
+    const domain = this.findDomain('domainOpenConsole', ref.name);
+    if (!isActive(domain.state)) throw libvirtError('ErrOperationInvalid', 'Requested operation is not valid: domain is not running', 'domainOpenConsole');
+    return this.hypervisor.consoles.of(ref.name).open(((options.flags ?? 0) & DomainConsoleFlags.Force) !== 0);
   }
 
   async domainInterfaceAddresses(ref: Domain, options: { source: number }): Promise<DomainInterface[]> {

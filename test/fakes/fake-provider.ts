@@ -6,6 +6,9 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import type { CallOptions, CreateRequest, Instance, InstanceChange, InstanceState, InstanceWatch, InstanceWatcher, Provider, Target } from '@/server/providers/contract';
 import { ErrNotFound, ErrPermanent, ErrTransient } from '@/server/providers/errors';
+import { ConsoleBusyError as ProviderConsoleBusyError, type InstanceConsole } from '@/server/providers/instance-console';
+import { ConsoleBusyError } from '@/server/libvirt';
+import { FakeConsoles } from './fake-console';
 
 export type FakeMethod = 'create' | 'get' | 'delete' | 'listByTag' | 'check';
 
@@ -68,6 +71,22 @@ export class FakeProvider implements Provider {
   closed = false;
   /** the watchers of watchInstances not stopped yet */
   readonly watchers = new Set<InstanceWatcher>();
+  /** each instance's serial console, by providerID */
+  readonly consoles = new FakeConsoles();
+  /** the console capability over `consoles`: busy while held elsewhere, force takes it */
+  readonly console: InstanceConsole = {
+    open: async (providerID, options = {}) => {
+      if (!this.instances.has(providerID)) throw new ErrNotFound(`instance ${providerID} not found`);
+      let stream;
+      try {
+        stream = this.consoles.of(providerID).open(options.force === true);
+      } catch (err) {
+        if (err instanceof ConsoleBusyError) throw new ProviderConsoleBusyError('host-a', providerID, { cause: err });
+        throw err;
+      }
+      return { output: stream.output, send: (data) => stream.send(data), close: () => stream.finish() };
+    },
+  };
   private readonly scripts = new Map<FakeMethod, Script[]>();
   private readonly always = new Map<FakeMethod, Error>();
 
@@ -131,6 +150,7 @@ export class FakeProvider implements Provider {
     if (existing && existing.uid && existing.uid !== request.uid) {
       throw new ErrPermanent(`instance ${request.name} belongs to uid ${existing.uid}, not ${request.uid}`);
     }
+    const started = !existing || existing.state === 'Stopped';
     if (!existing) {
       this.instances.set(providerID, {
         providerID,
@@ -149,6 +169,7 @@ export class FakeProvider implements Provider {
       existing.state = 'Running';
     }
     this.save();
+    if (started) request.onStarted?.(providerID);
     if (this.options.createDelayMs) await abortable(options?.signal, this.options.createDelayMs);
     return this.view(this.instances.get(providerID) as FakeInstance);
   }

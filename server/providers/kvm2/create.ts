@@ -64,6 +64,7 @@ async function waitForRunning(attempt: Attempt, dom: Domain): Promise<void> {
 async function start(attempt: Attempt, dom: Domain): Promise<void> {
   await attempt.api.domainCreate(dom, { signal: attempt.signal });
   attempt.logger.debug({}, 'domain started');
+  attempt.request.onStarted?.(formatProviderID({ host: attempt.placement.host.name, domain: dom.name }));
   await waitForRunning(attempt, dom);
 }
 

@@ -17,7 +17,7 @@ import {
 import { SshError } from '@/server/ssh';
 
 /** The provider operation an error came out of; only `create` changes a class (no NotFound). */
-export type Kvm2Operation = 'create' | 'get' | 'delete' | 'listByTag' | 'check' | 'dial' | 'image';
+export type Kvm2Operation = 'create' | 'get' | 'delete' | 'listByTag' | 'check' | 'dial' | 'image' | 'console';
 
 export interface ClassifyOptions {
   op: Kvm2Operation;

@@ -25,6 +25,7 @@ export type LibvirtAPI = Pick<
   | 'domainGetXmlDesc'
   | 'domainGetMetadata'
   | 'domainInterfaceAddresses'
+  | 'domainOpenConsole'
   | 'storagePoolLookupByName'
   | 'storagePoolGetInfo'
   | 'storagePoolRefresh'

@@ -9,6 +9,7 @@ import type { CallOptions, CheckOptions, CreateRequest, Instance, InstanceWatch,
 import { ErrPermanent, ProviderError } from '@/server/providers/errors';
 import type { HostCapacityReader } from '@/server/providers/host-capacity';
 import type { HostInventory } from '@/server/providers/host-inventory';
+import type { InstanceConsole } from '@/server/providers/instance-console';
 import { bindOnce, type Logger } from '@/server/telemetry/logger';
 import { tracer } from '@/server/telemetry/tracing';
 import { defaultBudgets, type Budgets } from './backend';
@@ -22,6 +23,7 @@ import { subscribeHostEvents, type HostEventHandlers, type HostEvents } from './
 import { kvm2HostInventory } from './host-inventory';
 import { createHostBackend } from './hosts';
 import { deleteInstance, getInstance, listInstances } from './instance';
+import { kvm2InstanceConsole } from './instance-console';
 import { watchHosts } from './instance-watch';
 import { KeyedLock } from './keyed-lock';
 import { configuredHost, startupWarnings, withDefaults, type Kvm2Settings } from './kvm2';
@@ -70,6 +72,8 @@ export class Kvm2Provider implements Provider {
   readonly inventory: HostInventory;
   /** What a placement needs and what each host has left, for automatic placement. */
   readonly capacity: HostCapacityReader;
+  /** Managed domains' serial consoles, on the hosts' pooled connections. */
+  readonly console: InstanceConsole;
   private readonly context: Kvm2Context;
   private readonly hostEvents = new Set<HostEvents>();
   /** operations running now; close waits for them */
@@ -91,6 +95,7 @@ export class Kvm2Provider implements Provider {
       now: options.now ?? (() => new Date()),
     };
     this.capacity = kvm2HostCapacity(this.context);
+    this.console = kvm2InstanceConsole(this.context);
     this.inventory = kvm2HostInventory({ settings: options.settings, backend: options.backend, downloads: this.downloads });
   }
 

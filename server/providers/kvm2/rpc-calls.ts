@@ -100,6 +100,13 @@ export const rpcCalls: { [M in RpcMethod]: RpcCall<M> } = {
       addresses: ifaces?.flatMap((iface) => iface.addrs.map((addr) => `${addr.addr}/${addr.prefix}`)),
     }),
   },
+  // Only the open: what goes through the console (keystrokes included) is never logged.
+  domainOpenConsole: {
+    name: 'DomainOpenConsole',
+    optionsAt: 1,
+    ids: ([dom]) => domainOf(dom),
+    detail: ([, options]) => ({ flags: options?.flags ?? 0 }),
+  },
   storagePoolLookupByName: { name: 'StoragePoolLookupByName', optionsAt: 1, ids: ([name]) => ({ pool: name }) },
   storagePoolGetInfo: {
     name: 'StoragePoolGetInfo',

@@ -1,0 +1,277 @@
+// The serial consoles the server holds, one entry per Proxy: the provider's console session (at
+// most one), a ring buffer of what it printed, and the pages watching it. A console opens when a
+// page watches it, or from a VM's first start while its Proxy is Provisioning (boot capture, so
+// the boot log is there when someone looks); it is released once no page has watched it for the
+// idle period and its Proxy is no longer booting. Without "take over" it never forces: a console
+// an admin holds (`virsh console`) shows as busy. Keystrokes pass through and are never logged.
+import { ConsoleBusyError, type ConsoleSession } from '@/server/providers/instance-console';
+import type { Logger } from '@/server/telemetry/logger';
+import type { Clock, TimerHandle } from './clock';
+import { ConsoleBuffer, defaultConsoleBufferBytes } from './console-buffer';
+import { errorMessage } from './pass';
+import type { ProviderLookup } from './provider-set';
+
+/** What a page shows above the terminal; `message` says why when not live. */
+export type ConsoleStatus =
+  | { state: 'opening' }
+  | { state: 'live' }
+  | { state: 'busy'; message: string }
+  | { state: 'closed'; message: string };
+
+export interface ConsoleWatcher {
+  output(data: Buffer): void;
+  status(status: ConsoleStatus): void;
+}
+
+/** Where a Proxy's console is: gone, not a VM, or its provider and instance (none yet while Pending). */
+export type ConsoleTarget = { kind: 'missing' } | { kind: 'static' } | { kind: 'managed'; provider: string; providerID?: string };
+
+export interface ConsoleManagerOptions {
+  providers: ProviderLookup;
+  locate(proxy: string): ConsoleTarget;
+  /** true while the Proxy has not been Ready yet since its VM started: boot capture holds the console */
+  booting(proxy: string): boolean;
+  clock: Clock;
+  logger: Logger;
+  /** release after this long without a watcher (and not booting) */
+  idleReleaseMs: number;
+  bufferBytes?: number;
+}
+
+interface Entry {
+  proxy: string;
+  buffer: ConsoleBuffer;
+  watchers: Set<ConsoleWatcher>;
+  /** the instance the buffer and the session belong to */
+  providerID?: string;
+  session?: ConsoleSession;
+  status: ConsoleStatus;
+  /** the open in flight, so opens of one console never overlap */
+  opening?: Promise<void>;
+  idleTimer?: TimerHandle;
+  /** last time a watcher was there or the Proxy was booting (clock ms) */
+  lastNeededAt: number;
+}
+
+export interface ConsoleWatch {
+  /** the buffered output so far */
+  snapshot: Buffer;
+  status: ConsoleStatus;
+  stop(): void;
+}
+
+/** Keystrokes for a console not open here: busy (another client holds it) or closed. */
+export class ConsoleInputError extends Error {
+  readonly code: 'ERR_CONSOLE_BUSY' | 'ERR_RESOURCE_UNAVAILABLE';
+  constructor(proxy: string, status: ConsoleStatus) {
+    super(`the console of Proxy ${JSON.stringify(proxy)} is not open here${'message' in status ? `: ${status.message}` : ''}`);
+    this.name = 'ConsoleInputError';
+    this.code = status.state === 'busy' ? 'ERR_CONSOLE_BUSY' : 'ERR_RESOURCE_UNAVAILABLE';
+  }
+}
+
+const notOpenYet: ConsoleStatus = { state: 'closed', message: 'not opened yet' };
+
+export class ConsoleManager {
+  private readonly entries = new Map<string, Entry>();
+  private stopped = false;
+
+  constructor(private readonly options: ConsoleManagerOptions) {}
+
+  /** The buffered console output of a Proxy as text; undefined when none was captured. */
+  consoleLog(proxy: string): string | undefined {
+    const entry = this.entries.get(proxy);
+    return entry && entry.buffer.length > 0 ? entry.buffer.text() : undefined;
+  }
+
+  status(proxy: string): ConsoleStatus {
+    return this.entries.get(proxy)?.status ?? notOpenYet;
+  }
+
+  /** A page watches: it gets the buffer, then live output and status changes; opens the console if needed. */
+  watch(proxy: string, watcher: ConsoleWatcher): ConsoleWatch {
+    const entry = this.entry(proxy);
+    entry.watchers.add(watcher);
+    this.cancelIdle(entry);
+    if (!entry.session && !entry.opening) void this.open(entry, false);
+    return {
+      snapshot: Buffer.from(entry.buffer.bytes()),
+      status: entry.status,
+      stop: () => {
+        if (!entry.watchers.delete(watcher)) return;
+        entry.lastNeededAt = this.options.clock.now();
+        this.scheduleIdle(entry);
+      },
+    };
+  }
+
+  /** Boot capture: the instance was just started (its first start, or a replacement's). */
+  capture(proxy: string, providerID: string): void {
+    if (this.stopped) return;
+    const entry = this.entry(proxy);
+    entry.lastNeededAt = this.options.clock.now();
+    void this.open(entry, false, providerID);
+  }
+
+  /** Takes the console from whoever holds it (their session ends); resolves with the status after. */
+  async takeOver(proxy: string): Promise<ConsoleStatus> {
+    const entry = this.entry(proxy);
+    await entry.opening;
+    if (entry.status.state !== 'live') await this.open(entry, true, undefined, { rethrow: true });
+    return entry.status;
+  }
+
+  /** Keystrokes to the guest; ConsoleInputError when the console is not open here. */
+  async input(proxy: string, data: Uint8Array): Promise<void> {
+    const entry = this.entries.get(proxy);
+    if (!entry?.session) throw new ConsoleInputError(proxy, entry?.status ?? notOpenYet);
+    await entry.session.send(data);
+  }
+
+  /** Releases every console (runtime stop). */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    const entries = [...this.entries.values()];
+    await Promise.all(entries.map(async (entry) => {
+      this.cancelIdle(entry);
+      await entry.opening;
+      await this.release(entry, 'the server is stopping');
+    }));
+  }
+
+  private entry(proxy: string): Entry {
+    let entry = this.entries.get(proxy);
+    if (!entry) {
+      entry = {
+        proxy,
+        buffer: new ConsoleBuffer(this.options.bufferBytes ?? defaultConsoleBufferBytes),
+        watchers: new Set(),
+        status: notOpenYet,
+        lastNeededAt: this.options.clock.now(),
+      };
+      this.entries.set(proxy, entry);
+    }
+    return entry;
+  }
+
+  private setStatus(entry: Entry, status: ConsoleStatus): void {
+    entry.status = status;
+    for (const watcher of entry.watchers) watcher.status(status);
+  }
+
+  private open(entry: Entry, force: boolean, startedID?: string, options: { rethrow?: boolean } = {}): Promise<void> {
+    const run = (entry.opening ?? Promise.resolve()).then(() => this.openNow(entry, force, startedID, options));
+    const settled = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    entry.opening = settled;
+    void settled.then(() => {
+      if (entry.opening === settled) entry.opening = undefined;
+    });
+    return run;
+  }
+
+  private async openNow(entry: Entry, force: boolean, startedID: string | undefined, options: { rethrow?: boolean }): Promise<void> {
+    if (this.stopped) return;
+    const target = this.options.locate(entry.proxy);
+    const providerID = startedID ?? (target.kind === 'managed' ? target.providerID : undefined);
+    if (target.kind !== 'managed' || providerID === undefined) {
+      const message = target.kind === 'managed' ? 'the Proxy has no VM yet; its console opens when the VM starts' : 'the Proxy has no VM';
+      if (!entry.session) this.setStatus(entry, { state: 'closed', message });
+      return;
+    }
+    if (entry.providerID !== providerID) {
+      // Another instance (a replacement): its console and its boot log start afresh.
+      await this.release(entry, 'the Proxy has a new VM');
+      entry.buffer.clear();
+      entry.providerID = providerID;
+    }
+    if (entry.session && !force) return;
+    const console = this.options.providers.get(target.provider)?.console;
+    if (!console) {
+      this.setStatus(entry, { state: 'closed', message: `provider ${JSON.stringify(target.provider)} is not running or cannot open consoles` });
+      return;
+    }
+    if (!entry.session) this.setStatus(entry, { state: 'opening' });
+    let session: ConsoleSession;
+    try {
+      session = await console.open(providerID, { force });
+    } catch (err) {
+      if (!entry.session) this.setStatus(entry, err instanceof ConsoleBusyError ? { state: 'busy', message: err.message } : { state: 'closed', message: errorMessage(err) });
+      this.options.logger.debug({ proxy: entry.proxy, providerID, force, error: errorMessage(err) }, 'console not opened');
+      if (options.rethrow) throw err;
+      return;
+    }
+    // A forced open while we held it ourselves replaces our own session.
+    const replaced = entry.session;
+    entry.session = session;
+    if (replaced) void replaced.close();
+    this.options.logger.debug({ proxy: entry.proxy, providerID, force }, 'console opened');
+    this.setStatus(entry, { state: 'live' });
+    void this.pump(entry, session);
+    // Nobody may be watching (boot capture, or the page left during the open): the idle clock runs.
+    this.scheduleIdle(entry);
+  }
+
+  private async pump(entry: Entry, session: ConsoleSession): Promise<void> {
+    let message = 'the console ended (the VM stopped)';
+    try {
+      for await (const chunk of session.output) {
+        const data = Buffer.from(chunk);
+        entry.buffer.append(data);
+        for (const watcher of entry.watchers) watcher.output(data);
+      }
+    } catch (err) {
+      message = `the console was closed: another client took it over, or the connection to the host broke (${errorMessage(err)})`;
+    }
+    if (entry.session !== session) return;
+    entry.session = undefined;
+    this.cancelIdle(entry);
+    this.setStatus(entry, { state: 'closed', message });
+    this.forgetIfGone(entry);
+  }
+
+  private async release(entry: Entry, message: string): Promise<void> {
+    const session = entry.session;
+    if (!session) return;
+    entry.session = undefined;
+    this.setStatus(entry, { state: 'closed', message });
+    await session.close();
+    this.options.logger.debug({ proxy: entry.proxy, providerID: entry.providerID, reason: message }, 'console released');
+  }
+
+  private cancelIdle(entry: Entry): void {
+    if (entry.idleTimer === undefined) return;
+    this.options.clock.clearTimeout(entry.idleTimer);
+    entry.idleTimer = undefined;
+  }
+
+  /** While a session is open and nobody watches: checks now and then whether it may go. */
+  private scheduleIdle(entry: Entry): void {
+    if (this.stopped || entry.idleTimer !== undefined || entry.watchers.size > 0 || !entry.session) return;
+    const { clock, idleReleaseMs } = this.options;
+    // Checked a few times per period, so a release follows the end of boot by at most a quarter of it.
+    const checkMs = Math.max(1, Math.min(idleReleaseMs, Math.ceil(idleReleaseMs / 4)));
+    entry.idleTimer = clock.setTimeout(() => {
+      entry.idleTimer = undefined;
+      if (entry.watchers.size > 0 || !entry.session) return;
+      if (this.forgetIfGone(entry)) return;
+      if (this.options.booting(entry.proxy)) entry.lastNeededAt = clock.now();
+      if (clock.now() - entry.lastNeededAt >= idleReleaseMs) {
+        void this.release(entry, `released: nobody watched it for ${Math.round(idleReleaseMs / 1000)} s`);
+        return;
+      }
+      this.scheduleIdle(entry);
+    }, checkMs);
+  }
+
+  /** Drops the entry of a Proxy that no longer exists (its session released); true when dropped. */
+  private forgetIfGone(entry: Entry): boolean {
+    if (this.options.locate(entry.proxy).kind !== 'missing') return false;
+    this.cancelIdle(entry);
+    void this.release(entry, 'the Proxy is gone');
+    if (entry.watchers.size === 0) this.entries.delete(entry.proxy);
+    return true;
+  }
+}

@@ -1,0 +1,86 @@
+// A Proxy's serial console for the dashboard: a Server-Sent Events stream of its output (the
+// buffer first, then live), keystrokes, and take-over. Route handlers in Next.js cannot upgrade a
+// request to a WebSocket, so output streams as SSE and input goes by POST; both are ordinary
+// requests, authenticated and Origin-checked like every route. Keystrokes are never logged.
+import type { ConsoleEventName, ConsoleInputResult, ConsoleStatusView } from '@/lib/api/console';
+import type { ConsoleStatus } from '@/server/control/console-manager';
+import type { Runtime } from '@/server/runtime';
+import { UnsupportedOperationError } from './errors';
+
+/** A comment line this often keeps reverse proxies from closing a quiet stream. */
+const keepaliveMs = 15_000;
+
+/** Throws unless the Proxy exists, has a VM and its provider (when running) can open consoles. */
+function checkConsoleable(runtime: Runtime, name: string): void {
+  const view = runtime.proxies.get(name);
+  if (view.mode !== 'Managed' || !view.provider) throw new UnsupportedOperationError(`Proxy ${JSON.stringify(name)} is Static: it has no VM, so no console`);
+  const provider = runtime.providers.get(view.provider);
+  if (provider && !provider.console) throw new UnsupportedOperationError(`provider ${JSON.stringify(view.provider)} (${provider.type}) cannot open consoles`);
+}
+
+const statusView = (status: ConsoleStatus): ConsoleStatusView => status;
+
+/** The console's SSE stream; ends when the client goes. */
+export function consoleStream(runtime: Runtime, name: string, signal: AbortSignal): Response {
+  checkConsoleable(runtime, name);
+  const encoder = new TextEncoder();
+  let finish = () => {};
+  const body = new ReadableStream<Uint8Array>({
+    start(controller) {
+      let open = true;
+      const write = (text: string) => {
+        if (!open) return;
+        try {
+          controller.enqueue(encoder.encode(text));
+        } catch {
+          finish();
+        }
+      };
+      const send = (event: ConsoleEventName, data: unknown) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      const watch = runtime.consoles.watch(name, {
+        output: (chunk) => send('output', { data: chunk.toString('base64') }),
+        status: (status) => send('status', statusView(status)),
+      });
+      const keepalive = setInterval(() => write(': keepalive\n\n'), keepaliveMs);
+      finish = () => {
+        if (!open) return;
+        open = false;
+        clearInterval(keepalive);
+        signal.removeEventListener('abort', finish);
+        watch.stop();
+        try {
+          controller.close();
+        } catch {
+          // already closed by the client
+        }
+      };
+      signal.addEventListener('abort', finish);
+      send('snapshot', { data: watch.snapshot.toString('base64') });
+      send('status', statusView(watch.status));
+      if (signal.aborted) finish();
+    },
+    cancel() {
+      finish();
+    },
+  });
+  return new Response(body, {
+    headers: {
+      'content-type': 'text/event-stream; charset=utf-8',
+      // no-transform: compression would hold events back until a buffer fills
+      'cache-control': 'no-store, no-transform',
+      'x-accel-buffering': 'no',
+    },
+  });
+}
+
+export async function consoleInput(runtime: Runtime, name: string, data: string): Promise<ConsoleInputResult> {
+  checkConsoleable(runtime, name);
+  const bytes = Buffer.from(data, 'utf8');
+  await runtime.consoles.input(name, bytes);
+  return { sentBytes: bytes.length };
+}
+
+export async function consoleTakeover(runtime: Runtime, name: string): Promise<ConsoleStatusView> {
+  checkConsoleable(runtime, name);
+  return statusView(await runtime.consoles.takeOver(name));
+}

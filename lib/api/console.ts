@@ -38,3 +38,11 @@ export type ConsoleInputResult = z.infer<typeof consoleInputResultSchema>;
 
 /** What takeover answers: the console's status after it (live, or closed with the reason). */
 export const consoleTakeoverSchema = consoleStatusSchema;
+
+/** One event of the stream, as parseEventStream gives it. */
+export const consoleEventSchema = z.discriminatedUnion('event', [
+  z.strictObject({ event: z.literal('snapshot'), data: consoleChunkSchema }),
+  z.strictObject({ event: z.literal('output'), data: consoleChunkSchema }),
+  z.strictObject({ event: z.literal('status'), data: consoleStatusSchema }),
+]);
+export type ConsoleEvent = z.infer<typeof consoleEventSchema>;

@@ -6,6 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { authStatusSchema, createdTokenSchema, loggedOutSchema, passwordChangedSchema, passwordSetSchema, revokedTokenSchema, sessionSchema, tokenListSchema } from '@/lib/api/auth';
 import { configSummarySchema } from '@/lib/api/config';
+import { consoleEventSchema, consoleInputResultSchema, consoleTakeoverSchema } from '@/lib/api/console';
+import { parseEventStream } from '@/lib/api/event-stream';
 import { livenessSchema } from '@/lib/api/health';
 import { liveMessageSchema } from '@/lib/api/live';
 import { placementPreviewSchema } from '@/lib/api/placement';
@@ -129,6 +131,47 @@ const cases: ContractCase[] = [
     schema: proxyDownloadSchema,
     call: () => api.call(h.proxyDownload.GET, '/api/proxies/alpha/download', 'GET', { ...session(), ...alpha }),
     check: (body) => expect(body).toEqual({ download: null }),
+  },
+  {
+    route: 'GET /api/proxies/alpha/console',
+    status: 200,
+    schema: z.array(consoleEventSchema),
+    call: async () => {
+      const providerID = api.runtime.proxies.get('alpha').status.providerID!;
+      // Boot capture opened it when the fake started the instance.
+      await expect.poll(() => api.runtime.consoles.status('alpha').state).toBe('live');
+      api.fake.consoles.of(providerID).print('login: ');
+      await expect.poll(() => api.runtime.consoleLog('alpha')).toBe('login: ');
+      const answer = await api.call(h.proxyConsole.GET, '/api/proxies/alpha/console', 'GET', { ...session(), ...alpha });
+      expect(answer.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
+      return { ...answer, json: parseEventStream(answer.text).events };
+    },
+    check: (body) =>
+      expect(body).toEqual([
+        { event: 'snapshot', data: { data: Buffer.from('login: ').toString('base64') } },
+        { event: 'status', data: { state: 'live' } },
+      ]),
+  },
+  {
+    route: 'POST /api/proxies/alpha/console/input',
+    status: 200,
+    schema: consoleInputResultSchema,
+    call: () => api.call(h.proxyConsoleInput.POST, '/api/proxies/alpha/console/input', 'POST', { ...session(), ...alpha, body: { data: 'root\r' } }),
+    check: (body) => {
+      expect(body).toEqual({ sentBytes: 5 });
+      const providerID = api.runtime.proxies.get('alpha').status.providerID!;
+      expect(Buffer.concat(api.fake.consoles.of(providerID).input).toString()).toBe('root\r');
+    },
+  },
+  {
+    route: 'POST /api/proxies/alpha/console/takeover',
+    status: 200,
+    schema: consoleTakeoverSchema,
+    call: () => {
+      api.fake.consoles.of(api.runtime.proxies.get('alpha').status.providerID!).holdElsewhere();
+      return api.call(h.proxyConsoleTakeover.POST, '/api/proxies/alpha/console/takeover', 'POST', { ...session(), ...alpha });
+    },
+    check: (body) => expect(body).toEqual({ state: 'live' }),
   },
   {
     route: 'PUT /api/proxies/alpha',

@@ -19,6 +19,9 @@ import * as hostImage from '@/app/api/providers/[provider]/hosts/[host]/images/[
 import * as host from '@/app/api/providers/[provider]/hosts/[host]/route';
 import * as placement from '@/app/api/providers/[provider]/placement/route';
 import * as providers from '@/app/api/providers/route';
+import * as proxyConsoleInput from '@/app/api/proxies/[name]/console/input/route';
+import * as proxyConsole from '@/app/api/proxies/[name]/console/route';
+import * as proxyConsoleTakeover from '@/app/api/proxies/[name]/console/takeover/route';
 import * as proxyDownload from '@/app/api/proxies/[name]/download/route';
 import * as proxyEvents from '@/app/api/proxies/[name]/events/route';
 import * as proxyProbes from '@/app/api/proxies/[name]/probes/route';
@@ -92,6 +95,9 @@ export const routeTable: RouteRow[] = [
   { method: 'GET', path: '/api/proxies/alpha/events', handler: proxyEvents.GET, params: p({ name: 'alpha' }), access: 'admin' },
   { method: 'GET', path: '/api/proxies/alpha/probes', handler: proxyProbes.GET, params: p({ name: 'alpha' }), access: 'admin' },
   { method: 'GET', path: '/api/proxies/alpha/download', handler: proxyDownload.GET, params: p({ name: 'alpha' }), access: 'admin' },
+  { method: 'GET', path: '/api/proxies/alpha/console', handler: proxyConsole.GET, params: p({ name: 'alpha' }), access: 'admin' },
+  { method: 'POST', path: '/api/proxies/alpha/console/input', handler: proxyConsoleInput.POST, params: p({ name: 'alpha' }), access: 'admin' },
+  { method: 'POST', path: '/api/proxies/alpha/console/takeover', handler: proxyConsoleTakeover.POST, params: p({ name: 'alpha' }), access: 'admin' },
   { method: 'GET', path: '/api/discovery/proxies', handler: discovery.GET, access: 'reader' },
   { method: 'GET', path: '/api/metrics', handler: metrics.GET, access: 'reader' },
   { method: 'GET', path: '/api/events', handler: liveEvents.GET, access: 'reader' },
@@ -100,7 +106,33 @@ export const routeTable: RouteRow[] = [
   { method: 'DELETE', path: '/api/tokens/0123456789abcdef', handler: token.DELETE, params: p({ id: '0123456789abcdef' }), access: 'admin' },
 ];
 
-export const handlers = { login, logout, password, setup, status, config, discovery, liveEvents, healthz, metrics, providerHealth, hostImage, host, placement, providers, proxyDownload, proxyEvents, proxyProbes, proxy, proxies, token, tokens };
+export const handlers = {
+  login,
+  logout,
+  password,
+  setup,
+  status,
+  config,
+  discovery,
+  liveEvents,
+  healthz,
+  metrics,
+  providerHealth,
+  hostImage,
+  host,
+  placement,
+  providers,
+  proxyConsole,
+  proxyConsoleInput,
+  proxyConsoleTakeover,
+  proxyDownload,
+  proxyEvents,
+  proxyProbes,
+  proxy,
+  proxies,
+  token,
+  tokens,
+};
 
 export interface CallOptions {
   body?: unknown;
@@ -127,12 +159,15 @@ export interface Answer {
   json: any;
 }
 
-/** An event stream's text up to and including its `ready` event; the stream is then cancelled (the client leaves). */
+/** Where an event stream's start ends: the live feed's `ready` event, or a console's first `status`. */
+const streamStarted = (text: string): boolean => text.includes('"kind":"ready"') || /(^|\n)event: status\ndata: [^\n]*\n\n/.test(text);
+
+/** An event stream's text up to and including its start; the stream is then cancelled (the client leaves). */
 async function readUntilReady(body: ReadableStream<Uint8Array>): Promise<string> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   let text = '';
-  while (!text.includes('"kind":"ready"')) {
+  while (!streamStarted(text)) {
     const { done, value } = await reader.read();
     if (done) break;
     text += decoder.decode(value, { stream: true });

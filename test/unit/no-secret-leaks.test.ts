@@ -1,6 +1,6 @@
 // Secrets never leave through the API or the logs: a run through every route, with a kvm2 entry
 // whose key and known_hosts files carry markers, Proxies whose cloud-init carries a marker (good
-// requests and malformed ones), logins, API tokens and sessions. Every response body and every
+// requests and malformed ones), keystrokes typed into a console, logins, API tokens and sessions. Every response body and every
 // log line written meanwhile is searched for each secret; none may appear (the new token's own
 // creation answer aside, which is the one place it is shown).
 import { randomBytes } from 'node:crypto';
@@ -17,6 +17,7 @@ const secrets = {
   knownHosts: `KNOWNHOSTS${marker}`,
   cloudInit: `CLOUDINIT${marker}`,
   imageUrlPassword: 'hunter2',
+  consoleKeystrokes: `TYPED${marker}`,
 };
 const keyText = `-----BEGIN OPENSSH PRIVATE KEY-----\n${secrets.privateKey}\n-----END OPENSSH PRIVATE KEY-----\n`;
 const knownHostsText = `|1|${secrets.knownHosts}= ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAI${secrets.knownHosts}\n`;
@@ -84,6 +85,14 @@ describe('no secret leaks', () => {
       if (row.method !== 'GET') continue;
       await api.call(row.handler, row.path, row.method, { ...(row.access === 'reader' ? { bearer: tokenSecret } : s), params: row.params });
     }
+    // Keystrokes typed into a console (a password at a login prompt, say), well-formed and too long.
+    const onKvm2 = { params: { name: 'on-kvm2' } };
+    await api.call(h.proxyConsole.GET, '/api/proxies/on-kvm2/console', 'GET', { ...s, ...onKvm2 });
+    const typed = await api.call(h.proxyConsoleInput.POST, '/api/proxies/on-kvm2/console/input', 'POST', { ...s, ...onKvm2, body: { data: `${secrets.consoleKeystrokes}\r` } });
+    expect(typed.status, typed.text).toBe(200);
+    expect(Buffer.concat(api.hypervisor.consoles.of(domain).input).toString()).toBe(`${secrets.consoleKeystrokes}\r`);
+    const tooLong = await api.call(h.proxyConsoleInput.POST, '/api/proxies/on-kvm2/console/input', 'POST', { ...s, ...onKvm2, body: { data: secrets.consoleKeystrokes.repeat(400) } });
+    expect(tooLong.status).toBe(400);
     await api.call(h.host.GET, '/api/providers/kvm2-home/hosts/hv-1', 'GET', { ...s, params: { provider: 'kvm2-home', host: 'hv-1' } });
     await api.call(h.proxyEvents.GET, '/api/proxies/on-kvm2/events', 'GET', { ...s, params: { name: 'on-kvm2' } });
     await api.call(h.proxy.GET, '/api/proxies/on-kvm2', 'GET', { ...s, params: { name: 'on-kvm2' } });

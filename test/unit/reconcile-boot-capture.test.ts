@@ -1,0 +1,41 @@
+// Boot capture's hook: the reconciler tells the runtime when Create has started a Proxy's VM
+// (once per start, with the Proxy's name and the new providerID), so its console opens in time
+// for the boot log; passes that only observe the instance do not.
+import { afterEach, describe, expect, it } from 'vitest';
+import { instanceName } from '@/server/control/names';
+import { controlPlane, type Harness, managedProxy } from '@/test/fakes/control-plane';
+import { FakeProvider } from '@/test/fakes/fake-provider';
+
+let harness: Harness | undefined;
+afterEach(async () => {
+  await harness?.close();
+  harness = undefined;
+});
+
+describe('boot capture hook', () => {
+  it('is told once when Create starts the VM, not on later passes', async () => {
+    const provider = new FakeProvider({ name: 'fake-1', bootMs: 60_000 });
+    const started: Array<[string, string]> = [];
+    harness = await controlPlane({ providers: [provider], provisioningPollMs: 5, onInstanceStarted: (proxy, providerID) => started.push([proxy, providerID]) });
+    harness.proxies.create(managedProxy('alpha'));
+    await harness.settle();
+    expect(started).toEqual([['alpha', `fake/${instanceName('alpha')}`]]);
+    // Still Provisioning: the reconciler polls it, observing only.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(harness.proxies.get('alpha').status.phase).toBe('Provisioning');
+    expect(provider.callsOf('get').length).toBeGreaterThan(1);
+    expect(started).toHaveLength(1);
+  });
+
+  it('is told again when a stopped VM is replaced and the new one started', async () => {
+    const provider = new FakeProvider({ name: 'fake-1' });
+    const started: string[] = [];
+    harness = await controlPlane({ providers: [provider], onInstanceStarted: (_proxy, providerID) => started.push(providerID) });
+    harness.proxies.create(managedProxy('alpha'));
+    await harness.settle();
+    provider.setState(`fake/${instanceName('alpha')}`, 'Stopped');
+    harness.reconciler.enqueue('alpha');
+    await expect.poll(() => started.length).toBe(2);
+    expect(started).toEqual([`fake/${instanceName('alpha')}`, `fake/${instanceName('alpha')}`]);
+  });
+});

@@ -19,6 +19,7 @@ import { EventsTimeline } from './events-timeline';
 import { HealthyBadge, PhaseBadge } from './phase-badge';
 import { useProbeHistory, useProxy } from './queries';
 
+const ConsoleTerminal = dynamic(() => import('./console-terminal'), { ssr: false, loading: () => <SkeletonRows label="console" /> });
 const ProbeChart = dynamic(() => import('./probe-chart'), { ssr: false, loading: () => <SkeletonChart label="probe latency" /> });
 
 const hostOfProviderID = (providerID: string | undefined): string | undefined => /^hosts\/([^/]+)\//.exec(providerID ?? '')?.[1];
@@ -119,6 +120,7 @@ export function ProxyDetail({ name }: { name: string }) {
         <Panel title="Conditions">
           <ConditionsTable conditions={view.status.conditions} />
         </Panel>
+        {view.mode === 'Managed' ? <Panel title="Serial console"><ConsoleTerminal name={view.name} /></Panel> : null}
         <div className="grid gap-6 lg:grid-cols-2">
           <Panel title="Probe latency (ms)">
             <ProbeLatency name={view.name} />

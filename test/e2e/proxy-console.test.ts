@@ -17,7 +17,7 @@ let session: Session;
 let other: LibvirtClient | undefined;
 const proxyName = `e2e-con-${Date.now().toString(36)}`;
 const violations: string[] = [];
-export const consoleScreenshots: string[] = [];
+const consoleScreenshots: string[] = [];
 
 beforeAll(async () => {
   lab = loadLab();
@@ -39,6 +39,7 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  console.log(`screenshots: ${consoleScreenshots.join(', ')}`);
   await other?.close();
   if (session) {
     await session.api('DELETE', `/api/proxies/${proxyName}`);

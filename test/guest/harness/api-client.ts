@@ -1,5 +1,7 @@
 // The product's HTTP API as a script sees it: log in with the admin password, then call the JSON
 // routes with the session cookie and the server's own Origin (mutating requests need it).
+import { consoleEventSchema, type ConsoleStatusView } from '@/lib/api/console';
+import { parseEventStream } from '@/lib/api/event-stream';
 import type { ProxyEventView, ProxyView } from '@/lib/proxy-spec';
 
 export class ApiError extends Error {
@@ -62,5 +64,35 @@ export class ApiClient {
     const { status, json } = await this.call({ method: 'GET', path: `/api/proxies/${name}/events?limit=200` });
     if (status !== 200) throw new ApiError(`GET /api/proxies/${name}/events answered ${status}`, status);
     return (json as { events: ProxyEventView[] }).events;
+  }
+
+  /** The console stream's start: the buffered output (as text) and the first status; then it hangs up. */
+  async consoleStart(name: string): Promise<{ text: string; status: ConsoleStatusView }> {
+    const response = await fetch(`${this.url}/api/proxies/${name}/console`, { headers: { cookie: this.cookie }, signal: AbortSignal.timeout(30_000) });
+    if (!response.ok || !response.body) throw new ApiError(`GET /api/proxies/${name}/console answered ${response.status}: ${await response.text()}`, response.status);
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let pending = '';
+    let text = '';
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) throw new ApiError(`the console stream of ${name} ended before its status`, response.status);
+        const { events, rest } = parseEventStream(pending + value);
+        pending = rest;
+        for (const raw of events) {
+          const event = consoleEventSchema.parse(raw);
+          if (event.event === 'status') return { text, status: event.data };
+          text += Buffer.from(event.data.data, 'base64').toString('utf8');
+        }
+      }
+    } finally {
+      await reader.cancel().catch(() => undefined);
+    }
+  }
+
+  /** Keystrokes to the Proxy's console. */
+  async consoleInput(name: string, data: string): Promise<void> {
+    const { status, json } = await this.call({ method: 'POST', path: `/api/proxies/${name}/console/input`, body: { data } });
+    if (status !== 200) throw new ApiError(`POST /api/proxies/${name}/console/input answered ${status}: ${JSON.stringify(json)}`, status);
   }
 }

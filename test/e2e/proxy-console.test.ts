@@ -86,9 +86,12 @@ describe('the serial console on the proxy page', () => {
     await vi.waitFor(async () => expect(await consoleState(page)).toBe('live'), { timeout: 30_000, interval: 250 });
     expect(isLibvirtError(await otherEnded, 'ErrRPC')).toBe(true);
     // Typing reaches the guest: OVMF's UEFI shell echoes the command and runs it.
+    // Enter ends the shell's startup countdown or gives a fresh prompt: one more `Shell>` either way.
+    const prompts = async () => (await terminalText(page)).split('Shell>').length - 1;
+    const before = await prompts();
     await page.getByTestId('console-terminal').click();
     await page.keyboard.press('Enter');
-    await vi.waitFor(async () => expect(await terminalText(page)).toContain('Shell>'), { timeout: 60_000, interval: 500 });
+    await vi.waitFor(async () => expect(await prompts()).toBeGreaterThan(before), { timeout: 60_000, interval: 500 });
     await page.keyboard.type('echo typed-in-browser');
     await page.keyboard.press('Enter');
     await vi.waitFor(async () => expect(await terminalText(page)).toMatch(/echo typed-in-browser\s*\n\s*typed-in-browser/), { timeout: 60_000, interval: 500 });

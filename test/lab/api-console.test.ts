@@ -100,7 +100,15 @@ describe('the console of a Proxy VM on the lab', () => {
     await type('\r');
     await expect.poll(prompts, { message: 'a fresh shell prompt', timeout: 60_000, interval: 250 }).toBeGreaterThan(before);
     await type('echo typed-through-api\r');
-    await expect.poll(() => api.runtime.consoleLog(name) ?? '', { message: 'the echo of the command', timeout: 60_000, interval: 250 }).toMatch(/echo typed-through-api\s*\n\s*typed-through-api/);
+    // The shell's line editor moves the cursor with escape sequences: read the text without them.
+    const plain = () => (api.runtime.consoleLog(name) ?? '').replace(/\x1b\[[0-9;=?]*[A-Za-z]/g, '');
+    await expect
+      .poll(plain, { message: 'the command echoed, then its output', timeout: 60_000, interval: 250 })
+      .toMatch(/echo typed-through-api[^]*\ntyped-through-api/)
+      .catch((err: unknown) => {
+        console.log(`console without escapes, last 600 characters:\n${JSON.stringify(plain().slice(-600))}`);
+        throw err;
+      });
   });
 
   it('ends when the Proxy is deleted', async () => {

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { instanceName } from '@/server/control/names';
 import { DomainConsoleFlags, isLibvirtError, type DuplexStream, type LibvirtClient } from '@/server/libvirt';
 import { type Lab, loadLab } from '../lab/harness/lab';
-import { openOverSsh } from '../lab/rpc-lab-support';
+import { consoleEnd, openOverSsh } from '../lab/rpc-lab-support';
 import { screenshot } from './harness/browser';
 import { firstProviderName } from './harness/dashboard';
 import { openSession, type Session } from './harness/session';
@@ -74,14 +74,7 @@ describe('the serial console on the proxy page', () => {
     await page.getByText('Another client holds the console').waitFor({ timeout: 30_000 });
     await expect(page.locator('[data-console-state]').innerText()).resolves.toMatch(/on host lab1.*"take over" disconnects that client/s);
     consoleScreenshots.push(await screenshot(page, 'proxy-console-busy'));
-    const otherEnded = (async () => {
-      try {
-        for await (const _chunk of held.output) void _chunk;
-        return null;
-      } catch (err) {
-        return err;
-      }
-    })();
+    const otherEnded = consoleEnd(held);
     await page.getByRole('button', { name: 'Take over' }).click();
     await vi.waitFor(async () => expect(await consoleState(page)).toBe('live'), { timeout: 30_000, interval: 250 });
     expect(isLibvirtError(await otherEnded, 'ErrRPC')).toBe(true);

@@ -12,7 +12,7 @@ import { DomainConsoleFlags, isLibvirtError, type DuplexStream, type LibvirtClie
 import { handlers as h } from '@/test/unit/api-harness';
 import { loadLab } from './harness/lab';
 import { startLabApi, type LabApi } from './api-lab-support';
-import { openOverSsh } from './rpc-lab-support';
+import { consoleEnd, openOverSsh } from './rpc-lab-support';
 
 let api: LabApi;
 /** Another admin's libvirt client on lab1, holding the console as `virsh console` would. */
@@ -77,14 +77,7 @@ describe('the console of a Proxy VM on the lab', () => {
   });
 
   it('take over forces it back: the other client is disconnected, keystrokes go through', async () => {
-    const otherEnded = (async () => {
-      try {
-        for await (const _chunk of held.output) void _chunk;
-        return null;
-      } catch (err) {
-        return err;
-      }
-    })();
+    const otherEnded = consoleEnd(held);
     const taken = await api.call(h.proxyConsoleTakeover.POST, `/api/proxies/${name}/console/takeover`, 'POST', params());
     expect(taken.status, taken.text).toBe(200);
     expect(taken.json).toEqual({ state: 'live' });

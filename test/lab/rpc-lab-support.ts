@@ -1,6 +1,6 @@
 // Shared by the rpc-*.test.ts lab tests: our libvirt client over the lab's real sshd (the SSH
 // forward of libvirt's unix socket, as the provider dials it), and cleanup of what tests create.
-import { LibvirtClient, type OpenOptions } from '@/server/libvirt';
+import { type DuplexStream, LibvirtClient, type OpenOptions } from '@/server/libvirt';
 import { libvirtSocketDialer } from '@/server/ssh';
 import { type Lab, type LabHost, virsh } from './harness/lab';
 
@@ -9,6 +9,16 @@ export const RPC_TEST_PREFIX = 'rpctest-';
 
 export const uniqueName = (what: string): string =>
   `${RPC_TEST_PREFIX}${what}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+
+/** Reads a console stream to its end in the background: resolves with the error it ended with, or null. */
+export async function consoleEnd(stream: DuplexStream): Promise<unknown> {
+  try {
+    for await (const _chunk of stream.output) void _chunk;
+    return null;
+  } catch (err) {
+    return err;
+  }
+}
 
 /** The provider's transport: a fresh SSH connection per dial, the libvirt socket forwarded over it. */
 export function sshDialer(lab: Lab, options: { host?: LabHost; user?: string } = {}) {

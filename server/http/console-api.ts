@@ -3,7 +3,6 @@
 // request to a WebSocket, so output streams as SSE and input goes by POST; both are ordinary
 // requests, authenticated and Origin-checked like every route. Keystrokes are never logged.
 import type { ConsoleEventName, ConsoleInputResult, ConsoleStatusView } from '@/lib/api/console';
-import type { ConsoleStatus } from '@/server/control/console-manager';
 import type { Runtime } from '@/server/runtime';
 import { UnsupportedOperationError } from './errors';
 
@@ -17,8 +16,6 @@ function checkConsoleable(runtime: Runtime, name: string): void {
   const provider = runtime.providers.get(view.provider);
   if (provider && !provider.console) throw new UnsupportedOperationError(`provider ${JSON.stringify(view.provider)} (${provider.type}) cannot open consoles`);
 }
-
-const statusView = (status: ConsoleStatus): ConsoleStatusView => status;
 
 /** The console's SSE stream; ends when the client goes. */
 export function consoleStream(runtime: Runtime, name: string, signal: AbortSignal): Response {
@@ -39,7 +36,7 @@ export function consoleStream(runtime: Runtime, name: string, signal: AbortSigna
       const send = (event: ConsoleEventName, data: unknown) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
       const watch = runtime.consoles.watch(name, {
         output: (chunk) => send('output', { data: chunk.toString('base64') }),
-        status: (status) => send('status', statusView(status)),
+        status: (status) => send('status', status satisfies ConsoleStatusView),
       });
       const keepalive = setInterval(() => write(': keepalive\n\n'), keepaliveMs);
       finish = () => {
@@ -56,7 +53,7 @@ export function consoleStream(runtime: Runtime, name: string, signal: AbortSigna
       };
       signal.addEventListener('abort', finish);
       send('snapshot', { data: watch.snapshot.toString('base64') });
-      send('status', statusView(watch.status));
+      send('status', watch.status satisfies ConsoleStatusView);
       if (signal.aborted) finish();
     },
     cancel() {
@@ -82,5 +79,5 @@ export async function consoleInput(runtime: Runtime, name: string, data: string)
 
 export async function consoleTakeover(runtime: Runtime, name: string): Promise<ConsoleStatusView> {
   checkConsoleable(runtime, name);
-  return statusView(await runtime.consoles.takeOver(name));
+  return runtime.consoles.takeOver(name);
 }

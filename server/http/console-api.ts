@@ -3,11 +3,10 @@
 // request to a WebSocket, so output streams as SSE and input goes by POST; both are ordinary
 // requests, authenticated and Origin-checked like every route. Keystrokes are never logged.
 import type { ConsoleEventName, ConsoleInputResult, ConsoleStatusView } from '@/lib/api/console';
+import { liveHeartbeatMs } from '@/lib/api/live';
 import type { Runtime } from '@/server/runtime';
 import { UnsupportedOperationError } from './errors';
-
-/** A comment line this often keeps reverse proxies from closing a quiet stream. */
-const keepaliveMs = 15_000;
+import { liveStreamHeaders } from './live-stream';
 
 /** Throws unless the Proxy exists, has a VM and its provider (when running) can open consoles. */
 function checkConsoleable(runtime: Runtime, name: string): void {
@@ -17,8 +16,16 @@ function checkConsoleable(runtime: Runtime, name: string): void {
   if (provider && !provider.console) throw new UnsupportedOperationError(`provider ${JSON.stringify(view.provider)} (${provider.type}) cannot open consoles`);
 }
 
-/** The console's SSE stream; ends when the client goes. */
-export function consoleStream(runtime: Runtime, name: string, signal: AbortSignal): Response {
+export interface ConsoleStreamOptions {
+  /** aborts when the client disconnects */
+  signal: AbortSignal;
+  /** asked at each keepalive: false once the session is logged out, which ends the stream */
+  authorised: () => boolean;
+}
+
+/** The console's SSE stream; ends when the client goes or its session does. */
+export function consoleStream(runtime: Runtime, name: string, options: ConsoleStreamOptions): Response {
+  const { signal, authorised } = options;
   checkConsoleable(runtime, name);
   const encoder = new TextEncoder();
   let finish = () => {};
@@ -38,7 +45,8 @@ export function consoleStream(runtime: Runtime, name: string, signal: AbortSigna
         output: (chunk) => send('output', { data: chunk.toString('base64') }),
         status: (status) => send('status', status satisfies ConsoleStatusView),
       });
-      const keepalive = setInterval(() => write(': keepalive\n\n'), keepaliveMs);
+      // A comment now and then keeps reverse proxies from closing a quiet stream.
+      const keepalive = setInterval(() => (authorised() ? write(': keepalive\n\n') : finish()), liveHeartbeatMs);
       finish = () => {
         if (!open) return;
         open = false;
@@ -60,14 +68,7 @@ export function consoleStream(runtime: Runtime, name: string, signal: AbortSigna
       finish();
     },
   });
-  return new Response(body, {
-    headers: {
-      'content-type': 'text/event-stream; charset=utf-8',
-      // no-transform: compression would hold events back until a buffer fills
-      'cache-control': 'no-store, no-transform',
-      'x-accel-buffering': 'no',
-    },
-  });
+  return new Response(body, { headers: liveStreamHeaders });
 }
 
 export async function consoleInput(runtime: Runtime, name: string, data: string): Promise<ConsoleInputResult> {

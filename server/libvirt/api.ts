@@ -8,10 +8,10 @@ import type { DuplexOptions, DuplexStream } from './duplex-stream';
 import { ConsoleBusyError, isLibvirtError } from './errors';
 import type { EventSubscription } from './events';
 import { DomainEventId, NODE_STATS_ALL, StoragePoolEventId } from './flags';
-import type { Domain, StoragePool, StorageVol } from './protocol';
+import type { Domain, Interface, Network, StoragePool, StorageVol } from './protocol';
 import type { DownloadOptions, UploadOptions, UploadResult } from './stream';
 
-export type { Domain, DomainStats, DuplexStream, EventSubscription, NodeInfo, StoragePool, StorageVol };
+export type { Domain, DomainStats, DuplexStream, EventSubscription, Interface, Network, NodeInfo, StoragePool, StorageVol };
 
 export interface FlagsOptions extends CallOptions {
   flags?: number;
@@ -154,6 +154,23 @@ export class LibvirtClient {
   async connectListAllStoragePools(options: FlagsOptions = {}): Promise<StoragePool[]> {
     return (await this.rpc.call('connectListAllStoragePools', { need_results: 1, flags: flagsOf(options) }, options))
       .pools;
+  }
+
+  async connectListAllNetworks(options: FlagsOptions = {}): Promise<Network[]> {
+    return (await this.rpc.call('connectListAllNetworks', { need_results: 1, flags: flagsOf(options) }, options)).nets;
+  }
+
+  /** The host's network interfaces; hosts without libvirt's interface driver answer ErrNoSupport. */
+  async connectListAllInterfaces(options: FlagsOptions = {}): Promise<Interface[]> {
+    return (await this.rpc.call('connectListAllInterfaces', { need_results: 1, flags: flagsOf(options) }, options)).ifaces;
+  }
+
+  async networkGetXmlDesc(net: Network, options: FlagsOptions = {}): Promise<string> {
+    return (await this.rpc.call('networkGetXmlDesc', { net, flags: flagsOf(options) }, options)).xml;
+  }
+
+  async interfaceGetXmlDesc(iface: Interface, options: FlagsOptions = {}): Promise<string> {
+    return (await this.rpc.call('interfaceGetXmlDesc', { iface, flags: flagsOf(options) }, options)).xml;
   }
 
   /** virConnectGetAllDomainStats / virDomainListGetStats: one call for every domain's stats. */

@@ -31,6 +31,8 @@ const REMOTE_STRING_MAX = 4194304;
 const REMOTE_DOMAIN_LIST_MAX = 16384;
 const REMOTE_STORAGE_POOL_LIST_MAX = 4096;
 const REMOTE_STORAGE_VOL_LIST_MAX = 16384;
+const REMOTE_NETWORK_LIST_MAX = 16384;
+const REMOTE_INTERFACE_LIST_MAX = 16384;
 const REMOTE_AUTH_TYPE_LIST_MAX = 20;
 const REMOTE_DOMAIN_INTERFACE_MAX = 2048;
 const REMOTE_DOMAIN_IP_ADDR_MAX = 2048;
@@ -47,6 +49,9 @@ export const nonnullDomain = xdrStruct({ name: nonnullString, uuid, id: xdrInt }
 export const nonnullStoragePool = xdrStruct({ name: nonnullString, uuid }); // remote_nonnull_storage_pool
 // remote_nonnull_storage_vol
 export const nonnullStorageVol = xdrStruct({ pool: nonnullString, name: nonnullString, key: nonnullString });
+
+export const nonnullNetwork = xdrStruct({ name: nonnullString, uuid }); // remote_nonnull_network
+export const nonnullInterface = xdrStruct({ name: nonnullString, mac: nonnullString }); // remote_nonnull_interface
 
 export const optionalDomain = xdrOptional(nonnullDomain); // remote_domain
 export const optionalStoragePool = xdrOptional(nonnullStoragePool); // remote_storage_pool
@@ -72,6 +77,8 @@ export type Domain = ShapeValue<typeof nonnullDomain>;
 export type TypedParam = ShapeValue<typeof typedParam>;
 export type StoragePool = ShapeValue<typeof nonnullStoragePool>;
 export type StorageVol = ShapeValue<typeof nonnullStorageVol>;
+export type Network = ShapeValue<typeof nonnullNetwork>;
+export type Interface = ShapeValue<typeof nonnullInterface>;
 
 /** enum remote_auth_type */
 export const AuthType = { None: 0, Sasl: 1, Polkit: 2 } as const;
@@ -157,6 +164,8 @@ export const procedures = {
   domainCreate: declare(9, domArgs, xdrVoid),
   // remote_domain_destroy_args -> void
   domainDestroy: declare(12, domArgs, xdrVoid),
+  // remote_network_get_xml_desc_args -> remote_network_get_xml_desc_ret
+  networkGetXmlDesc: declare(43, xdrStruct({ net: nonnullNetwork, flags: xdrUint }), xmlRet),
   // remote_domain_get_info_args -> remote_domain_get_info_ret (unsigned char/short travel as u_int)
   domainGetInfo: declare(
     16,
@@ -171,6 +180,8 @@ export const procedures = {
   authList: declare(66, xdrVoid, xdrStruct({ types: xdrArray(xdrInt, REMOTE_AUTH_TYPE_LIST_MAX) })),
   // void -> remote_auth_polkit_ret
   authPolkit: declare(70, xdrVoid, xdrStruct({ complete: xdrInt })),
+  // remote_interface_get_xml_desc_args -> remote_interface_get_xml_desc_ret
+  interfaceGetXmlDesc: declare(130, xdrStruct({ iface: nonnullInterface, flags: xdrUint }), xmlRet),
   // remote_storage_pool_create_args -> void
   storagePoolCreate: declare(78, poolFlagsArgs, xdrVoid),
   // remote_storage_pool_destroy_args -> void
@@ -268,6 +279,18 @@ export const procedures = {
     282,
     xdrStruct({ pool: nonnullStoragePool, need_results: xdrInt, flags: xdrUint }),
     xdrStruct({ vols: xdrArray(nonnullStorageVol, REMOTE_STORAGE_VOL_LIST_MAX), ret: xdrUint }),
+  ),
+  // remote_connect_list_all_networks_args -> remote_connect_list_all_networks_ret
+  connectListAllNetworks: declare(
+    283,
+    listAllArgs,
+    xdrStruct({ nets: xdrArray(nonnullNetwork, REMOTE_NETWORK_LIST_MAX), ret: xdrUint }),
+  ),
+  // remote_connect_list_all_interfaces_args -> remote_connect_list_all_interfaces_ret
+  connectListAllInterfaces: declare(
+    284,
+    listAllArgs,
+    xdrStruct({ ifaces: xdrArray(nonnullInterface, REMOTE_INTERFACE_LIST_MAX), ret: xdrUint }),
   ),
   // remote_connect_domain_event_callback_register_any_args -> ..._ret (dom null: every domain)
   connectDomainEventCallbackRegisterAny: declare(

@@ -116,6 +116,10 @@ export class FakeHypervisor {
   libVersion = 9_000_000;
   /** virt types the domain capabilities offer */
   virtTypes: string[] = ['qemu', 'kvm'];
+  /** what ConnectListAllInterfaces answers, each with its XML; undefined: no interface driver (ErrNoSupport) */
+  interfaces: Array<{ name: string; mac: string; xml: string }> | undefined = [];
+  /** what ConnectListAllNetworks answers, each with its XML */
+  networks: Array<{ name: string; xml: string }> = [];
   uploadHook: ((info: UploadHookInfo) => void) | undefined;
   /** Live event subscriptions of every connection (fake-libvirt.ts adds and removes them). */
   readonly eventListeners = new Set<FakeEventListener>();

@@ -17,6 +17,8 @@ import {
   UploadSourceError,
   type Domain,
   type DomainInterface,
+  type Interface,
+  type Network,
   type DomainLifecycleEvent,
   type DomainStats,
   type DomainStatsOptions,
@@ -218,6 +220,32 @@ export class FakeConnection implements LibvirtAPI {
       if (!domain) return [];
       return [{ dom: this.domainRef(domain), params: { 'state.state': domain.state, 'state.reason': 0 }, state: { state: domain.state, reason: 0 } }];
     });
+  }
+
+  async connectListAllInterfaces(): Promise<Interface[]> {
+    await this.enter('connectListAllInterfaces');
+    const { interfaces } = this.hypervisor;
+    if (!interfaces) throw libvirtError('ErrNoSupport', 'this function is not supported by the connection driver: virConnectListAllInterfaces');
+    return interfaces.map(({ name, mac }) => ({ name, mac }));
+  }
+
+  async interfaceGetXmlDesc(iface: Interface): Promise<string> {
+    await this.enter('interfaceGetXmlDesc');
+    const found = this.hypervisor.interfaces?.find((candidate) => candidate.name === iface.name);
+    if (!found) throw libvirtError('ErrNoInterface', `Interface not found: no interface with matching name '${iface.name}'`);
+    return found.xml;
+  }
+
+  async connectListAllNetworks(): Promise<Network[]> {
+    await this.enter('connectListAllNetworks');
+    return this.hypervisor.networks.map(({ name }, index) => ({ name, uuid: Buffer.alloc(16, index + 1) }));
+  }
+
+  async networkGetXmlDesc(net: Network): Promise<string> {
+    await this.enter('networkGetXmlDesc');
+    const found = this.hypervisor.networks.find((candidate) => candidate.name === net.name);
+    if (!found) throw libvirtError('ErrNoNetwork', `Network not found: no network with matching name '${net.name}'`);
+    return found.xml;
   }
 
   async connectListAllStoragePools(): Promise<StoragePool[]> {

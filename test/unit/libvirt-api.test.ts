@@ -10,6 +10,8 @@ import { arbitraryFor } from './xdr-arbitrary';
 const dom = { name: 'rpctest-dom', uuid: Buffer.alloc(16, 1), id: -1 };
 const pool = { name: 'default', uuid: Buffer.alloc(16, 2) };
 const vol = { pool: 'default', name: 'rpctest-vol', key: '/p/rpctest-vol' };
+const net = { name: 'default', uuid: Buffer.alloc(16, 3) };
+const iface = { name: 'br0', mac: '52:54:00:00:00:01' };
 
 type Invocation = (api: LibvirtClient) => Promise<unknown>;
 type Unwrap = (ret: never) => unknown;
@@ -27,6 +29,10 @@ const wrappers: Array<[Invocation, CallName, unknown, Unwrap]> = [
   ],
   [(a) => a.connectListAllDomains({ flags: 3 }), 'connectListAllDomains', { need_results: 1, flags: 3 }, (r: { domains: unknown }) => r.domains],
   [(a) => a.connectListAllStoragePools(), 'connectListAllStoragePools', { need_results: 1, flags: 0 }, (r: { pools: unknown }) => r.pools],
+  [(a) => a.connectListAllNetworks({ flags: 2 }), 'connectListAllNetworks', { need_results: 1, flags: 2 }, (r: { nets: unknown }) => r.nets],
+  [(a) => a.connectListAllInterfaces(), 'connectListAllInterfaces', { need_results: 1, flags: 0 }, (r: { ifaces: unknown }) => r.ifaces],
+  [(a) => a.networkGetXmlDesc(net), 'networkGetXmlDesc', { net, flags: 0 }, (r: { xml: string }) => r.xml],
+  [(a) => a.interfaceGetXmlDesc(iface), 'interfaceGetXmlDesc', { iface, flags: 0 }, (r: { xml: string }) => r.xml],
   [(a) => a.domainLookupByName('x'), 'domainLookupByName', { name: 'x' }, (r: { dom: unknown }) => r.dom],
   [(a) => a.domainDefineXmlFlags('<domain/>', { flags: 1 }), 'domainDefineXmlFlags', { xml: '<domain/>', flags: 1 }, (r: { dom: unknown }) => r.dom],
   [(a) => a.domainCreate(dom), 'domainCreate', { dom }, () => undefined],

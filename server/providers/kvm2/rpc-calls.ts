@@ -51,6 +51,18 @@ export const rpcCalls: { [M in RpcMethod]: RpcCall<M> } = {
     optionsAt: 0,
     detail: (_args, pools) => ({ pools: pools?.map((pool) => pool.name) }),
   },
+  connectListAllInterfaces: {
+    name: 'ConnectListAllInterfaces',
+    optionsAt: 0,
+    detail: (_args, ifaces) => ({ interfaces: ifaces?.map((iface) => iface.name) }),
+  },
+  connectListAllNetworks: {
+    name: 'ConnectListAllNetworks',
+    optionsAt: 0,
+    detail: (_args, nets) => ({ networks: nets?.map((net) => net.name) }),
+  },
+  interfaceGetXmlDesc: { name: 'InterfaceGetXMLDesc', optionsAt: 1, detail: ([iface]) => ({ interface: iface.name }) },
+  networkGetXmlDesc: { name: 'NetworkGetXMLDesc', optionsAt: 1, detail: ([net]) => ({ network: net.name }) },
   connectGetAllDomainStats: {
     name: 'ConnectGetAllDomainStats',
     optionsAt: 0,

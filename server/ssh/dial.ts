@@ -76,7 +76,7 @@ function parseEndpoint(address: string): SshEndpoint {
   }
 }
 
-function connectTcp(endpoint: SshEndpoint, context: { budget: DialBudget; target: string }): Promise<Socket> {
+export function connectTcp(endpoint: SshEndpoint, context: { budget: DialBudget; target: string }): Promise<Socket> {
   const { budget, target } = context;
   return new Promise((resolve, reject) => {
     const socket = tcpConnect({ host: endpoint.host, port: endpoint.port, noDelay: true });
@@ -189,7 +189,7 @@ function handshakeError(target: string, options: { code?: SshErrorCode; what?: s
 
 // Host key algorithms whose keys known_hosts holds for this host go first, as OpenSSH orders
 // them, so a host with several keys presents the one we can check.
-function hostKeyAlgorithmOrder(knownTypes: string[]): ServerHostKeyAlgorithm[] {
+export function hostKeyAlgorithmOrder(knownTypes: string[]): ServerHostKeyAlgorithm[] {
   const all = Object.values(hostKeyAlgorithmsByType).flat();
   const preferred = knownTypes.flatMap((type) => hostKeyAlgorithmsByType[type] ?? []);
   return [...new Set([...preferred, ...all])];

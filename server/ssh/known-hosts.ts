@@ -81,6 +81,13 @@ function entriesFor(knownHosts: KnownHosts, endpoint: SshEndpoint): KnownHostEnt
   return knownHosts.entries.filter((entry) => entry.hosts.matches(name));
 }
 
+/** The keys known_hosts accepts for this endpoint (revoked and CA lines left out). */
+export function knownKeysFor(knownHosts: KnownHosts, endpoint: SshEndpoint): Array<{ line: number; keyType: string; key: Buffer }> {
+  return entriesFor(knownHosts, endpoint)
+    .filter((entry) => entry.marker === undefined)
+    .map(({ line, keyType, key }) => ({ line, keyType, key }));
+}
+
 /** Key types known_hosts holds for this endpoint, so the handshake can ask for one of those. */
 export function knownKeyTypes(knownHosts: KnownHosts, endpoint: SshEndpoint): string[] {
   const types = entriesFor(knownHosts, endpoint)

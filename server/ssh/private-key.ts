@@ -59,7 +59,7 @@ function pkcs8ToSsh2Readable(text: string): string {
 // openssh-key-v1 layout (OpenSSH PROTOCOL.key): magic, cipher "none", kdf "none", empty kdf
 // options, one key: public blob, then the private section (check ints, type, public, seed||public,
 // comment, padding to 8 bytes).
-function openSshEd25519(key: KeyObject): string {
+export function openSshEd25519(key: KeyObject): string {
   const jwk = key.export({ format: 'jwk' });
   const seed = Buffer.from(jwk.d ?? '', 'base64url');
   const publicKey = Buffer.from(jwk.x ?? '', 'base64url');

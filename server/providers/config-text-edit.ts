@@ -35,6 +35,8 @@ function lineEnd(text: string, at: number): number {
   return newline === -1 ? text.length : newline + 1;
 }
 const column = (text: string, at: number): number => at - lineStart(text, at);
+/** The plain value of `key` in a map item (the document API returns scalars unwrapped). */
+const valueOf = (item: unknown, key: string): unknown => (isMap(item) ? (item.get(key) as unknown) : undefined);
 const rangeOf = (node: Node | null | undefined): Range => {
   if (!node?.range) throw new ConfigEditError('the providers config has a node without a source position');
   return node.range;
@@ -48,7 +50,7 @@ function parse(text: string) {
 
 function entryMap(text: string, provider: string): YAMLMap {
   const root = parse(text).contents;
-  const entry = isSeq(root) ? root.items.find((item) => isMap(item) && item.get('name') === provider) : undefined;
+  const entry = isSeq(root) ? root.items.find((item) => valueOf(item, 'name') === provider) : undefined;
   if (!isMap(entry)) throw new ConfigEditError(`the providers config has no provider entry named ${JSON.stringify(provider)}`);
   return entry;
 }
@@ -61,7 +63,7 @@ function hostsSeq(text: string, provider: string): YAMLSeq {
 }
 
 function hostItem(seq: YAMLSeq, name: string): { item: YAMLMap; index: number } {
-  const index = seq.items.findIndex((item) => isMap(item) && item.get('name') === name);
+  const index = seq.items.findIndex((item) => valueOf(item, 'name') === name);
   const item = seq.items[index];
   if (!isMap(item)) throw new ConfigEditError(`there is no host named ${JSON.stringify(name)}`);
   return { item, index };

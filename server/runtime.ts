@@ -25,6 +25,8 @@ import { publishHealth, publishInstanceChange, publishProxyWrites } from './cont
 import { Monitor } from './control/monitor';
 import { errorMessage } from './control/pass';
 import { Prober, type ProberOptions } from './control/prober';
+import { HostConfig } from './control/host-config';
+import { HostSetup } from './control/host-setup';
 import { ProviderSet } from './control/provider-set';
 import { ProxyService } from './control/proxy-service';
 import { toProxyView } from './control/proxy-view';
@@ -76,6 +78,10 @@ export interface Runtime {
   readonly housekeeping: Housekeeping;
   /** admin password, sessions, API tokens; ADMIN_PASSWORD is applied by start() */
   readonly auth: AuthService;
+  /** the Add host wizard's steps and the server's SSH identity */
+  readonly hostSetup: HostSetup;
+  /** adding, editing and removing hosts in the providers config file */
+  readonly hostConfig: HostConfig;
   /** where the HTTP layer logs requests that failed unexpectedly */
   readonly httpLogger: Logger;
   /** changes for GET /api/events; stats publishers add theirs with `live.publish` */
@@ -191,6 +197,15 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const proxies = new ProxyService({ store, clock, providerNames: () => config.status().providers.map((entry) => entry.name), onChange: (name) => reconciler.enqueue(name) });
 
+  const hostSetup = new HostSetup({ configPath: settings.providersConfigPath, entries: () => config.currentEntries(), logger: log.child({ component: 'host-setup' }) });
+  const hostConfig = new HostConfig({
+    configPath: settings.providersConfigPath,
+    setup: hostSetup,
+    proxies: () => store.proxies.list(),
+    reload: () => config.reload(),
+    logger: log.child({ component: 'host-config' }),
+  });
+
   const providers: ProvidersApi = {
     list: () => {
       const latest = new Map(store.health.latest().map((health) => [health.provider, health.targets]));
@@ -213,6 +228,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     prober,
     housekeeping,
     auth,
+    hostSetup,
+    hostConfig,
     httpLogger,
     live,
     consoles,

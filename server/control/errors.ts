@@ -38,3 +38,39 @@ export class TooManyStreamsError extends Error {
 }
 
 export { ProxyExistsError } from '@/server/store/errors';
+
+/** Input to the host wizard or a config save that cannot be used; `fields` names each field. Nothing was changed. */
+export class HostSetupInputError extends Error {
+  readonly code = 'ERR_INVALID_INPUT';
+  constructor(readonly fields: FieldError[]) {
+    super(`invalid input: ${fields.map((field) => (field.path ? `${field.path}: ${field.message}` : field.message)).join('; ')}`);
+    this.name = 'HostSetupInputError';
+  }
+}
+
+/** A host that Proxies still use cannot be removed; the message names them. */
+export class HostInUseError extends Error {
+  readonly code = 'ERR_HOST_IN_USE';
+  constructor(readonly host: string, readonly proxies: string[]) {
+    super(`host ${JSON.stringify(host)} still has Proxies: ${proxies.join(', ')}; delete them (or move them to another host) first`);
+    this.name = 'HostInUseError';
+  }
+}
+
+/** What the request asks for cannot be done in this server's setup (e.g. no providers config file). */
+export class HostSetupUnsupportedError extends Error {
+  readonly code = 'ERR_UNSUPPORTED_OPERATION';
+  constructor(message: string) {
+    super(message);
+    this.name = 'HostSetupUnsupportedError';
+  }
+}
+
+/** The request contradicts what is on the server now (a key file already there, a changed host key). */
+export class HostSetupConflictError extends Error {
+  readonly code = 'ERR_HOST_SETUP_CONFLICT';
+  constructor(message: string) {
+    super(message);
+    this.name = 'HostSetupConflictError';
+  }
+}

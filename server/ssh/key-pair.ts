@@ -41,9 +41,3 @@ export async function publicIdentity(keyFile: string): Promise<PublicIdentity> {
   if (!key || key instanceof Error) throw new Error('the ssh key file does not parse');
   return identityOf(key.getPublicSSH(), type);
 }
-
-/** The command that authorises `publicKey` for `user` on a host, run there by root. */
-export function authoriseCommand(publicKey: string, user: string): string {
-  const quotedUser = /^[a-z_][a-z0-9_.-]*$/i.test(user) ? user : `'${user.replace(/'/g, `'\\''`)}'`;
-  return `sudo -u ${quotedUser} sh -c 'umask 077; mkdir -p ~/.ssh && echo "${publicKey}" >> ~/.ssh/authorized_keys'`;
-}

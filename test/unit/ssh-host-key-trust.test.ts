@@ -7,7 +7,8 @@ import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { appendKnownHost, knownHostStanding, scanHostKey } from '@/server/ssh/host-key-scan';
-import { authoriseCommand, generateKeyPair, publicIdentity } from '@/server/ssh/key-pair';
+import { authoriseCommand } from '@/lib/authorise-command';
+import { generateKeyPair, publicIdentity } from '@/server/ssh/key-pair';
 import { requireTool } from '@/test/support/system-tool';
 import { generateKey, Resources, startTestSshServer } from './ssh-harness';
 

@@ -1,0 +1,6 @@
+import { trustHostKeySchema } from '@/lib/api/host-setup';
+import { route } from '@/server/http/route';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = route({ access: 'admin', body: trustHostKeySchema }, ({ runtime, body }) => runtime.hostSetup.trustHostKey(body));

@@ -1,0 +1,6 @@
+import { candidateSchema } from '@/lib/api/host-setup';
+import { route } from '@/server/http/route';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = route({ access: 'admin', body: candidateSchema }, ({ runtime, body }) => runtime.hostSetup.libvirt(body));

@@ -1,0 +1,7 @@
+import { addHostSchema } from '@/lib/api/host-setup';
+import { route } from '@/server/http/route';
+import { providerParams } from '@/server/http/schemas';
+
+export const dynamic = 'force-dynamic';
+
+export const POST = route({ access: 'admin', params: providerParams, body: addHostSchema, status: 201 }, ({ runtime, params, body }) => runtime.hostConfig.add(params.provider, body));

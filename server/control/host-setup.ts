@@ -1,0 +1,246 @@
+// The Add host wizard's steps and the server's SSH identity, for the HTTP routes. Each step works
+// on a candidate that is not in the config yet: a provider entry's key files (or those a new entry
+// will name) and the host's address, user, socket and pool. The libvirt steps run through a
+// throw-away kvm2 backend for that one host, so they dial, time out and log like the provider.
+// Nothing here logs or answers key material: only public keys and fingerprints.
+import { dirname, join } from 'node:path';
+import type { Candidate } from '@/lib/api/host-setup';
+import type { Kvm2Entry } from '@/server/providers/config';
+import { reasonFor } from '@/server/providers/kvm2/check';
+import { checkCandidate, fixFor, listResources, openLibvirt, readCapabilities, type SetupContext, type SetupResult } from '@/server/providers/kvm2/host-setup';
+import { createHostBackend } from '@/server/providers/kvm2/hosts';
+import { kvm2Defaults, type Kvm2Host, type Kvm2Settings, withDefaults } from '@/server/providers/kvm2/kvm2';
+import type { ProviderEntryBase } from '@/server/providers/registry';
+import { dialSsh, parseSshAddress, SshError } from '@/server/ssh';
+import { appendKnownHost, knownHostStanding, readKnownHostsText, scanHostKey } from '@/server/ssh/host-key-scan';
+import { generateKeyPair, publicIdentity, type PublicIdentity } from '@/server/ssh/key-pair';
+import { authoriseCommand } from '@/lib/authorise-command';
+import type { Logger } from '@/server/telemetry/logger';
+import { HostSetupConflictError, HostSetupInputError, HostSetupUnsupportedError } from './errors';
+import { errorMessage } from './pass';
+
+export interface KeyFiles {
+  sshKeyFile: string;
+  knownHostsFile: string | undefined;
+  insecureIgnoreHostKey: boolean;
+}
+
+export interface HostSetupOptions {
+  configPath: string | undefined;
+  entries: () => readonly ProviderEntryBase[];
+  logger: Logger;
+}
+
+export interface IdentityView {
+  provider?: string;
+  exists: boolean;
+  publicKey?: string;
+  keyType?: string;
+  fingerprint?: string;
+  problem?: string;
+}
+
+/** `ssh-keygen -lf` on the host key file of that type prints the same fingerprint. */
+const hostKeyFiles: Record<string, string> = {
+  'ssh-ed25519': '/etc/ssh/ssh_host_ed25519_key.pub',
+  'ssh-rsa': '/etc/ssh/ssh_host_rsa_key.pub',
+};
+const hostKeyFileOf = (keyType: string) => hostKeyFiles[keyType] ?? (keyType.startsWith('ecdsa') ? '/etc/ssh/ssh_host_ecdsa_key.pub' : '/etc/ssh/ssh_host_*_key.pub');
+
+const isKvm2 = (entry: ProviderEntryBase): entry is Kvm2Entry => entry.type === 'kvm2' && typeof (entry as Partial<Kvm2Entry>).kvm2 === 'object';
+
+export class HostSetup {
+  constructor(private readonly options: HostSetupOptions) {}
+
+  kvm2Entry(provider: string): Kvm2Entry | undefined {
+    return this.options.entries().find((entry): entry is Kvm2Entry => entry.name === provider && isKvm2(entry));
+  }
+
+  /** The key files the candidate's provider entry names, or those the new entry will name. */
+  keyFiles(input: Pick<Candidate, 'provider' | 'newEntry'>): KeyFiles {
+    const entry = this.kvm2Entry(input.provider);
+    if (entry) {
+      if (input.newEntry) throw new HostSetupInputError([{ path: 'newEntry', message: `provider ${JSON.stringify(input.provider)} exists already; leave newEntry out` }]);
+      const block = entry.kvm2;
+      return { sshKeyFile: block.sshKeyFile, knownHostsFile: block.knownHostsFile, insecureIgnoreHostKey: block.insecureIgnoreHostKey ?? false };
+    }
+    if (this.options.entries().some((other) => other.name === input.provider)) {
+      throw new HostSetupInputError([{ path: 'provider', message: `provider ${JSON.stringify(input.provider)} is not of type kvm2` }]);
+    }
+    if (!input.newEntry) throw new HostSetupInputError([{ path: 'newEntry', message: `there is no provider ${JSON.stringify(input.provider)}: give the key files of the new entry` }]);
+    return { ...input.newEntry, insecureIgnoreHostKey: false };
+  }
+
+  /** Where a first provider entry keeps its key: beside the providers config. */
+  private defaultKeyFile(): string | undefined {
+    return this.options.configPath ? join(dirname(this.options.configPath), 'id_ed25519') : undefined;
+  }
+
+  async identities(): Promise<IdentityView[]> {
+    const entries = this.options.entries().filter(isKvm2);
+    const files: Array<{ provider?: string; keyFile: string }> = entries.map((entry) => ({ provider: entry.name, keyFile: entry.kvm2.sshKeyFile }));
+    const fallback = this.defaultKeyFile();
+    if (files.length === 0 && fallback) files.push({ keyFile: fallback });
+    return Promise.all(files.map(({ provider, keyFile }) => this.identityOf(keyFile, provider)));
+  }
+
+  private async identityOf(keyFile: string, provider?: string): Promise<IdentityView> {
+    const base = provider ? { provider } : {};
+    try {
+      return { ...base, exists: true, ...(await publicIdentity(keyFile)) };
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ...base, exists: false };
+      return { ...base, exists: true, problem: `the key file does not parse: ${errorMessage(err)}` };
+    }
+  }
+
+  /** Generates the key pair a provider entry (or a first entry) names, when its file is missing. */
+  async generateIdentity(provider: string | undefined): Promise<IdentityView> {
+    const keyFile = provider ? this.kvm2Entry(provider)?.kvm2.sshKeyFile : this.defaultKeyFile();
+    if (!keyFile) {
+      if (provider) throw new HostSetupInputError([{ path: 'provider', message: `there is no kvm2 provider named ${JSON.stringify(provider)}` }]);
+      throw new HostSetupUnsupportedError('no providers config is set (PROVIDERS_CONFIG), so there is no place for a key');
+    }
+    let identity: PublicIdentity;
+    try {
+      identity = await generateKeyPair(keyFile);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new HostSetupConflictError('the configured key file exists already; it is never replaced from the dashboard');
+      throw err;
+    }
+    this.options.logger.info({ provider, fingerprint: identity.fingerprint }, 'ssh identity generated');
+    return { ...(provider ? { provider } : {}), exists: true, ...identity };
+  }
+
+  /** Step 1: the host key the address presents and how it stands against known_hosts. */
+  async hostKey(input: Pick<Candidate, 'provider' | 'newEntry' | 'address'>) {
+    const files = this.keyFiles(input);
+    address(input.address);
+    try {
+      const scanned = await scanHostKey({ address: input.address });
+      const standing = knownHostStanding(files.knownHostsFile ? await readKnownHostsText(files.knownHostsFile) : '', scanned);
+      const hostCommand = `ssh-keygen -lf ${hostKeyFileOf(scanned.keyType)}`;
+      return {
+        ok: standing.status !== 'changed',
+        ...(standing.status === 'changed'
+          ? {
+              failure: {
+                reason: 'Unauthorized',
+                message: `the host presents ${scanned.fingerprint}, but line ${standing.line} of the known_hosts file holds ${standing.knownFingerprint} for it`,
+                fix: 'The host key changed (a reinstalled host), or something between this server and the host poses as it. Compare the fingerprint on the host; if the host really changed, remove the old line by hand (ssh-keygen -R) and fetch again. It is never replaced from here.',
+              },
+            }
+          : {}),
+        hostKey: {
+          keyType: scanned.keyType,
+          fingerprint: scanned.fingerprint,
+          hostCommand,
+          standing: standing.status,
+          ...(standing.status === 'changed' ? { knownFingerprint: standing.knownFingerprint } : {}),
+        },
+      };
+    } catch (err) {
+      return { ok: false, failure: { reason: 'Unreachable', message: errorMessage(err), fix: `Nothing answered SSH at ${input.address}: check the address and port, that sshd runs, and any firewall.` } };
+    }
+  }
+
+  /** Step 1, confirmed: writes the key, hashed, when it is still the one the admin compared. */
+  async trustHostKey(input: Pick<Candidate, 'provider' | 'newEntry' | 'address'> & { fingerprint: string }) {
+    const files = this.keyFiles(input);
+    address(input.address);
+    if (!files.knownHostsFile) throw new HostSetupUnsupportedError('this provider entry has no knownHostsFile (insecureIgnoreHostKey): there is nowhere to write the key');
+    const scanned = await scanHostKey({ address: input.address });
+    if (scanned.fingerprint !== input.fingerprint) {
+      throw new HostSetupConflictError(`the host now presents ${scanned.fingerprint}, not the ${input.fingerprint} you confirmed: fetch and compare again`);
+    }
+    const standing = knownHostStanding(await readKnownHostsText(files.knownHostsFile), scanned);
+    if (standing.status === 'changed') throw new HostSetupConflictError(`the known_hosts file holds another key for this host (line ${standing.line}); it is never replaced from here`);
+    if (standing.status === 'unknown') await appendKnownHost(files.knownHostsFile, scanned);
+    this.options.logger.info({ address: input.address, fingerprint: scanned.fingerprint, written: standing.status === 'unknown' }, 'host key trusted');
+    return { ok: true, written: standing.status === 'unknown' };
+  }
+
+  /** Step 2: the SSH login with the server's key. */
+  async authenticate(candidate: Candidate) {
+    const context = await this.context(candidate);
+    const files = this.keyFiles(candidate);
+    try {
+      const connection = await dialSsh({ address: context.host.address, user: context.host.user, keyFile: files.sshKeyFile, knownHostsFile: files.knownHostsFile, insecureIgnoreHostKey: files.insecureIgnoreHostKey });
+      await connection.close();
+      return { ok: true };
+    } catch (err) {
+      const reason = err instanceof SshError ? reasonFor(err, 'dial') : 'Unreachable';
+      return { ok: false, failure: { reason, message: errorMessage(err), fix: fixFor(reason, { ...context, err }) } };
+    }
+  }
+
+  libvirt(candidate: Candidate) {
+    return this.run(candidate, openLibvirt);
+  }
+
+  resources(candidate: Candidate) {
+    return this.run(candidate, listResources);
+  }
+
+  capabilities(candidate: Candidate) {
+    return this.run(candidate, readCapabilities);
+  }
+
+  check(candidate: Candidate) {
+    return this.run(candidate, checkCandidate);
+  }
+
+  private async run<T>(candidate: Candidate, step: (context: SetupContext) => Promise<SetupResult<T>>): Promise<SetupResult<T>> {
+    const context = await this.context(candidate);
+    try {
+      return await step(context);
+    } finally {
+      await context.backend.closeAll();
+    }
+  }
+
+  private async context(candidate: Candidate): Promise<SetupContext> {
+    const files = this.keyFiles(candidate);
+    address(candidate.address);
+    if (!candidate.user) throw new HostSetupInputError([{ path: 'user', message: 'is required' }]);
+    const settings = candidateSettings(candidate, files);
+    const host = settings.hosts[0] as Kvm2Host;
+    const logger = this.options.logger.child({ host: host.name });
+    const identity = await this.identityOf(files.sshKeyFile);
+    const authorise = identity.publicKey ? authoriseCommand(identity.publicKey, host.user) : 'Generate the server key under Settings first.';
+    return { backend: createHostBackend({ providerName: candidate.provider, settings, logger }), host, logger, authorise };
+  }
+}
+
+function address(text: string): void {
+  try {
+    parseSshAddress(text);
+  } catch (err) {
+    throw new HostSetupInputError([{ path: 'address', message: errorMessage(err) }]);
+  }
+}
+
+/** The settings of a provider with just the candidate host, as the config would give them. */
+function candidateSettings(candidate: Candidate, files: KeyFiles): Kvm2Settings {
+  return withDefaults({
+    name: candidate.provider,
+    type: 'kvm2',
+    kvm2: {
+      sshKeyFile: files.sshKeyFile,
+      ...(files.knownHostsFile ? { knownHostsFile: files.knownHostsFile } : {}),
+      insecureIgnoreHostKey: files.insecureIgnoreHostKey,
+      machineTypes: {},
+      hosts: [
+        {
+          name: candidate.name ?? 'candidate',
+          address: candidate.address,
+          user: candidate.user ?? '',
+          bridge: candidate.bridge ?? 'unset',
+          socket: candidate.socket ?? kvm2Defaults.socket,
+          pool: candidate.pool ?? kvm2Defaults.pool,
+          ...(candidate.virtType ? { virtType: candidate.virtType } : {}),
+        },
+      ],
+    },
+  });
+}

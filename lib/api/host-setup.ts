@@ -83,11 +83,11 @@ export const setupBridgeSchema = z.strictObject({
   network: z.string().optional(),
 });
 export const resourcesStepSchema = step({
-  pools: z.array(setupPoolSchema),
-  bridges: z.array(setupBridgeSchema),
-  defaults: z.strictObject({ pool: z.string().optional(), bridge: z.string().optional() }),
+  pools: z.array(setupPoolSchema).optional(),
+  bridges: z.array(setupBridgeSchema).optional(),
+  defaults: z.strictObject({ pool: z.string().optional(), bridge: z.string().optional() }).optional(),
   /** what could not be listed, and why */
-  notes: z.array(z.string()),
+  notes: z.array(z.string()).optional(),
 });
 export type ResourcesStep = z.infer<typeof resourcesStepSchema>;
 

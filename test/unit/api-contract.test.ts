@@ -10,23 +10,44 @@ import { consoleEventSchema, consoleInputResultSchema, consoleTakeoverSchema } f
 import { parseEventStream } from '@/lib/api/event-stream';
 import { livenessSchema } from '@/lib/api/health';
 import { liveMessageSchema } from '@/lib/api/live';
+import {
+  authenticateStepSchema,
+  capabilitiesStepSchema,
+  checkStepSchema,
+  hostKeyStepSchema,
+  identityListSchema,
+  identitySchema,
+  libvirtStepSchema,
+  resourcesStepSchema,
+  savedHostsSchema,
+  trustStepSchema,
+} from '@/lib/api/host-setup';
 import { placementPreviewSchema } from '@/lib/api/placement';
 import { evictOutcomeSchema, healthHistorySchema, hostInventorySchema, providerListSchema } from '@/lib/api/providers';
 import { discoveryListSchema, probeHistorySchema, proxyDownloadSchema, proxyEventListSchema, proxyListSchema, proxyViewSchema } from '@/lib/api/proxies';
 import { adminPassword, type Answer, handlers as h, routeTable, startApi, type ApiHarness } from './api-harness';
 import { images, populateHost } from './inventory-fixture';
+import { generateKey, Resources, startTestSshServer, type TestKey, type TestSshServer } from './ssh-harness';
 
 let api: ApiHarness;
+// A real SSH server for the wizard's steps: it accepts the identity the API generates.
+const ssh = new Resources();
+const authorized: TestKey[] = [];
+let sshServer: TestSshServer;
 beforeAll(async () => {
   api = await startApi({ passwordConfigured: false });
   populateHost(api.hypervisor);
   liveFrom = api.runtime.live.head();
+  sshServer = await startTestSshServer(ssh, { hostKey: generateKey(), authorizedKeys: () => authorized });
 });
 afterAll(async () => {
+  await ssh.cleanup();
   await api?.close();
 });
 
 const session = () => ({ session: true as const });
+const candidate = () => ({ provider: 'kvm2-home', address: sshServer.address, user: 'virt', name: 'hv-2', pool: 'default', bridge: 'br0' });
+let hostFingerprint = '';
 const alpha = { params: { name: 'alpha' } };
 const hostParams = { provider: 'kvm2-home', host: 'hv-1' };
 let token = '';
@@ -228,6 +249,64 @@ const cases: ContractCase[] = [
     },
   },
   {
+    route: 'GET /api/ssh-identity',
+    status: 200,
+    schema: identityListSchema,
+    call: () => api.call(h.sshIdentity.GET, '/api/ssh-identity', 'GET', session()),
+    check: (body) => expect(body.identities).toEqual([{ provider: 'kvm2-home', exists: false }]),
+  },
+  {
+    route: 'POST /api/ssh-identity',
+    status: 201,
+    schema: identitySchema,
+    call: () => api.call(h.sshIdentity.POST, '/api/ssh-identity', 'POST', { ...session(), body: { provider: 'kvm2-home' } }),
+    check: (body) => {
+      expect(body).toMatchObject({ provider: 'kvm2-home', exists: true, keyType: 'ssh-ed25519', fingerprint: expect.stringMatching(/^SHA256:/) });
+      authorized.push({ public: body.publicKey, private: '', publicFields: '' });
+    },
+  },
+  {
+    route: 'POST /api/host-setup/host-key',
+    status: 200,
+    schema: hostKeyStepSchema,
+    call: () => api.call(h.setupHostKey.POST, '/api/host-setup/host-key', 'POST', { ...session(), body: { provider: 'kvm2-home', address: sshServer.address } }),
+    check: (body) => {
+      expect(body).toMatchObject({ ok: true, hostKey: { keyType: 'ssh-ed25519', standing: 'unknown', hostCommand: 'ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub' } });
+      hostFingerprint = body.hostKey.fingerprint;
+    },
+  },
+  {
+    route: 'POST /api/host-setup/host-key/trust',
+    status: 200,
+    schema: trustStepSchema,
+    call: () => api.call(h.setupTrust.POST, '/api/host-setup/host-key/trust', 'POST', { ...session(), body: { provider: 'kvm2-home', address: sshServer.address, fingerprint: hostFingerprint } }),
+    check: (body) => expect(body).toEqual({ ok: true, written: true }),
+  },
+  {
+    route: 'POST /api/host-setup/authenticate',
+    status: 200,
+    schema: authenticateStepSchema,
+    call: () => api.call(h.setupAuthenticate.POST, '/api/host-setup/authenticate', 'POST', { ...session(), body: candidate() }),
+    check: (body) => expect(body).toEqual({ ok: true }),
+  },
+  {
+    route: 'POST /api/host-setup/libvirt',
+    status: 200,
+    schema: libvirtStepSchema,
+    // The test server forwards to a libvirt socket that is not there: the step names the fix.
+    call: () => api.call(h.setupLibvirt.POST, '/api/host-setup/libvirt', 'POST', { ...session(), body: { ...candidate(), socket: '/nonexistent/libvirt-sock' } }),
+    check: (body) => expect(body.failure).toMatchObject({ reason: 'Unreachable', fix: expect.stringContaining('libvirtd is not running') }),
+  },
+  ...(['resources', 'capabilities', 'check'] as const).map(
+    (step): ContractCase => ({
+      route: `POST /api/host-setup/${step}`,
+      status: 200,
+      schema: { resources: resourcesStepSchema, capabilities: capabilitiesStepSchema, check: checkStepSchema }[step],
+      call: () => api.call(h[`setup${step[0]!.toUpperCase()}${step.slice(1)}` as 'setupCheck'].POST, `/api/host-setup/${step}`, 'POST', { ...session(), body: { ...candidate(), socket: '/nonexistent/libvirt-sock' } }),
+      check: (body) => expect(body).toMatchObject({ ok: false, failure: { reason: 'Unreachable' } }),
+    }),
+  ),
+  {
     route: 'DELETE /api/providers/kvm2-home/hosts/hv-1/images/base-kvm2-home-debian.qcow2',
     status: 200,
     schema: evictOutcomeSchema,
@@ -260,6 +339,28 @@ const cases: ContractCase[] = [
       return api.call(h.discovery.GET, '/api/discovery/proxies', 'GET', { bearer: token });
     },
     check: (body) => expect(body.proxies).toEqual([expect.objectContaining({ name: 'alpha', labels: { pool: 'b' } })]),
+  },
+  // Saves reload the config, which has every Proxy looked at again: after the discovery case.
+  {
+    route: 'POST /api/providers/kvm2-home/hosts',
+    status: 201,
+    schema: savedHostsSchema,
+    call: () =>
+      api.call(h.hosts.POST, '/api/providers/kvm2-home/hosts', 'POST', { ...session(), params: { provider: 'kvm2-home' }, body: { name: 'hv-2', address: '10.0.0.2:22', user: 'virt', bridge: 'br0' } }),
+    check: (body) => expect(body).toEqual({ provider: 'kvm2-home', hosts: ['hv-1', 'hv-2'], backupKept: true }),
+  },
+  {
+    route: 'PUT /api/providers/kvm2-home/hosts/hv-1',
+    status: 200,
+    schema: savedHostsSchema,
+    call: () => api.call(h.host.PUT, '/api/providers/kvm2-home/hosts/hv-1', 'PUT', { ...session(), params: hostParams, body: { address: '10.0.0.9:22', user: 'virt', bridge: 'br1', virtType: 'qemu' } }),
+  },
+  {
+    route: 'DELETE /api/providers/kvm2-home/hosts/hv-1',
+    status: 200,
+    schema: savedHostsSchema,
+    call: () => api.call(h.host.DELETE, '/api/providers/kvm2-home/hosts/hv-1', 'DELETE', { ...session(), params: hostParams }),
+    check: (body) => expect(body.hosts).toEqual(['hv-2']),
   },
   {
     route: 'GET /api/events',

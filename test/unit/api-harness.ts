@@ -2,6 +2,7 @@
 // and a kvm2 provider (`kvm2-home`) on an in-memory libvirt, the auth service with a cheap scrypt
 // cost, every route handler in a table, a `call` that builds a Request the way a browser would
 // send it, every response body and log line captured, and a snapshot of everything stored.
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { expect, vi } from 'vitest';
 import * as login from '@/app/api/auth/login/route';
@@ -12,11 +13,19 @@ import * as status from '@/app/api/auth/status/route';
 import * as config from '@/app/api/config/route';
 import * as discovery from '@/app/api/discovery/proxies/route';
 import * as liveEvents from '@/app/api/events/route';
+import * as setupAuthenticate from '@/app/api/host-setup/authenticate/route';
+import * as setupCapabilities from '@/app/api/host-setup/capabilities/route';
+import * as setupCheck from '@/app/api/host-setup/check/route';
+import * as setupHostKey from '@/app/api/host-setup/host-key/route';
+import * as setupTrust from '@/app/api/host-setup/host-key/trust/route';
+import * as setupLibvirt from '@/app/api/host-setup/libvirt/route';
+import * as setupResources from '@/app/api/host-setup/resources/route';
 import * as healthz from '@/app/api/healthz/route';
 import * as metrics from '@/app/api/metrics/route';
 import * as providerHealth from '@/app/api/providers/[provider]/health/route';
 import * as hostImage from '@/app/api/providers/[provider]/hosts/[host]/images/[volume]/route';
 import * as host from '@/app/api/providers/[provider]/hosts/[host]/route';
+import * as hosts from '@/app/api/providers/[provider]/hosts/route';
 import * as placement from '@/app/api/providers/[provider]/placement/route';
 import * as providers from '@/app/api/providers/route';
 import * as proxyConsoleInput from '@/app/api/proxies/[name]/console/input/route';
@@ -27,6 +36,7 @@ import * as proxyEvents from '@/app/api/proxies/[name]/events/route';
 import * as proxyProbes from '@/app/api/proxies/[name]/probes/route';
 import * as proxy from '@/app/api/proxies/[name]/route';
 import * as proxies from '@/app/api/proxies/route';
+import * as sshIdentity from '@/app/api/ssh-identity/route';
 import * as token from '@/app/api/tokens/[id]/route';
 import * as tokens from '@/app/api/tokens/route';
 import { apiErrorBodySchema } from '@/lib/api/errors';
@@ -86,6 +96,18 @@ export const routeTable: RouteRow[] = [
     params: p({ provider: 'kvm2-home', host: 'hv-1', volume: 'base-kvm2-home-debian.qcow2' }),
     access: 'admin',
   },
+  { method: 'PUT', path: '/api/providers/kvm2-home/hosts/hv-1', handler: host.PUT, params: p({ provider: 'kvm2-home', host: 'hv-1' }), access: 'admin' },
+  { method: 'DELETE', path: '/api/providers/kvm2-home/hosts/hv-1', handler: host.DELETE, params: p({ provider: 'kvm2-home', host: 'hv-1' }), access: 'admin' },
+  { method: 'POST', path: '/api/providers/kvm2-home/hosts', handler: hosts.POST, params: p({ provider: 'kvm2-home' }), access: 'admin' },
+  { method: 'GET', path: '/api/ssh-identity', handler: sshIdentity.GET, access: 'admin' },
+  { method: 'POST', path: '/api/ssh-identity', handler: sshIdentity.POST, access: 'admin' },
+  { method: 'POST', path: '/api/host-setup/host-key', handler: setupHostKey.POST, access: 'admin' },
+  { method: 'POST', path: '/api/host-setup/host-key/trust', handler: setupTrust.POST, access: 'admin' },
+  { method: 'POST', path: '/api/host-setup/authenticate', handler: setupAuthenticate.POST, access: 'admin' },
+  { method: 'POST', path: '/api/host-setup/libvirt', handler: setupLibvirt.POST, access: 'admin' },
+  { method: 'POST', path: '/api/host-setup/resources', handler: setupResources.POST, access: 'admin' },
+  { method: 'POST', path: '/api/host-setup/capabilities', handler: setupCapabilities.POST, access: 'admin' },
+  { method: 'POST', path: '/api/host-setup/check', handler: setupCheck.POST, access: 'admin' },
   { method: 'GET', path: '/api/providers/kvm2-home/placement', query: 'machineType=small', handler: placement.GET, params: p({ provider: 'kvm2-home' }), access: 'admin' },
   { method: 'GET', path: '/api/proxies', handler: proxies.GET, access: 'admin' },
   { method: 'POST', path: '/api/proxies', handler: proxies.POST, access: 'admin' },
@@ -120,6 +142,7 @@ export const handlers = {
   providerHealth,
   hostImage,
   host,
+  hosts,
   placement,
   providers,
   proxyConsole,
@@ -132,6 +155,14 @@ export const handlers = {
   proxies,
   token,
   tokens,
+  sshIdentity,
+  setupHostKey,
+  setupTrust,
+  setupAuthenticate,
+  setupLibvirt,
+  setupResources,
+  setupCapabilities,
+  setupCheck,
 };
 
 export interface CallOptions {
@@ -299,6 +330,14 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
   const registry = new ProviderRegistry();
   registry.register('fake', () => ({ provider: fake, close: () => fake.close() }));
   registry.register('kvm2', () => ({ provider: kvm2, close: () => kvm2.close() }));
+  // The kvm2 entry as the config file holds it (saves edit that file; the loader above is what runs).
+  const kvm2Files = options.kvm2Files ?? { sshKeyFile: join(dir.path, 'ssh', 'id_ed25519'), knownHostsFile: join(dir.path, 'ssh', 'known_hosts') };
+  const kvm2Host = { name: 'hv-1', address: '10.0.0.1:22', user: 'virt', bridge: 'br0', virtType: 'qemu' };
+  const kvm2Entry = { name: 'kvm2-home', type: 'kvm2', kvm2: { ...kvm2Files, machineTypes: { small: { vcpus: 1, memoryMiB: 256 } }, hosts: [kvm2Host] } };
+  writeFileSync(
+    join(dir.path, 'providers.yaml'),
+    `# the kvm2 entry of the API tests\n- name: kvm2-home\n  type: kvm2\n  kvm2:\n    sshKeyFile: ${kvm2Files.sshKeyFile}\n    knownHostsFile: ${kvm2Files.knownHostsFile}\n    machineTypes:\n      small: {vcpus: 1, memoryMiB: 256}\n    hosts:\n      - name: hv-1\n        address: 10.0.0.1:22\n        user: virt\n        bridge: br0\n        virtType: qemu\n`,
+  );
   const quiet = '20d';
   const runtime = await startRuntimeOnce({
     settings: settingsFromEnv({
@@ -311,10 +350,7 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
       HOUSEKEEPING_INTERVAL: quiet,
     }),
     registry,
-    configLoader: async () => [
-      { name: 'fake-1', type: 'fake' },
-      { name: 'kvm2-home', type: 'kvm2' },
-    ],
+    configLoader: async () => [{ name: 'fake-1', type: 'fake' }, kvm2Entry],
     logger,
     metrics: createMetrics(),
     probe: async () => ({ healthy: true, reason: 'TargetReachable' as const, message: 'stub', latencyMs: 3, egressIP: '203.0.113.9' }),

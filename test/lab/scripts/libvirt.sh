@@ -123,6 +123,20 @@ ensure_pool() {
   return 0
 }
 
+# ensure_bridge_network HOST: the VM bridge as a libvirt network in bridge mode (how a host bridge is
+# offered to libvirt's clients). lab2's libvirt 11.3 has no interface driver, so this network is
+# how the dashboard's Add host wizard finds the bridge there; lab1's interface driver lists it.
+ensure_bridge_network() {
+  local host=$1
+  if ! virsh_on "$host" net-info "$BRIDGE" >/dev/null 2>&1; then
+    virsh_on "$host" net-define /dev/stdin >/dev/null <<XML
+<network><name>$BRIDGE</name><forward mode='bridge'/><bridge name='$BRIDGE'/></network>
+XML
+  fi
+  virsh_on "$host" net-info "$BRIDGE" | grep -q '^Active: *yes' || virsh_on "$host" net-start "$BRIDGE" >/dev/null
+  virsh_on "$host" net-info "$BRIDGE" | grep -q '^Autostart: *yes' || virsh_on "$host" net-autostart "$BRIDGE" >/dev/null
+}
+
 ensure_host_libvirt() {
   local host=$1 pools
   ensure_daemon "$host" virtlogd virtlogd virtlogd_answers start_virtlogd
@@ -139,6 +153,7 @@ ensure_host_libvirt() {
   install -d -m 755 "$(host_path "$host" "$pools")"
   ensure_pool "$host" "$POOL_NAME" "$pools/$POOL_NAME" yes
   ensure_pool "$host" "$INACTIVE_POOL_NAME" "$pools/$INACTIVE_POOL_NAME" no
+  [[ $host == lab1 ]] || ensure_bridge_network "$host"
 }
 
 ensure_libvirt() {

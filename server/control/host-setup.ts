@@ -4,7 +4,7 @@
 // throw-away kvm2 backend for that one host, so they dial, time out and log like the provider.
 // Nothing here logs or answers key material: only public keys and fingerprints.
 import { dirname, join } from 'node:path';
-import type { Candidate } from '@/lib/api/host-setup';
+import type { Candidate, HostKeyStep } from '@/lib/api/host-setup';
 import type { Kvm2Entry } from '@/server/providers/config';
 import { reasonFor } from '@/server/providers/kvm2/check';
 import { checkCandidate, fixFor, listResources, openLibvirt, readCapabilities, type SetupContext, type SetupResult } from '@/server/providers/kvm2/host-setup';
@@ -113,7 +113,7 @@ export class HostSetup {
   }
 
   /** Step 1: the host key the address presents and how it stands against known_hosts. */
-  async hostKey(input: Pick<Candidate, 'provider' | 'newEntry' | 'address'>) {
+  async hostKey(input: Pick<Candidate, 'provider' | 'newEntry' | 'address'>): Promise<HostKeyStep> {
     const files = this.keyFiles(input);
     address(input.address);
     try {

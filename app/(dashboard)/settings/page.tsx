@@ -1,5 +1,6 @@
 import type { Metadata } from 'next';
 import { PasswordForm } from '@/components/settings/password-form';
+import { SshIdentityPanel } from '@/components/settings/ssh-identity-panel';
 import { TokensPanel } from '@/components/settings/tokens-panel';
 import { PageHeader, Panel } from '@/components/ui/panel';
 
@@ -8,8 +9,11 @@ export const metadata: Metadata = { title: 'Settings' };
 export default function SettingsPage() {
   return (
     <>
-      <PageHeader title="Settings" description="API tokens for crawler clients and metrics, and the admin password." />
+      <PageHeader title="Settings" description="The SSH key the server logs in to hosts with, API tokens for crawler clients and metrics, and the admin password." />
       <div className="space-y-6">
+        <Panel title="SSH identity">
+          <SshIdentityPanel />
+        </Panel>
         <Panel title="API tokens">
           <TokensPanel />
         </Panel>

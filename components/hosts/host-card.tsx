@@ -2,6 +2,7 @@
 // One configured host: its latest check (reason, explanation, facts, free space) and its history.
 import dynamic from 'next/dynamic';
 import Link from 'next/link';
+import type { ReactNode } from 'react';
 import { formatGiB, formatLatency, formatTime, parseGiB } from '@/components/ui/format';
 import { SkeletonChart } from '@/components/ui/skeleton';
 import { UsageBar } from '@/components/ui/usage-bar';
@@ -39,7 +40,7 @@ export function PoolSpace({ details }: { details: Record<string, string> }) {
   );
 }
 
-export function HostCard({ provider, target, samples, showCharts = true }: { provider: string; target: TargetView; samples?: HealthSample[]; showCharts?: boolean }) {
+export function HostCard({ provider, target, samples, showCharts = true, actions }: { provider: string; target: TargetView; samples?: HealthSample[]; showCharts?: boolean; actions?: ReactNode }) {
   const { details } = target;
   return (
     <article className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" data-testid={`host-card-${target.name}`} aria-labelledby={`host-${provider}-${target.name}`}>
@@ -50,7 +51,10 @@ export function HostCard({ provider, target, samples, showCharts = true }: { pro
           </Link>
           <span className="ml-2 text-xs font-normal text-slate-600">{provider}</span>
         </h3>
-        <HealthBadge reason={target.reason} details={details} />
+        <div className="flex items-center gap-2">
+          {actions}
+          <HealthBadge reason={target.reason} details={details} />
+        </div>
       </div>
       <div className="mt-3 space-y-3">
         <HealthExplanation reason={target.reason} message={target.message} details={details} />

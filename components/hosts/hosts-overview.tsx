@@ -1,14 +1,18 @@
 'use client';
 // The Hosts page body: every configured host of every provider with its latest check and history,
 // or the prerequisites checklist when nothing is configured.
+import { useState } from 'react';
 import { useConfig } from '@/components/config/queries';
+import { Button } from '@/components/ui/button';
 import { Badge } from '@/components/ui/badge';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { Panel } from '@/components/ui/panel';
 import { SkeletonCards } from '@/components/ui/skeleton';
+import { AddHostWizard } from './add-host-wizard';
 import { HostCard } from './host-card';
 import { Prerequisites } from './prerequisites';
 import { type ProviderSummary, useHealthHistory, useProviders } from './queries';
+import { RemoveHostButton } from './remove-host-button';
 
 const historyWindowMs = 6 * 3_600_000;
 
@@ -29,7 +33,13 @@ function ProviderHosts({ provider }: { provider: ProviderSummary }) {
       ) : (
         <div className="grid gap-4">
           {provider.targets.map((target) => (
-            <HostCard key={target.name} provider={provider.name} target={target} samples={history.data?.filter((sample) => sample.target === target.name) ?? []} />
+            <HostCard
+              key={target.name}
+              provider={provider.name}
+              target={target}
+              samples={history.data?.filter((sample) => sample.target === target.name) ?? []}
+              actions={provider.type === 'kvm2' ? <RemoveHostButton provider={provider.name} host={target.name} /> : null}
+            />
           ))}
         </div>
       )}
@@ -37,23 +47,41 @@ function ProviderHosts({ provider }: { provider: ProviderSummary }) {
   );
 }
 
-export function HostsOverview() {
-  const providers = useProviders();
-  const config = useConfig();
-  if (providers.isPending) return <SkeletonCards cards={2} label="hosts" />;
-  if (providers.isError) return <ErrorPanel title="Could not load the hosts" error={providers.error} onRetry={() => void providers.refetch()} />;
-  if (providers.data.length === 0) {
+function ProviderList({ providers, configPath }: { providers: ProviderSummary[]; configPath: string | undefined }) {
+  if (providers.length === 0) {
     return (
       <Panel title="Get started">
-        <Prerequisites configPath={config.data?.source} />
+        <Prerequisites configPath={configPath} />
       </Panel>
     );
   }
   return (
-    <div className="space-y-6">
-      {providers.data.map((provider) => (
+    <>
+      {providers.map((provider) => (
         <ProviderHosts key={provider.name} provider={provider} />
       ))}
+    </>
+  );
+}
+
+export function HostsOverview() {
+  const providers = useProviders();
+  const config = useConfig();
+  const [adding, setAdding] = useState(false);
+  if (providers.isPending) return <SkeletonCards cards={2} label="hosts" />;
+  if (providers.isError) return <ErrorPanel title="Could not load the hosts" error={providers.error} onRetry={() => void providers.refetch()} />;
+  return (
+    <div className="space-y-6">
+      {adding ? (
+        <AddHostWizard onDone={() => setAdding(false)} />
+      ) : (
+        <div>
+          <Button tone="primary" onClick={() => setAdding(true)}>
+            Add host
+          </Button>
+        </div>
+      )}
+      <ProviderList providers={providers.data} configPath={config.data?.source} />
     </div>
   );
 }

@@ -1,0 +1,343 @@
+'use client';
+// Add a hypervisor without touching YAML: provider entry (existing or new), name, address and
+// user; then the host key (type, SHA256 fingerprint, the command that prints it on the host, a
+// confirmation before it is written; a key that differs from the known one is a warning, never
+// replaced), the login, libvirt, pools and bridges to pick, what the host runs, the health check;
+// then the save into the providers config. Each step shows its result, or its failure with the fix.
+import { type ReactNode, useState } from 'react';
+import { useConfig } from '@/components/config/queries';
+import { Badge } from '@/components/ui/badge';
+import { Button } from '@/components/ui/button';
+import { Field, controlClass } from '@/components/ui/field';
+import { Panel } from '@/components/ui/panel';
+import {
+  type Candidate,
+  fetchHostKey,
+  type HostKeyStep,
+  runStep,
+  type StepAnswer,
+  type StepFailure,
+  type StepName,
+  trustHostKey,
+  useAddHost,
+} from './setup-queries';
+
+const newEntryValue = '__new__';
+
+interface Answers {
+  authenticate?: StepAnswer<'authenticate'>;
+  libvirt?: StepAnswer<'libvirt'>;
+  resources?: StepAnswer<'resources'>;
+  capabilities?: StepAnswer<'capabilities'>;
+  check?: StepAnswer<'check'>;
+}
+
+const probeSteps: Array<{ step: Exclude<StepName, 'check'>; title: string }> = [
+  { step: 'authenticate', title: "2. Log in with the server's key" },
+  { step: 'libvirt', title: '3. Open libvirt' },
+  { step: 'resources', title: '4. Pools and bridges' },
+  { step: 'capabilities', title: '5. KVM and UEFI firmware' },
+];
+
+function Failure({ failure }: { failure: StepFailure }) {
+  return (
+    <div role="alert" className="mt-2 space-y-1 rounded-md border border-red-300 bg-red-50 p-3 text-sm text-slate-900" data-testid="step-failure">
+      <p>
+        <span className="font-semibold">{failure.reason}: </span>
+        <span className="break-words font-mono text-xs">{failure.message}</span>
+      </p>
+      <p className="whitespace-pre-wrap break-words">
+        <span className="font-semibold">Fix: </span>
+        {failure.fix}
+      </p>
+    </div>
+  );
+}
+
+function StepRow({ title, testId, state, children }: { title: string; testId: string; state: 'pending' | 'ok' | 'failed'; children?: ReactNode }) {
+  const badge = { pending: <Badge>Not run</Badge>, ok: <Badge tone="ok">OK</Badge>, failed: <Badge tone="error">Failed</Badge> }[state];
+  return (
+    <li className="rounded-md border border-slate-200 p-3" data-testid={testId} data-state={state}>
+      <div className="flex items-center justify-between gap-2">
+        <h3 className="text-sm font-semibold text-slate-900">{title}</h3>
+        {badge}
+      </div>
+      {children}
+    </li>
+  );
+}
+
+function HostKeyResult({ step, onTrust, trusting, trusted }: { step: HostKeyStep; onTrust: () => void; trusting: boolean; trusted: boolean }) {
+  const key = step.hostKey;
+  return (
+    <div className="mt-2 space-y-2 text-sm">
+      {key ? (
+        <>
+          <p>
+            {key.keyType} <span className="font-mono" data-testid="host-key-fingerprint">{key.fingerprint}</span>
+          </p>
+          <p className="text-slate-700">
+            Compare it with what the host prints: <code className="font-mono text-xs">{key.hostCommand}</code>
+          </p>
+        </>
+      ) : null}
+      {key?.standing === 'changed' ? (
+        <div role="alert" className="rounded-md border border-amber-400 bg-amber-50 p-3" data-testid="host-key-mismatch">
+          <p className="font-semibold">Warning: this host key differs from the one known for this address ({key.knownFingerprint}).</p>
+        </div>
+      ) : null}
+      {step.failure ? <Failure failure={step.failure} /> : null}
+      {key?.standing === 'unknown' && !trusted ? (
+        <Button tone="primary" onClick={onTrust} disabled={trusting}>
+          The fingerprints match: trust this key
+        </Button>
+      ) : null}
+      {key?.standing === 'known' || trusted ? <p className="text-emerald-800">The key is in the known_hosts file.</p> : null}
+    </div>
+  );
+}
+
+export function AddHostWizard({ onDone }: { onDone: () => void }) {
+  const config = useConfig();
+  const kvm2Providers = (config.data?.providers ?? []).filter((provider) => provider.type === 'kvm2').map((provider) => provider.name);
+  const [provider, setProvider] = useState<string>('');
+  const [newName, setNewName] = useState('');
+  const [newFiles, setNewFiles] = useState({ sshKeyFile: '', knownHostsFile: '' });
+  const [host, setHost] = useState({ name: '', address: '', user: '' });
+  const [hostKey, setHostKey] = useState<HostKeyStep>();
+  const [trusted, setTrusted] = useState(false);
+  const [answers, setAnswers] = useState<Answers>({});
+  const [choice, setChoice] = useState({ pool: '', bridge: '', virtType: '' });
+  const [busy, setBusy] = useState<string>();
+  const [error, setError] = useState<string>();
+  const save = useAddHost();
+
+  const chosenProvider = provider || kvm2Providers[0] || newEntryValue;
+  const isNew = chosenProvider === newEntryValue;
+  const base = isNew
+    ? { provider: newName.trim(), newEntry: { sshKeyFile: newFiles.sshKeyFile.trim(), knownHostsFile: newFiles.knownHostsFile.trim() } }
+    : { provider: chosenProvider };
+  const candidate = (): Candidate => ({
+    ...base,
+    address: host.address.trim(),
+    user: host.user.trim(),
+    name: host.name.trim(),
+    ...(choice.pool ? { pool: choice.pool } : {}),
+    ...(choice.bridge ? { bridge: choice.bridge } : {}),
+    ...(choice.virtType === 'kvm' || choice.virtType === 'qemu' ? { virtType: choice.virtType } : {}),
+  });
+  const keyReady = trusted || hostKey?.hostKey?.standing === 'known';
+
+  const guarded = async (what: string, work: () => Promise<void>) => {
+    setBusy(what);
+    setError(undefined);
+    try {
+      await work();
+    } catch (err) {
+      setError(err instanceof Error ? err.message : String(err));
+    } finally {
+      setBusy(undefined);
+    }
+  };
+
+  const startOver = () => {
+    setHostKey(undefined);
+    setTrusted(false);
+    setAnswers({});
+  };
+
+  const probe = () =>
+    guarded('probe', async () => {
+      const collected: Answers = {};
+      for (const { step } of probeSteps) {
+        const answer = await runStep(step, candidate());
+        Object.assign(collected, { [step]: answer });
+        setAnswers({ ...collected });
+        if (!answer.ok) return;
+      }
+      const resources = collected.resources;
+      const capabilities = collected.capabilities;
+      setChoice({ pool: resources?.defaults?.pool ?? '', bridge: resources?.defaults?.bridge ?? '', virtType: capabilities?.virtType ?? '' });
+    });
+
+  const resources = answers.resources;
+  const state = (answer: { ok: boolean } | undefined) => (answer === undefined ? 'pending' : answer.ok ? 'ok' : 'failed');
+  const ready = answers.capabilities?.ok === true;
+  const checked = answers.check?.ok === true;
+
+  return (
+    <Panel title="Add a host" actions={<Button tone="ghost" onClick={onDone}>Close</Button>}>
+      <form
+        className="grid gap-3 sm:grid-cols-2"
+        onSubmit={(event) => {
+          event.preventDefault();
+          startOver();
+          void guarded('hostKey', async () => setHostKey(await fetchHostKey(candidate())));
+        }}
+      >
+        <Field id="setup-provider" label="Provider entry">
+          {(aria) => (
+            <select {...aria} className={controlClass} value={chosenProvider} onChange={(event) => setProvider(event.target.value)}>
+              {kvm2Providers.map((name) => (
+                <option key={name} value={name}>
+                  {name}
+                </option>
+              ))}
+              <option value={newEntryValue}>New provider entry…</option>
+            </select>
+          )}
+        </Field>
+        {isNew ? (
+          <>
+            <Field id="setup-new-name" label="New provider name" hint="Letters, digits, dots, dashes and underscores.">
+              {(aria) => <input {...aria} className={controlClass} value={newName} onChange={(event) => setNewName(event.target.value)} required />}
+            </Field>
+            <Field id="setup-new-key" label="SSH key file on this server" hint="Absolute path; generate the key under Settings once the entry exists, or point at one you have.">
+              {(aria) => <input {...aria} className={controlClass} value={newFiles.sshKeyFile} onChange={(event) => setNewFiles({ ...newFiles, sshKeyFile: event.target.value })} required />}
+            </Field>
+            <Field id="setup-new-known-hosts" label="known_hosts file on this server">
+              {(aria) => <input {...aria} className={controlClass} value={newFiles.knownHostsFile} onChange={(event) => setNewFiles({ ...newFiles, knownHostsFile: event.target.value })} required />}
+            </Field>
+          </>
+        ) : null}
+        <Field id="setup-name" label="Host name" hint="What Proxies name in placement.zone.">
+          {(aria) => <input {...aria} className={controlClass} value={host.name} onChange={(event) => setHost({ ...host, name: event.target.value })} required />}
+        </Field>
+        <Field id="setup-address" label="Address" hint="host or host:port of its sshd">
+          {(aria) => <input {...aria} className={controlClass} value={host.address} onChange={(event) => setHost({ ...host, address: event.target.value })} required />}
+        </Field>
+        <Field id="setup-user" label="SSH user" hint="A member of the host's libvirt group.">
+          {(aria) => <input {...aria} className={controlClass} value={host.user} onChange={(event) => setHost({ ...host, user: event.target.value })} required />}
+        </Field>
+        <div className="flex items-end">
+          <Button type="submit" tone="primary" disabled={busy !== undefined}>
+            Fetch host key
+          </Button>
+        </div>
+      </form>
+      {error ? (
+        <p role="alert" className="mt-3 text-sm text-red-700">
+          {error}
+        </p>
+      ) : null}
+
+      <ol className="mt-4 space-y-3">
+        <StepRow title="1. Host key" testId="setup-step-hostKey" state={hostKey === undefined ? 'pending' : keyReady ? 'ok' : 'failed'}>
+          {hostKey ? (
+            <HostKeyResult
+              step={hostKey}
+              trusted={trusted}
+              trusting={busy === 'trust'}
+              onTrust={() =>
+                void guarded('trust', async () => {
+                  await trustHostKey({ ...base, address: host.address.trim(), fingerprint: hostKey.hostKey!.fingerprint });
+                  setTrusted(true);
+                })
+              }
+            />
+          ) : null}
+        </StepRow>
+        {keyReady ? (
+          <li>
+            <Button tone="primary" onClick={() => void probe()} disabled={busy !== undefined}>
+              {answers.authenticate ? 'Run steps 2–5 again' : 'Continue: log in and look at the host'}
+            </Button>
+          </li>
+        ) : null}
+        {probeSteps.map(({ step, title }) => {
+          const answer = answers[step];
+          return (
+            <StepRow key={step} title={title} testId={`setup-step-${step}`} state={state(answer)}>
+              {answer?.failure ? <Failure failure={answer.failure} /> : null}
+              {step === 'libvirt' && answers.libvirt?.ok ? (
+                <p className="mt-1 text-sm">
+                  libvirt {answers.libvirt.libvirtVersion} on {answers.libvirt.hostname}
+                </p>
+              ) : null}
+              {step === 'capabilities' && answers.capabilities?.ok ? <p className="mt-1 text-sm">{answers.capabilities.summary}</p> : null}
+            </StepRow>
+          );
+        })}
+      </ol>
+
+      {ready && resources?.ok ? (
+        <div className="mt-4 grid gap-3 sm:grid-cols-3">
+          <Field id="setup-pool" label="Storage pool" hint="Where base images, overlays and seeds go.">
+            {(aria) => (
+              <select {...aria} className={controlClass} value={choice.pool} onChange={(event) => setChoice({ ...choice, pool: event.target.value })}>
+                <option value="">Choose a pool</option>
+                {resources.pools?.map((pool) => (
+                  <option key={pool.name} value={pool.name} disabled={pool.state !== 'running'}>
+                    {pool.name} ({pool.state}{pool.availableGiB !== undefined ? `, ${pool.availableGiB} GiB free` : ''})
+                  </option>
+                ))}
+              </select>
+            )}
+          </Field>
+          <Field id="setup-bridge" label="Bridge" hint={resources.notes?.join(' ') || 'The VMs’ NIC joins it; it needs DHCP.'}>
+            {(aria) =>
+              resources.bridges && resources.bridges.length > 0 ? (
+                <select {...aria} className={controlClass} value={choice.bridge} onChange={(event) => setChoice({ ...choice, bridge: event.target.value })}>
+                  <option value="">Choose a bridge</option>
+                  {resources.bridges.map((bridge) => (
+                    <option key={bridge.name} value={bridge.name}>
+                      {bridge.name} ({bridge.source === 'network' ? `libvirt network ${bridge.network}` : 'host bridge'})
+                    </option>
+                  ))}
+                </select>
+              ) : (
+                <input {...aria} className={controlClass} value={choice.bridge} onChange={(event) => setChoice({ ...choice, bridge: event.target.value })} />
+              )
+            }
+          </Field>
+          <Field id="setup-virt-type" label="Virtualisation" hint="Detected from libvirt; choose qemu for hosts where KVM guests cannot start.">
+            {(aria) => (
+              <select {...aria} className={controlClass} value={choice.virtType} onChange={(event) => setChoice({ ...choice, virtType: event.target.value })}>
+                <option value="kvm">kvm (hardware)</option>
+                <option value="qemu">qemu (software emulation)</option>
+              </select>
+            )}
+          </Field>
+        </div>
+      ) : null}
+
+      {ready ? (
+        <ol className="mt-4 space-y-3">
+          <StepRow title="6. Health check" testId="setup-step-check" state={state(answers.check)}>
+            {answers.check?.failure ? <Failure failure={answers.check.failure} /> : null}
+            {answers.check?.ok ? <p className="mt-1 text-sm text-emerald-800">Reachable: SSH, libvirt and the pool answered.</p> : null}
+            <div className="mt-2">
+              <Button
+                disabled={busy !== undefined || !choice.pool || !choice.bridge}
+                onClick={() => void guarded('check', async () => setAnswers({ ...answers, check: await runStep('check', candidate()) }))}
+              >
+                Run the health check
+              </Button>
+            </div>
+          </StepRow>
+        </ol>
+      ) : null}
+
+      {checked ? (
+        <div className="mt-4 space-y-2">
+          <Button
+            tone="primary"
+            disabled={save.isPending}
+            onClick={() => {
+              const { provider: providerName, newEntry } = base as { provider: string; newEntry?: { sshKeyFile: string; knownHostsFile: string } };
+              const { name, address, user, pool, bridge, virtType } = candidate();
+              save.mutate({ provider: providerName, host: { name: name!, address, user: user!, bridge: bridge!, ...(pool ? { pool } : {}), ...(virtType ? { virtType } : {}), ...(newEntry ? { newEntry } : {}) } }, { onSuccess: onDone });
+            }}
+          >
+            Save host
+          </Button>
+          {save.error ? (
+            <p role="alert" className="text-sm text-red-700">
+              {save.error.message}
+            </p>
+          ) : null}
+        </div>
+      ) : null}
+    </Panel>
+  );
+}

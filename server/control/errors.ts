@@ -9,11 +9,13 @@ export class ProxyNotFoundError extends Error {
   }
 }
 
+const describeFields = (fields: FieldError[]): string => fields.map((field) => (field.path ? `${field.path}: ${field.message}` : field.message)).join('; ');
+
 /** Bad input; `fields` names each offending field. Nothing was changed. */
 export class ProxyValidationError extends Error {
   readonly code = 'ERR_PROXY_INVALID';
   constructor(readonly fields: FieldError[]) {
-    super(`invalid Proxy: ${fields.map((field) => (field.path ? `${field.path}: ${field.message}` : field.message)).join('; ')}`);
+    super(`invalid Proxy: ${describeFields(fields)}`);
     this.name = 'ProxyValidationError';
   }
 }
@@ -43,7 +45,7 @@ export { ProxyExistsError } from '@/server/store/errors';
 export class HostSetupInputError extends Error {
   readonly code = 'ERR_INVALID_INPUT';
   constructor(readonly fields: FieldError[]) {
-    super(`invalid input: ${fields.map((field) => (field.path ? `${field.path}: ${field.message}` : field.message)).join('; ')}`);
+    super(`invalid input: ${describeFields(fields)}`);
     this.name = 'HostSetupInputError';
   }
 }
@@ -57,20 +59,14 @@ export class HostInUseError extends Error {
   }
 }
 
-/** What the request asks for cannot be done in this server's setup (e.g. no providers config file). */
-export class HostSetupUnsupportedError extends Error {
-  readonly code = 'ERR_UNSUPPORTED_OPERATION';
-  constructor(message: string) {
+/**
+ * A host setup request this server will not carry out: UNSUPPORTED when its setup cannot (no
+ * providers config file), CONFLICT when it contradicts what is there (a key file that exists, a
+ * host key that changed since it was shown).
+ */
+export class HostSetupRefusedError extends Error {
+  constructor(readonly code: 'ERR_UNSUPPORTED_OPERATION' | 'ERR_HOST_SETUP_CONFLICT', message: string) {
     super(message);
-    this.name = 'HostSetupUnsupportedError';
-  }
-}
-
-/** The request contradicts what is on the server now (a key file already there, a changed host key). */
-export class HostSetupConflictError extends Error {
-  readonly code = 'ERR_HOST_SETUP_CONFLICT';
-  constructor(message: string) {
-    super(message);
-    this.name = 'HostSetupConflictError';
+    this.name = 'HostSetupRefusedError';
   }
 }

@@ -7,7 +7,7 @@ import { ProvidersConfigError } from '@/server/providers/config';
 import { ProvidersConfigFile } from '@/server/providers/config-file';
 import { addHostText, addKvm2EntryText, ConfigEditError, type HostFields, removeHostText, updateHostText } from '@/server/providers/config-text-edit';
 import type { Logger } from '@/server/telemetry/logger';
-import { HostInUseError, HostSetupInputError, HostSetupUnsupportedError } from './errors';
+import { HostInUseError, HostSetupInputError, HostSetupRefusedError } from './errors';
 import type { HostSetup } from './host-setup';
 
 export interface HostConfigOptions {
@@ -40,9 +40,8 @@ export class HostConfig {
 
   add(provider: string, host: HostFields & { newEntry?: { sshKeyFile: string; knownHostsFile: string } }): Promise<SavedHostsView> {
     const { newEntry, ...fields } = host;
-    const exists = this.options.setup.kvm2Entry(provider) !== undefined;
-    if (exists && newEntry) throw new HostSetupInputError([{ path: 'newEntry', message: `provider ${JSON.stringify(provider)} exists already; leave newEntry out` }]);
-    if (!exists && !newEntry) throw new HostSetupInputError([{ path: 'newEntry', message: `there is no kvm2 provider ${JSON.stringify(provider)}: give the key files of the new entry` }]);
+    // Refuses key files for an existing entry, and a new entry without them.
+    this.options.setup.keyFiles({ provider, ...(newEntry ? { newEntry } : {}) });
     const edit = newEntry
       ? (text: string) => addKvm2EntryText(text, { provider, ...newEntry, host: fields })
       : (text: string) => addHostText(text, { provider, host: fields });
@@ -63,7 +62,7 @@ export class HostConfig {
   }
 
   private async save(provider: string, edit: (text: string) => string, what: { action: string; host: string }): Promise<SavedHostsView> {
-    if (!this.file) throw new HostSetupUnsupportedError('no providers config file is set (PROVIDERS_CONFIG): there is no file to save hosts to');
+    if (!this.file) throw new HostSetupRefusedError('ERR_UNSUPPORTED_OPERATION', 'no providers config file is set (PROVIDERS_CONFIG): there is no file to save hosts to');
     let saved;
     try {
       saved = await this.file.update(edit);

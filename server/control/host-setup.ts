@@ -16,7 +16,7 @@ import { appendKnownHost, knownHostStanding, readKnownHostsText, scanHostKey } f
 import { generateKeyPair, publicIdentity, type PublicIdentity } from '@/server/ssh/key-pair';
 import { authoriseCommand } from '@/lib/authorise-command';
 import type { Logger } from '@/server/telemetry/logger';
-import { HostSetupConflictError, HostSetupInputError, HostSetupUnsupportedError } from './errors';
+import { HostSetupInputError, HostSetupRefusedError } from './errors';
 import { errorMessage } from './pass';
 
 export interface KeyFiles {
@@ -99,13 +99,13 @@ export class HostSetup {
     const keyFile = provider ? this.kvm2Entry(provider)?.kvm2.sshKeyFile : this.defaultKeyFile();
     if (!keyFile) {
       if (provider) throw new HostSetupInputError([{ path: 'provider', message: `there is no kvm2 provider named ${JSON.stringify(provider)}` }]);
-      throw new HostSetupUnsupportedError('no providers config is set (PROVIDERS_CONFIG), so there is no place for a key');
+      throw new HostSetupRefusedError('ERR_UNSUPPORTED_OPERATION', 'no providers config is set (PROVIDERS_CONFIG), so there is no place for a key');
     }
     let identity: PublicIdentity;
     try {
       identity = await generateKeyPair(keyFile);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new HostSetupConflictError('the configured key file exists already; it is never replaced from the dashboard');
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new HostSetupRefusedError('ERR_HOST_SETUP_CONFLICT', 'the configured key file exists already; it is never replaced from the dashboard');
       throw err;
     }
     this.options.logger.info({ provider, fingerprint: identity.fingerprint }, 'ssh identity generated');
@@ -148,13 +148,13 @@ export class HostSetup {
   async trustHostKey(input: Pick<Candidate, 'provider' | 'newEntry' | 'address'> & { fingerprint: string }) {
     const files = this.keyFiles(input);
     address(input.address);
-    if (!files.knownHostsFile) throw new HostSetupUnsupportedError('this provider entry has no knownHostsFile (insecureIgnoreHostKey): there is nowhere to write the key');
+    if (!files.knownHostsFile) throw new HostSetupRefusedError('ERR_UNSUPPORTED_OPERATION', 'this provider entry has no knownHostsFile (insecureIgnoreHostKey): there is nowhere to write the key');
     const scanned = await scanHostKey({ address: input.address });
     if (scanned.fingerprint !== input.fingerprint) {
-      throw new HostSetupConflictError(`the host now presents ${scanned.fingerprint}, not the ${input.fingerprint} you confirmed: fetch and compare again`);
+      throw new HostSetupRefusedError('ERR_HOST_SETUP_CONFLICT', `the host now presents ${scanned.fingerprint}, not the ${input.fingerprint} you confirmed: fetch and compare again`);
     }
     const standing = knownHostStanding(await readKnownHostsText(files.knownHostsFile), scanned);
-    if (standing.status === 'changed') throw new HostSetupConflictError(`the known_hosts file holds another key for this host (line ${standing.line}); it is never replaced from here`);
+    if (standing.status === 'changed') throw new HostSetupRefusedError('ERR_HOST_SETUP_CONFLICT', `the known_hosts file holds another key for this host (line ${standing.line}); it is never replaced from here`);
     if (standing.status === 'unknown') await appendKnownHost(files.knownHostsFile, scanned);
     this.options.logger.info({ address: input.address, fingerprint: scanned.fingerprint, written: standing.status === 'unknown' }, 'host key trusted');
     return { ok: true, written: standing.status === 'unknown' };

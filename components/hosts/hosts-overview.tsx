@@ -13,6 +13,7 @@ import { HostCard } from './host-card';
 import { Prerequisites } from './prerequisites';
 import { type ProviderSummary, useHealthHistory, useProviders } from './queries';
 import { RemoveHostButton } from './remove-host-button';
+import { EditHostButton } from './edit-host-button';
 
 const historyWindowMs = 6 * 3_600_000;
 
@@ -38,7 +39,14 @@ function ProviderHosts({ provider }: { provider: ProviderSummary }) {
               provider={provider.name}
               target={target}
               samples={history.data?.filter((sample) => sample.target === target.name) ?? []}
-              actions={provider.type === 'kvm2' ? <RemoveHostButton provider={provider.name} host={target.name} /> : null}
+              actions={
+                provider.type === 'kvm2' ? (
+                  <>
+                    <EditHostButton provider={provider.name} host={target.name} />
+                    <RemoveHostButton provider={provider.name} host={target.name} />
+                  </>
+                ) : null
+              }
             />
           ))}
         </div>

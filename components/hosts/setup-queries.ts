@@ -11,7 +11,7 @@ import {
   authenticateStepSchema,
   capabilitiesStepSchema,
   checkStepSchema,
-  hostFieldsSchema,
+  editHostSchema,
   hostKeyStepSchema,
   identityListSchema,
   identitySchema,
@@ -63,7 +63,7 @@ export function useAddHost() {
 export function useUpdateHost() {
   const refresh = useRefreshHosts();
   return useMutation({
-    mutationFn: ({ provider, host, fields }: { provider: string; host: string; fields: z.input<typeof hostFieldsSchema> }) =>
+    mutationFn: ({ provider, host, fields }: { provider: string; host: string; fields: z.input<typeof editHostSchema> }) =>
       apiRequest(`/api/providers/${segment(provider)}/hosts/${segment(host)}`, savedHostsSchema, { method: 'PUT', body: fields }),
     onSuccess: refresh,
   });

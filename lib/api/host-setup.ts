@@ -128,6 +128,16 @@ export const hostFieldsSchema = z.strictObject({
 });
 export const addHostSchema = hostFieldsSchema.extend({ name: hostName, newEntry: newEntryFilesSchema.optional() });
 
+/** An edit: a value sets the field, null removes an optional one, a field left out stays as it is. */
+export const editHostSchema = z.strictObject({
+  address: hostName.optional(),
+  user: hostName.optional(),
+  bridge: hostName.optional(),
+  pool: hostName.nullable().optional(),
+  socket: z.string().startsWith('/', { error: 'must be an absolute path' }).nullable().optional(),
+  virtType: z.enum(virtTypeChoices).nullable().optional(),
+});
+
 export const savedHostsSchema = z.strictObject({
   provider: z.string(),
   /** the entry's hosts after the save, in config order */

@@ -5,7 +5,7 @@
 import type { ProxyRecord } from '@/server/store';
 import { ProvidersConfigError } from '@/server/providers/config';
 import { ProvidersConfigFile } from '@/server/providers/config-file';
-import { addHostText, addKvm2EntryText, ConfigEditError, type HostFields, removeHostText, updateHostText } from '@/server/providers/config-text-edit';
+import { addHostText, addKvm2EntryText, ConfigEditError, type HostEdit, type HostFields, removeHostText, updateHostText } from '@/server/providers/config-text-edit';
 import type { Logger } from '@/server/telemetry/logger';
 import { HostInUseError, HostSetupInputError, HostSetupRefusedError } from './errors';
 import type { HostSetup } from './host-setup';
@@ -48,7 +48,7 @@ export class HostConfig {
     return this.save(provider, edit, { action: 'added', host: fields.name });
   }
 
-  update(provider: string, host: string, fields: Omit<HostFields, 'name'>): Promise<SavedHostsView> {
+  update(provider: string, host: string, fields: HostEdit): Promise<SavedHostsView> {
     return this.save(provider, (text) => updateHostText(text, { provider, host, fields }), { action: 'updated', host });
   }
 

@@ -116,15 +116,19 @@ export function addHostText(text: string, options: { provider: string; host: Hos
   return splice(text, { from: at, to: at, insert: before + hostLines(options.host, { dashColumn, keyColumn }) });
 }
 
+/** A host edit: a value sets the field, null removes it, a field left out stays as it is. */
+export type HostEdit = { [K in Exclude<keyof HostFields, 'name'>]?: string | null };
+
 /** Sets, adds or removes the fields of one host in place (its name stays); other lines stay as they are. */
-export function updateHostText(text: string, options: { provider: string; host: string; fields: Omit<HostFields, 'name'> }): string {
+export function updateHostText(text: string, options: { provider: string; host: string; fields: HostEdit }): string {
   let edited = text;
   // One field at a time, each on a fresh parse: an edit moves every position after it.
   for (const key of hostFieldOrder.filter((field) => field !== 'name')) {
     const { item } = hostItem(hostsSeq(edited, options.provider), options.host);
     const pair = item.items.find((candidate) => isScalar(candidate.key) && candidate.key.value === key) as Pair<Node, Node> | undefined;
-    const wanted = options.fields[key as keyof typeof options.fields];
-    if (pair && wanted !== undefined) {
+    const wanted = options.fields[key as keyof HostEdit];
+    if (wanted === undefined) continue;
+    if (pair && wanted !== null) {
       const [start, valueEnd] = rangeOf(pair.value);
       if (isScalar(pair.value) && pair.value.value === wanted) continue;
       edited = splice(edited, { from: start, to: valueEnd, insert: scalarText(wanted) });
@@ -134,7 +138,7 @@ export function updateHostText(text: string, options: { provider: string; host: 
         throw new ConfigEditError(`${key} is on the line of the host's dash; remove it by hand`);
       }
       edited = splice(edited, { from, to: lineEnd(edited, rangeOf(pair.value)[1] - 1), insert: '' });
-    } else if (wanted !== undefined) {
+    } else if (wanted !== null) {
       const lastPair = item.items.at(-1) as Pair<Node, Node>;
       const at = lineEnd(edited, rangeOf(lastPair.value)[1] - 1);
       const keyColumn = column(edited, rangeOf(item)[0]);

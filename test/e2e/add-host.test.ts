@@ -109,6 +109,24 @@ describe('adding a host from the dashboard', () => {
     await screenshot(page, 'add-host-saved');
   });
 
+  it("edits the added host in place: only its pool's line changes, and the next check follows", async () => {
+    const { page } = session;
+    const before = readFileSync(configPath, 'utf8');
+    const edit = async (pool: string) => {
+      await page.getByRole('button', { name: 'Edit host lab2' }).click();
+      await page.getByLabel('Storage pool', { exact: true }).fill(pool);
+      await page.getByRole('button', { name: 'Save changes' }).click();
+      await page.getByRole('button', { name: 'Save changes' }).waitFor({ state: 'hidden', timeout: 30_000 });
+    };
+    await page.goto(`${session.app.url}/hosts`);
+    await edit(lab.inactivePool.name);
+    expect(readFileSync(configPath, 'utf8')).toBe(before.replace(`        pool: ${lab.pool.name}\n        virtType: qemu\n`, `        pool: ${lab.inactivePool.name}\n        virtType: qemu\n`));
+    await page.getByTestId('host-card-lab2').getByText('Pool not active').first().waitFor({ timeout: 60_000 });
+    await edit(lab.pool.name);
+    expect(readFileSync(configPath, 'utf8')).toBe(before);
+    await page.getByTestId('host-card-lab2').getByText('Reachable').first().waitFor({ timeout: 60_000 });
+  });
+
   it('runs a Proxy on the added host, and refuses to remove the host while it has one, naming it', async () => {
     const { page } = session;
     const created = await session.api('POST', '/api/proxies', { name: proxyName, mode: 'Managed', provider: 'lab', placement: { zone: 'lab2', machineType: 'small', image: 'lab' }, cloudInit: '#cloud-config\n' });

@@ -50,8 +50,9 @@ describe('editing the config text', () => {
     ]);
   });
 
-  it('removes a field left out of an edit, and a host with its own lines only', () => {
-    const withoutPool = updateHostText(sample, { provider, host: 'nuc', fields: { address: 'nuc.example.net:2222', user: 'admin', bridge: 'br0' } });
+  it('keeps a field an edit leaves out, removes one it sets to null, and removes a host with its own lines only', () => {
+    expect(updateHostText(sample, { provider, host: 'nuc', fields: { user: 'root' } })).toBe(sample.replace('        user: admin\n        bridge: br0\n        pool: vms', '        user: root\n        bridge: br0\n        pool: vms'));
+    const withoutPool = updateHostText(sample, { provider, host: 'nuc', fields: { pool: null } });
     expect(sample.replace('        pool: vms\n', '')).toBe(withoutPool);
     const removed = removeHostText(sample, { provider, host: 'nuc' });
     expect(removed).toBe(sample.replace(/ {6}- name: nuc\n(?: {8}.*\n)*/, ''));

@@ -1,4 +1,4 @@
-import { hostFieldsSchema } from '@/lib/api/host-setup';
+import { editHostSchema } from '@/lib/api/host-setup';
 import { hostInventory } from '@/server/http/hosts-api';
 import { route } from '@/server/http/route';
 import { hostParams } from '@/server/http/schemas';
@@ -7,6 +7,6 @@ export const dynamic = 'force-dynamic';
 
 export const GET = route({ access: 'admin', params: hostParams }, ({ runtime, params }) => hostInventory(runtime, params));
 
-export const PUT = route({ access: 'admin', params: hostParams, body: hostFieldsSchema }, ({ runtime, params, body }) => runtime.hostConfig.update(params.provider, params.host, body));
+export const PUT = route({ access: 'admin', params: hostParams, body: editHostSchema }, ({ runtime, params, body }) => runtime.hostConfig.update(params.provider, params.host, body));
 
 export const DELETE = route({ access: 'admin', params: hostParams }, ({ runtime, params }) => runtime.hostConfig.remove(params.provider, params.host));

@@ -38,7 +38,7 @@ export class HostConfig {
     this.file = options.configPath ? new ProvidersConfigFile(options.configPath) : undefined;
   }
 
-  add(provider: string, host: HostFields & { newEntry?: { sshKeyFile: string; knownHostsFile: string } }): Promise<SavedHostsView> {
+  async add(provider: string, host: HostFields & { newEntry?: { sshKeyFile: string; knownHostsFile: string } }): Promise<SavedHostsView> {
     const { newEntry, ...fields } = host;
     // Refuses key files for an existing entry, and a new entry without them.
     this.options.setup.keyFiles({ provider, ...(newEntry ? { newEntry } : {}) });
@@ -52,7 +52,7 @@ export class HostConfig {
     return this.save(provider, (text) => updateHostText(text, { provider, host, fields }), { action: 'updated', host });
   }
 
-  remove(provider: string, host: string): Promise<SavedHostsView> {
+  async remove(provider: string, host: string): Promise<SavedHostsView> {
     const users = this.options
       .proxies()
       .filter((record) => record.spec.mode === 'Managed' && record.spec.provider === provider && hostOf(record) === host)

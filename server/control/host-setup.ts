@@ -3,7 +3,7 @@
 // will name) and the host's address, user, socket and pool. The libvirt steps run through a
 // throw-away kvm2 backend for that one host, so they dial, time out and log like the provider.
 // Nothing here logs or answers key material: only public keys and fingerprints.
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import type { Candidate, HostKeyStep } from '@/lib/api/host-setup';
 import type { Kvm2Entry } from '@/server/providers/config';
 import { reasonFor } from '@/server/providers/kvm2/check';
@@ -68,7 +68,22 @@ export class HostSetup {
       throw new HostSetupInputError([{ path: 'provider', message: `provider ${JSON.stringify(input.provider)} is not of type kvm2` }]);
     }
     if (!input.newEntry) throw new HostSetupInputError([{ path: 'newEntry', message: `there is no provider ${JSON.stringify(input.provider)}: give the key files of the new entry` }]);
+    this.refuseForeignDirectories(input.newEntry);
     return { ...input.newEntry, insecureIgnoreHostKey: false };
+  }
+
+  /**
+   * A new entry's files may only live where the server's key files already do: beside the providers
+   * config or beside an existing entry's files. The steps read them and step 1 appends to the
+   * known_hosts file, which must not become a way to write anywhere the server may.
+   */
+  private refuseForeignDirectories(files: { sshKeyFile: string; knownHostsFile: string }): void {
+    const allowed = new Set(this.options.entries().filter(isKvm2).flatMap((entry) => [entry.kvm2.sshKeyFile, entry.kvm2.knownHostsFile ?? ''].filter(Boolean).map((file) => dirname(file))));
+    if (this.options.configPath) allowed.add(dirname(this.options.configPath));
+    const fields = (['sshKeyFile', 'knownHostsFile'] as const)
+      .filter((key) => !allowed.has(dirname(resolve(files[key]))))
+      .map((key) => ({ path: `newEntry.${key}`, message: "must be in the providers config's directory or beside an existing provider's key files" }));
+    if (fields.length > 0) throw new HostSetupInputError(fields);
   }
 
   /** Where a first provider entry keeps its key: beside the providers config. */

@@ -9,14 +9,18 @@ export class ProxyNotFoundError extends Error {
   }
 }
 
-const describeFields = (fields: FieldError[]): string => fields.map((field) => (field.path ? `${field.path}: ${field.message}` : field.message)).join('; ');
-
 /** Bad input; `fields` names each offending field. Nothing was changed. */
-export class ProxyValidationError extends Error {
+class InvalidFieldsError extends Error {
+  constructor(readonly fields: FieldError[], what: string) {
+    super(`${what}: ${fields.map((field) => (field.path ? `${field.path}: ${field.message}` : field.message)).join('; ')}`);
+    this.name = new.target.name;
+  }
+}
+
+export class ProxyValidationError extends InvalidFieldsError {
   readonly code = 'ERR_PROXY_INVALID';
-  constructor(readonly fields: FieldError[]) {
-    super(`invalid Proxy: ${describeFields(fields)}`);
-    this.name = 'ProxyValidationError';
+  constructor(fields: FieldError[]) {
+    super(fields, 'invalid Proxy');
   }
 }
 
@@ -41,12 +45,11 @@ export class TooManyStreamsError extends Error {
 
 export { ProxyExistsError } from '@/server/store/errors';
 
-/** Input to the host wizard or a config save that cannot be used; `fields` names each field. Nothing was changed. */
-export class HostSetupInputError extends Error {
+/** Input to the host wizard or a config save that cannot be used. */
+export class HostSetupInputError extends InvalidFieldsError {
   readonly code = 'ERR_INVALID_INPUT';
-  constructor(readonly fields: FieldError[]) {
-    super(`invalid input: ${describeFields(fields)}`);
-    this.name = 'HostSetupInputError';
+  constructor(fields: FieldError[]) {
+    super(fields, 'invalid input');
   }
 }
 

@@ -73,17 +73,17 @@ function HostKeyResult({ step, onTrust, trusting, trusted }: { step: HostKeyStep
     <div className="mt-2 space-y-2 text-sm">
       {key ? (
         <>
-          <p>
+          <p className="break-all">
             {key.keyType} <span className="font-mono" data-testid="host-key-fingerprint">{key.fingerprint}</span>
           </p>
-          <p className="text-slate-700">
+          <p className="break-words text-slate-700">
             Compare it with what the host prints: <code className="font-mono text-xs">{key.hostCommand}</code>
           </p>
         </>
       ) : null}
       {key?.standing === 'changed' ? (
         <div role="alert" className="rounded-md border border-amber-400 bg-amber-50 p-3" data-testid="host-key-mismatch">
-          <p className="font-semibold">Warning: this host key differs from the one known for this address ({key.knownFingerprint}).</p>
+          <p className="break-all font-semibold">Warning: this host key differs from the one known for this address ({key.knownFingerprint}).</p>
         </div>
       ) : null}
       {step.failure ? <Failure failure={step.failure} /> : null}

@@ -46,7 +46,7 @@ function IdentityCard({ identity }: { identity: Identity }) {
         </div>
       ) : identity.publicKey ? (
         <div className="space-y-3">
-          <p className="text-sm text-slate-700">
+          <p className="break-all text-sm text-slate-700">
             {identity.keyType} key, fingerprint <span className="font-mono">{identity.fingerprint}</span>
           </p>
           <code className="block break-all rounded bg-slate-100 p-2 font-mono text-xs text-slate-900" data-testid="public-key">

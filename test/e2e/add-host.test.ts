@@ -120,7 +120,9 @@ describe('adding a host from the dashboard', () => {
     };
     await page.goto(`${session.app.url}/hosts`);
     await edit(lab.inactivePool.name);
-    expect(readFileSync(configPath, 'utf8')).toBe(before.replace(`        pool: ${lab.pool.name}\n        virtType: qemu\n`, `        pool: ${lab.inactivePool.name}\n        virtType: qemu\n`));
+    const lab2Lines = (pool: string) => `      - name: lab2\n        address: ${hostOf('lab2').address}\n        user: ${lab.user}\n        bridge: ${lab.bridge}\n        pool: ${pool}\n`;
+    expect(before).toContain(lab2Lines(lab.pool.name));
+    expect(readFileSync(configPath, 'utf8')).toBe(before.replace(lab2Lines(lab.pool.name), lab2Lines(lab.inactivePool.name)));
     await page.getByTestId('host-card-lab2').getByText('Pool not active').first().waitFor({ timeout: 60_000 });
     await edit(lab.pool.name);
     expect(readFileSync(configPath, 'utf8')).toBe(before);

@@ -254,6 +254,11 @@ export function AddHostWizard({ onDone }: { onDone: () => void }) {
                   libvirt {answers.libvirt.libvirtVersion} on {answers.libvirt.hostname}
                 </p>
               ) : null}
+              {step === 'resources' && answers.resources?.ok ? (
+                <p className="mt-1 text-sm">
+                  {answers.resources.pools?.length ?? 0} storage pools, {answers.resources.bridges?.length ?? 0} bridges: pick below.
+                </p>
+              ) : null}
               {step === 'capabilities' && answers.capabilities?.ok ? <p className="mt-1 text-sm">{answers.capabilities.summary}</p> : null}
             </StepRow>
           );

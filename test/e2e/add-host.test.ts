@@ -16,7 +16,7 @@ import { parseDocument } from 'yaml';
 import { proxyViewSchema } from '@/lib/api/proxies';
 import { generateKey } from '@/test/unit/ssh-harness';
 import { type Lab, type LabHost, loadLab, virsh } from '../lab/harness/lab';
-import { screenshot } from './harness/browser';
+import { screenshot, seriousAxeViolations } from './harness/browser';
 import { waitForData } from './harness/dashboard';
 import { openSession, type Session } from './harness/session';
 
@@ -98,6 +98,8 @@ describe('adding a host from the dashboard', () => {
     await page.getByLabel('Bridge').selectOption(lab.bridge);
     await page.getByRole('button', { name: 'Run the health check' }).click();
     await waitForStep('check', 'ok');
+    await expect(step('resources').textContent()).resolves.toContain('2 storage pools, 1 bridges');
+    await expect(seriousAxeViolations(page)).resolves.toEqual([]);
     await screenshot(page, 'add-host-checked');
     await page.getByRole('button', { name: 'Save host' }).click();
 

@@ -23,6 +23,7 @@ import {
 } from './setup-queries';
 
 const newEntryValue = '__new__';
+const counted = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
 
 interface Answers {
   authenticate?: StepAnswer<'authenticate'>;
@@ -256,7 +257,7 @@ export function AddHostWizard({ onDone }: { onDone: () => void }) {
               ) : null}
               {step === 'resources' && answers.resources?.ok ? (
                 <p className="mt-1 text-sm">
-                  {answers.resources.pools?.length ?? 0} storage pools, {answers.resources.bridges?.length ?? 0} bridges: pick below.
+                  {counted(answers.resources.pools?.length ?? 0, 'storage pool')}, {counted(answers.resources.bridges?.length ?? 0, 'bridge')}: pick below.
                 </p>
               ) : null}
               {step === 'capabilities' && answers.capabilities?.ok ? <p className="mt-1 text-sm">{answers.capabilities.summary}</p> : null}

@@ -98,7 +98,7 @@ describe('adding a host from the dashboard', () => {
     await page.getByLabel('Bridge').selectOption(lab.bridge);
     await page.getByRole('button', { name: 'Run the health check' }).click();
     await waitForStep('check', 'ok');
-    await expect(step('resources').textContent()).resolves.toContain('2 storage pools, 1 bridges');
+    await expect(step('resources').textContent()).resolves.toContain('2 storage pools, 1 bridge');
     await expect(seriousAxeViolations(page)).resolves.toEqual([]);
     await screenshot(page, 'add-host-checked');
     await page.getByRole('button', { name: 'Save host' }).click();

@@ -103,7 +103,13 @@ export function AddHostWizard({ onDone }: { onDone: () => void }) {
   const kvm2Providers = (config.data?.providers ?? []).filter((provider) => provider.type === 'kvm2').map((provider) => provider.name);
   const [provider, setProvider] = useState<string>('');
   const [newName, setNewName] = useState('');
-  const [newFiles, setNewFiles] = useState({ sshKeyFile: '', knownHostsFile: '' });
+  // A new entry's key files default to beside the providers config (where Settings generates a first key).
+  const configDir = config.data?.source?.replace(/\/[^/]*$/, '') ?? '';
+  const [editedFiles, setNewFiles] = useState<{ sshKeyFile?: string; knownHostsFile?: string }>({});
+  const newFiles = {
+    sshKeyFile: editedFiles.sshKeyFile ?? (configDir ? `${configDir}/id_ed25519` : ''),
+    knownHostsFile: editedFiles.knownHostsFile ?? (configDir ? `${configDir}/known_hosts` : ''),
+  };
   const [host, setHost] = useState({ name: '', address: '', user: '' });
   const [hostKey, setHostKey] = useState<HostKeyStep>();
   const [trusted, setTrusted] = useState(false);

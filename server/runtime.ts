@@ -17,6 +17,7 @@ import { redactUrl } from '@/server/telemetry/redact-url';
 import { type Clock, systemClock } from './control/clock';
 import { type ConfigLoader, ConfigManager, type ConfigStatus } from './control/config-reload';
 import { ConsoleManager } from './control/console-manager';
+import { DiagnosisService } from './control/diagnosis';
 import { OrphanCollector } from './control/gc';
 import { Housekeeping } from './control/housekeeping';
 import { InstanceEvents } from './control/instance-events';
@@ -24,6 +25,8 @@ import { LiveFeed } from './control/live-feed';
 import { publishHealth, publishInstanceChange, publishProxyWrites } from './control/live-publishers';
 import { Monitor } from './control/monitor';
 import { errorMessage } from './control/pass';
+import { type PortCheck, checkPort } from './control/port-check';
+import { probeProxy } from './control/probe';
 import { Prober, type ProberOptions } from './control/prober';
 import { HostConfig } from './control/host-config';
 import { HostSetup } from './control/host-setup';
@@ -43,6 +46,8 @@ export interface RuntimeOptions {
   metrics?: Metrics;
   /** replaces the HTTP probe (tests) */
   probe?: ProberOptions['probe'];
+  /** replaces the diagnosis's TCP check of the proxy port (tests) */
+  portCheck?: PortCheck;
   /** the admin password from the environment, scrypt cost, clock; ADMIN_PASSWORD by default */
   auth?: Omit<AuthServiceOptions, 'db'>;
 }
@@ -76,6 +81,8 @@ export interface Runtime {
   readonly gc: OrphanCollector;
   readonly prober: Prober;
   readonly housekeeping: Housekeeping;
+  /** why a Proxy is (not) Ready, on demand */
+  readonly diagnosis: DiagnosisService;
   /** admin password, sessions, API tokens; ADMIN_PASSWORD is applied by start() */
   readonly auth: AuthService;
   /** the Add host wizard's steps and the server's SSH identity */
@@ -215,6 +222,19 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     get: (name) => providerSet.get(name),
   };
 
+  const diagnosis = new DiagnosisService({
+    proxy: (name) => proxies.get(name),
+    providers: { get: providers.get, summary: (name) => providers.list().find((entry) => entry.name === name) },
+    // No console capture yet: the serial-console work plugs its ring buffer's text in here.
+    consoleLog: () => undefined,
+    probe: options.probe ?? probeProxy,
+    portCheck: options.portCheck ?? checkPort,
+    probeUrl: settings.probeUrl,
+    ipEchoUrl: settings.ipEchoUrl,
+    probeTimeoutMs: settings.probeTimeoutMs,
+    clock,
+  });
+
   let stopping: Promise<void> | undefined;
   return {
     settings,
@@ -227,6 +247,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     gc,
     prober,
     housekeeping,
+    diagnosis,
     auth,
     hostSetup,
     hostConfig,

@@ -3,6 +3,7 @@
 import type { HostCapacityReader } from './host-capacity';
 import type { HostInventory } from './host-inventory';
 import type { InstanceConsole } from './instance-console';
+import type { InstanceInspector } from './instance-inspection';
 
 /** Where and on what a Proxy's instance runs (the Proxy's `spec.placement`). */
 export interface Placement {
@@ -140,4 +141,6 @@ export interface Provider {
   readonly capacity?: HostCapacityReader;
   /** Present on providers that can open an instance's serial console. */
   readonly console?: InstanceConsole;
+  /** Present on providers that can look at one instance where it runs, read-only (the diagnosis). */
+  readonly inspector?: InstanceInspector;
 }

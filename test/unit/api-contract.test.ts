@@ -9,6 +9,7 @@ import { configSummarySchema } from '@/lib/api/config';
 import { consoleEventSchema, consoleInputResultSchema, consoleTakeoverSchema } from '@/lib/api/console';
 import { parseEventStream } from '@/lib/api/event-stream';
 import { livenessSchema } from '@/lib/api/health';
+import { diagnosisSchema } from '@/lib/api/diagnosis';
 import { liveMessageSchema } from '@/lib/api/live';
 import {
   authenticateStepSchema,
@@ -193,6 +194,27 @@ const cases: ContractCase[] = [
       return api.call(h.proxyConsoleTakeover.POST, '/api/proxies/alpha/console/takeover', 'POST', { ...session(), ...alpha });
     },
     check: (body) => expect(body).toEqual({ state: 'live' }),
+  },
+  {
+    route: 'GET /api/proxies/alpha/diagnosis',
+    status: 200,
+    schema: diagnosisSchema,
+    call: () => api.call(h.proxyDiagnosis.GET, '/api/proxies/alpha/diagnosis', 'GET', { ...session(), ...alpha }),
+    check: (body) => {
+      // The fake provider cannot look at its instances: what it cannot tell is unknown, the network steps run.
+      expect(body.steps.map((step: { id: string; status: string }) => `${step.id}:${step.status}`)).toEqual([
+        'host:pass',
+        'domain:unknown',
+        'seed:skipped',
+        'cloud-init:skipped',
+        'agent:skipped',
+        'address:unknown',
+        'port:pass',
+        'probe:pass',
+        'egress:skipped',
+      ]);
+      expect(body.firstFailure).toBeNull();
+    },
   },
   {
     route: 'PUT /api/proxies/alpha',

@@ -31,6 +31,7 @@ import * as providers from '@/app/api/providers/route';
 import * as proxyConsoleInput from '@/app/api/proxies/[name]/console/input/route';
 import * as proxyConsole from '@/app/api/proxies/[name]/console/route';
 import * as proxyConsoleTakeover from '@/app/api/proxies/[name]/console/takeover/route';
+import * as proxyDiagnosis from '@/app/api/proxies/[name]/diagnosis/route';
 import * as proxyDownload from '@/app/api/proxies/[name]/download/route';
 import * as proxyEvents from '@/app/api/proxies/[name]/events/route';
 import * as proxyProbes from '@/app/api/proxies/[name]/probes/route';
@@ -120,6 +121,7 @@ export const routeTable: RouteRow[] = [
   { method: 'GET', path: '/api/proxies/alpha/console', handler: proxyConsole.GET, params: p({ name: 'alpha' }), access: 'admin' },
   { method: 'POST', path: '/api/proxies/alpha/console/input', handler: proxyConsoleInput.POST, params: p({ name: 'alpha' }), access: 'admin' },
   { method: 'POST', path: '/api/proxies/alpha/console/takeover', handler: proxyConsoleTakeover.POST, params: p({ name: 'alpha' }), access: 'admin' },
+  { method: 'GET', path: '/api/proxies/alpha/diagnosis', handler: proxyDiagnosis.GET, params: p({ name: 'alpha' }), access: 'admin' },
   { method: 'GET', path: '/api/discovery/proxies', handler: discovery.GET, access: 'reader' },
   { method: 'GET', path: '/api/metrics', handler: metrics.GET, access: 'reader' },
   { method: 'GET', path: '/api/events', handler: liveEvents.GET, access: 'reader' },
@@ -148,6 +150,7 @@ export const handlers = {
   proxyConsole,
   proxyConsoleInput,
   proxyConsoleTakeover,
+  proxyDiagnosis,
   proxyDownload,
   proxyEvents,
   proxyProbes,
@@ -354,6 +357,8 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
     logger,
     metrics: createMetrics(),
     probe: async () => ({ healthy: true, reason: 'TargetReachable' as const, message: 'stub', latencyMs: 3, egressIP: '203.0.113.9' }),
+    // The fake provider's addresses are documentation ones: nothing may be sent to them.
+    portCheck: async () => ({ outcome: 'open' as const, latencyMs: 1 }),
     auth: { cost: cheapCost, ...(options.environmentPassword ? { adminPassword: options.environmentPassword } : {}) },
   });
   if (runtime.settings.dataDir !== dir.path) throw new Error('a runtime is already running in this process');

@@ -10,6 +10,7 @@ import { ErrPermanent, ProviderError } from '@/server/providers/errors';
 import type { HostCapacityReader } from '@/server/providers/host-capacity';
 import type { HostInventory } from '@/server/providers/host-inventory';
 import type { InstanceConsole } from '@/server/providers/instance-console';
+import type { InstanceInspector } from '@/server/providers/instance-inspection';
 import { bindOnce, type Logger } from '@/server/telemetry/logger';
 import { tracer } from '@/server/telemetry/tracing';
 import { defaultBudgets, type Budgets } from './backend';
@@ -24,6 +25,7 @@ import { kvm2HostInventory } from './host-inventory';
 import { createHostBackend } from './hosts';
 import { deleteInstance, getInstance, listInstances } from './instance';
 import { kvm2InstanceConsole } from './instance-console';
+import { kvm2InstanceInspector } from './instance-inspection';
 import { watchHosts } from './instance-watch';
 import { KeyedLock } from './keyed-lock';
 import { configuredHost, startupWarnings, withDefaults, type Kvm2Settings } from './kvm2';
@@ -74,6 +76,8 @@ export class Kvm2Provider implements Provider {
   readonly capacity: HostCapacityReader;
   /** Managed domains' serial consoles, on the hosts' pooled connections. */
   readonly console: InstanceConsole;
+  /** Read-only looks at one domain, for the diagnosis of a Proxy. */
+  readonly inspector: InstanceInspector;
   private readonly context: Kvm2Context;
   private readonly hostEvents = new Set<HostEvents>();
   /** operations running now; close waits for them */
@@ -97,6 +101,7 @@ export class Kvm2Provider implements Provider {
     this.capacity = kvm2HostCapacity(this.context);
     this.console = kvm2InstanceConsole(this.context);
     this.inventory = kvm2HostInventory({ settings: options.settings, backend: options.backend, downloads: this.downloads });
+    this.inspector = kvm2InstanceInspector({ settings: options.settings, backend: options.backend });
   }
 
   get settings(): Kvm2Settings {

@@ -1,0 +1,8 @@
+// Why the Proxy is (not) Ready: the read-only checklist of server/control/diagnosis.ts, run now.
+import type { Diagnosis } from '@/lib/api/diagnosis';
+import { route } from '@/server/http/route';
+import { proxyParams } from '@/server/http/schemas';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = route({ access: 'admin', params: proxyParams }, async ({ runtime, params }) => (await runtime.diagnosis.diagnose(params.name)) satisfies Diagnosis);

@@ -14,6 +14,7 @@ import { controlClass } from '@/components/ui/field';
 import { Age } from '@/components/ui/age';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { TableScroll, Td, Th } from '@/components/ui/table';
+import { diagnosisHref, needsExplaining } from './diagnosis-view';
 import { applyFilters, noFilters, type ProxyFilters } from './filters';
 import { HealthyBadge, PhaseBadge } from './phase-badge';
 import { useProxies } from './queries';
@@ -82,6 +83,11 @@ const ProxyRow = memo(function ProxyRow({ proxy, index, measure }: ProxyRowProps
       <Td>{proxy.provider ?? '—'}</Td>
       <Td>
         <PhaseBadge phase={proxy.status.phase} />
+        {needsExplaining(proxy, nowMs) ? (
+          <Link prefetch={false} href={diagnosisHref(proxy.name)} className="ml-2 text-xs text-blue-800 underline underline-offset-2" aria-label={`why? ${proxy.name} is not Ready`}>
+            why?
+          </Link>
+        ) : null}
       </Td>
       <Td className="font-mono text-xs">{proxy.status.ip ?? proxy.address ?? ''}</Td>
       <Td>

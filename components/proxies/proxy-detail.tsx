@@ -14,6 +14,7 @@ import { PageHeader, Panel } from '@/components/ui/panel';
 import { SkeletonChart, SkeletonRows } from '@/components/ui/skeleton';
 import { ConditionsTable } from './conditions-table';
 import { DeleteProxyButton } from './delete-dialog';
+import { DiagnosisChecklist } from './diagnosis-checklist';
 import { DownloadProgressPanel } from './download-progress';
 import { EventsTimeline } from './events-timeline';
 import { HealthyBadge, PhaseBadge } from './phase-badge';
@@ -117,6 +118,7 @@ export function ProxyDetail({ name }: { name: string }) {
         <Panel title="Status and placement">
           <Summary proxy={view} />
         </Panel>
+        <DiagnosisChecklist name={view.name} />
         <Panel title="Conditions">
           <ConditionsTable conditions={view.status.conditions} />
         </Panel>

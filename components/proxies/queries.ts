@@ -4,6 +4,7 @@
 // (DELETE). What the live stream carries polls only while it is down (live-status.ts); create and
 // delete invalidate what they changed.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { diagnosisSchema } from '@/lib/api/diagnosis';
 import { placementPreviewSchema } from '@/lib/api/placement';
 import { probeHistorySchema, proxyDownloadSchema, proxyEventListSchema, proxyListSchema, proxyViewSchema } from '@/lib/api/proxies';
 import type { ProxyCreateInput } from '@/lib/proxy-spec';
@@ -22,6 +23,7 @@ export const proxyKeys = {
   events: (name: string) => ['proxies', 'events', name] as const,
   probes: (name: string, windowMs: number) => ['proxies', 'probes', name, windowMs] as const,
   download: (name: string) => ['proxies', 'download', name] as const,
+  diagnosis: (name: string) => ['proxies', 'diagnosis', name] as const,
   placement: (provider: string, machineType: string) => ['proxies', 'placement', provider, machineType] as const,
 };
 
@@ -41,6 +43,17 @@ export function useProxy(name: string) {
     queryKey: proxyKeys.detail(name),
     queryFn: ({ signal }) => apiRequest(`/api/proxies/${segment(name)}`, proxyViewSchema, { signal }),
     refetchInterval: usePollInterval(pollMs),
+  });
+}
+
+/** The diagnosis checklist: run once when asked for (it dials the host), again on refetch only. */
+export function useDiagnosis(name: string) {
+  return useQuery({
+    queryKey: proxyKeys.diagnosis(name),
+    queryFn: ({ signal }) => apiRequest(`/api/proxies/${segment(name)}/diagnosis`, diagnosisSchema, { signal }),
+    staleTime: Infinity,
+    refetchOnWindowFocus: false,
+    retry: false,
   });
 }
 

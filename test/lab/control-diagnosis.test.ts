@@ -1,0 +1,88 @@
+// The diagnosis on the lab's real hypervisors: a managed domain that boots no OS (the lab's default
+// image), one on each host (lab1: libvirt 9.0, lab2: libvirt 11.3), gets a checklist whose early
+// steps pass (host, domain, seed), whose cloud-init step says there is no console capture yet, and
+// which fails clearly at the guest agent, skipping what needs an address. It changes nothing: the
+// domain, its XML, the pool's volumes and the Proxy's record and events are the same afterwards.
+// The duration of each run is printed (figures, not assertions).
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { Diagnosis } from '@/lib/api/diagnosis';
+import { instanceName } from '@/server/control/names';
+import type { Runtime } from '@/server/runtime';
+import { loadLab, virsh } from './harness/lab';
+import { ControlLabRun, domainState, labProxy } from './control-support';
+
+let run: ControlLabRun;
+let runtime: Runtime;
+let entry: string;
+const proxies: Record<string, string> = {};
+
+beforeAll(async () => {
+  run = new ControlLabRun(loadLab());
+  entry = run.entryName('diag');
+  for (const host of ['lab1', 'lab2']) proxies[host] = run.proxyName(`diag-${host}`);
+  runtime = await run.start({ entries: [{ suffix: 'diag' }] });
+});
+afterAll(async () => {
+  await run?.cleanUp();
+});
+
+async function runningDomain(name: string, host: string): Promise<void> {
+  await vi.waitFor(() => expect(runtime.proxies.get(name).status.providerID, `${name} to record its instance`).toBeDefined(), { timeout: 90_000, interval: 250 });
+  await vi.waitFor(async () => expect(await domainState(instanceName(name), host)).toBe('running'), { timeout: 60_000, interval: 250 });
+}
+
+/** What a diagnosis must leave as it was: the domain, its XML, the pool, the record and its events. */
+async function observable(name: string, host: string) {
+  const domain = instanceName(name);
+  const record = runtime.store.proxies.get(name);
+  return {
+    state: await domainState(domain, host),
+    xml: await virsh(['dumpxml', domain], host),
+    volumes: await run.instanceVolumes(domain, host),
+    status: record?.status,
+    events: runtime.proxies.events(name).map((event) => `${event.reason}:${event.count}`),
+  };
+}
+
+describe.each(['lab1', 'lab2'])('the diagnosis of a managed domain that boots no OS, on %s', (host) => {
+  let diagnosis: Diagnosis;
+
+  it('passes host, domain and seed, cannot tell cloud-init without a console capture, and fails at the guest agent', async () => {
+    const name = proxies[host] as string;
+    runtime.proxies.create(labProxy({ name, provider: entry, zone: host }));
+    await runningDomain(name, host);
+    const before = await observable(name, host);
+
+    diagnosis = await runtime.diagnosis.diagnose(name);
+    const status = Object.fromEntries(diagnosis.steps.map((step) => [step.id, step.status]));
+    expect(status).toEqual({
+      host: 'pass',
+      domain: 'pass',
+      seed: 'pass',
+      'cloud-init': 'unknown',
+      agent: 'fail',
+      address: 'fail',
+      port: 'skipped',
+      probe: 'skipped',
+      egress: 'skipped',
+    });
+    expect(diagnosis.firstFailure).toBe('agent');
+    const step = (id: string) => diagnosis.steps.find((candidate) => candidate.id === id);
+    expect(step('host')?.evidence).toMatch(new RegExp(`^${entry}/${host}: health check: Reachable, checked at .*; connected for this diagnosis in \\d+ ms$`));
+    expect(step('domain')?.evidence).toBe(`domain ${instanceName(name)} on host ${host} is running`);
+    expect(step('seed')?.evidence).toBe(`${instanceName(name)}-seed.iso attached as sda (cdrom)`);
+    expect(step('cloud-init')?.evidence).toBe('no console capture yet');
+    expect(step('agent')?.evidence).toMatch(/^the host says: .*guest agent is not connected/i);
+    expect(step('agent')?.next).toContain('qemu-guest-agent');
+    expect(step('address')?.evidence).toMatch(/^no usable IPv4 address \(agent: .*; ARP: .*\)$/);
+
+    expect(await observable(name, host)).toEqual(before);
+    console.log(`diagnosis on ${host}: ${diagnosis.durationMs} ms (${diagnosis.steps.map((entry) => `${entry.id} ${entry.durationMs}`).join(', ')})`);
+  });
+
+  it('a second run answers the same', async () => {
+    const again = await runtime.diagnosis.diagnose(proxies[host] as string);
+    expect(again.steps.map((step) => step.status)).toEqual(diagnosis.steps.map((step) => step.status));
+    console.log(`diagnosis on ${host}, second run: ${again.durationMs} ms`);
+  });
+});

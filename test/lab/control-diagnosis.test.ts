@@ -2,7 +2,7 @@
 // image), one on each host (lab1: libvirt 9.0, lab2: libvirt 11.3), gets a checklist whose early
 // steps pass (host, domain, seed), whose cloud-init step says there is no console capture yet, and
 // which fails clearly at the guest agent, skipping what needs an address. It changes nothing: the
-// domain, its XML, the pool's volumes and the Proxy's record and events are the same afterwards.
+// domain, its XML, the pool's volumes and the Proxy's spec and instance are the same afterwards.
 // The duration of each run is printed (figures, not assertions).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Diagnosis } from '@/lib/api/diagnosis';
@@ -31,7 +31,10 @@ async function runningDomain(name: string, host: string): Promise<void> {
   await vi.waitFor(async () => expect(await domainState(instanceName(name), host)).toBe('running'), { timeout: 60_000, interval: 250 });
 }
 
-/** What a diagnosis must leave as it was: the domain, its XML, the pool, the record and its events. */
+/**
+ * What a diagnosis must leave as it was: the domain, its XML, the pool and the Proxy's record (its
+ * spec and what the instance is; the reconciler keeps retrying meanwhile and restamps its last error).
+ */
 async function observable(name: string, host: string) {
   const domain = instanceName(name);
   const record = runtime.store.proxies.get(name);
@@ -39,8 +42,9 @@ async function observable(name: string, host: string) {
     state: await domainState(domain, host),
     xml: await virsh(['dumpxml', domain], host),
     volumes: await run.instanceVolumes(domain, host),
-    status: record?.status,
-    events: runtime.proxies.events(name).map((event) => `${event.reason}:${event.count}`),
+    generation: record?.generation,
+    spec: record?.spec,
+    instance: { phase: record?.status.phase, providerID: record?.status.providerID, ip: record?.status.ip },
   };
 }
 

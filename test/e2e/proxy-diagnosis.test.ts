@@ -1,0 +1,92 @@
+// The diagnosis in the browser against the lab: a Proxy whose domain boots no OS stays Provisioning;
+// once it has not been Ready for longer than the threshold (the page's clock moved on), the Proxies
+// table links "why?", which leads to the checklist on its page with the failing step first, as the
+// API reports it; "Run again" runs it anew. A screenshot of the checklist is kept.
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { diagnosisSchema } from '@/lib/api/diagnosis';
+import { proxyViewSchema } from '@/lib/api/proxies';
+import { explainNotReadyAfterMs } from '@/components/proxies/diagnosis-view';
+import { screenshot } from './harness/browser';
+import { firstProviderName, waitForData } from './harness/dashboard';
+import { openSession, type Session } from './harness/session';
+import { loadLab } from '../lab/harness/lab';
+
+let session: Session;
+const proxyName = `e2e-diag-${Date.now().toString(36)}`;
+
+beforeAll(async () => {
+  const lab = loadLab();
+  session = await openSession({ providersConfig: lab.providersConfig });
+  const created = await session.api('POST', '/api/proxies', {
+    name: proxyName,
+    mode: 'Managed',
+    provider: firstProviderName(lab.providersConfig),
+    placement: { zone: 'lab1', machineType: 'small', image: 'lab' },
+    cloudInit: '#cloud-config\n',
+  });
+  expect(created.status(), await created.text()).toBe(201);
+  // Its domain runs (a providerID is recorded once Create converged), booting nothing.
+  await vi.waitFor(
+    async () => {
+      const view = proxyViewSchema.parse(await (await session.api('GET', `/api/proxies/${proxyName}`)).json());
+      expect(view.status.providerID).toBeDefined();
+    },
+    { timeout: 120_000, interval: 1_000 },
+  );
+});
+
+afterAll(async () => {
+  if (!session) return;
+  await session.api('DELETE', `/api/proxies/${proxyName}`);
+  await vi.waitFor(async () => expect((await session.api('GET', `/api/proxies/${proxyName}`)).status()).toBe(404), { timeout: 120_000, interval: 1_000 }).catch(() => undefined);
+  await session.close();
+});
+
+describe('the diagnosis of a Proxy that is not Ready', () => {
+  it('is linked as "why?" from the Proxies table only once it has not been Ready for longer than the threshold', async () => {
+    const { page, app } = session;
+    await page.goto(`${app.url}/proxies`);
+    await waitForData(page);
+    const row = page.getByTestId(`proxy-row-${proxyName}`);
+    await row.waitFor();
+    await expect(row.getByRole('link', { name: /^why\?/ }).count()).resolves.toBe(0);
+
+    // The browser's clock past the threshold; the table's ages count from the poll that brought the rows.
+    await page.clock.setFixedTime(Date.now() + explainNotReadyAfterMs + 60_000);
+    await page.goto(`${app.url}/proxies`);
+    await waitForData(page);
+    const why = page.getByTestId(`proxy-row-${proxyName}`).getByRole('link', { name: /^why\?/ });
+    await why.waitFor();
+    await why.click();
+    await page.waitForURL(`${app.url}/proxies/${proxyName}#diagnosis`);
+  });
+
+  it('shows the checklist with the failing step first, as the API reports it, and runs it again on request', async () => {
+    const { page } = session;
+    const steps = page.locator('#diagnosis ol > li');
+    await steps.first().waitFor({ timeout: 30_000 });
+    const shown = await steps.evaluateAll((items) => items.map((item) => ({ id: item.getAttribute('data-testid')?.replace('diagnosis-step-', ''), status: item.getAttribute('data-status') })));
+    expect(shown).toHaveLength(9);
+    expect(shown[0]).toEqual({ id: 'agent', status: 'fail' });
+    expect(shown.filter((step) => step.status === 'fail').map((step) => step.id)).toEqual(['agent', 'address']);
+    // After the failures, the rest in checklist order.
+    expect(shown.slice(2).map((step) => step.id)).toEqual(['host', 'domain', 'seed', 'cloud-init', 'port', 'probe', 'egress']);
+    await expect(page.locator('#diagnosis').getByText('Fails at "Guest agent answering".').count()).resolves.toBe(1);
+    await expect(page.getByTestId('diagnosis-step-agent').getByText('Next:').count()).resolves.toBe(1);
+
+    const api = diagnosisSchema.parse(await (await session.api('GET', `/api/proxies/${proxyName}/diagnosis`)).json());
+    expect(api.firstFailure).toBe(shown[0]?.id);
+
+    const path = await screenshot(page, 'proxy-diagnosis-checklist');
+    console.log(`screenshot: ${path}`);
+
+    const runs: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === `/api/proxies/${proxyName}/diagnosis`) runs.push(request.method());
+    });
+    await page.getByRole('button', { name: 'Run again' }).click();
+    await vi.waitFor(() => expect(runs).toEqual(['GET']), { timeout: 10_000, interval: 100 });
+    await page.getByRole('button', { name: 'Run again' }).waitFor();
+    await expect(page.getByTestId('diagnosis-step-agent').getAttribute('data-status')).resolves.toBe('fail');
+  });
+});

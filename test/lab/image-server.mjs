@@ -7,6 +7,8 @@
 //   GET|HEAD /images/<file>               a file of the image directory (symlinks followed, streamed:
 //                                         guest.qcow2 is hundreds of MiB), with Content-Length
 //   GET /probe                            200 "probe target"; the proxy probes' target (counted)
+//   GET /ip                               200 the caller's address as plain text: an IP-echo service
+//                                         (IP_ECHO_URL) for the egress IP the proxies report
 //   /variants/chunked.qcow2               the image without Content-Length (chunked encoding)
 //   /variants/empty.qcow2                 Content-Length: 0
 //   /variants/404 | /variants/429 | /variants/503   that status (429/503 with Retry-After: 1)
@@ -167,6 +169,7 @@ async function handle(req, res) {
   count(req.method ?? 'GET', path);
   if (req.method !== 'GET' && req.method !== 'HEAD') return sendStatus(res, 405, { Allow: 'GET, HEAD' });
   if (path === '/probe') return sendBytes(req, res, Buffer.from('probe target\n'));
+  if (path === '/ip') return sendBytes(req, res, Buffer.from(`${(req.socket.remoteAddress ?? '').replace(/^::ffff:/, '')}\n`));
   const variant = variants[path];
   if (variant) return variant(req, res, url.searchParams);
   if (path.startsWith('/images/')) return sendImageFile(req, res, path.slice('/images/'.length));

@@ -14,10 +14,10 @@ import { milestonesFromEvents, PhaseTimeline, waitForProxy } from './proxy-watch
 import { recordGuestTimings } from './timings';
 
 /** Opens the file's guest session before its tests and closes it after them; returns its getter. */
-export function guestSessionForFile(): () => GuestSession {
+export function guestSessionForFile(options: Parameters<typeof openGuestSession>[0] = {}): () => GuestSession {
   let session: GuestSession | undefined;
   beforeAll(async () => {
-    session = await openGuestSession();
+    session = await openGuestSession(options);
   });
   afterAll(async () => {
     await session?.close();

@@ -28,7 +28,8 @@ const guestLoops: Record<string, string> = {
   PROVIDER_CHECK_INTERVAL: '30s',
 };
 
-export async function openGuestSession(): Promise<GuestSession> {
+/** `env`: server settings on top of the session's, from the lab (e.g. IP_ECHO_URL). */
+export async function openGuestSession(options: { env?: (lab: GuestLab) => Record<string, string> } = {}): Promise<GuestSession> {
   const lab = loadGuestLab();
   const image = await ensureGuestImage(lab);
   // Cached bases of an earlier run (maybe of another image build) must not be adopted.
@@ -38,7 +39,7 @@ export async function openGuestSession(): Promise<GuestSession> {
   let app: AppServer | undefined;
   try {
     const providersConfig = writeGuestProvidersConfig({ lab, image, dir: configDir });
-    app = await startApp({ providersConfig, env: { ...guestLoops, PROBE_URL: probeUrl } });
+    app = await startApp({ providersConfig, env: { ...guestLoops, PROBE_URL: probeUrl, ...options.env?.(lab) } });
     const api = await ApiClient.logIn({ url: app.url, password: app.password });
     const started = app;
     return {

@@ -3,7 +3,7 @@
 // within its own time budget, so the whole runs in a few seconds at worst; a step whose
 // prerequisite did not pass is skipped. It changes nothing: the provider's instance inspection
 // only reads, the port check connects and closes, the probe is the health probe's own request.
-import type { Diagnosis, DiagnosisStep, DiagnosisStepId } from '@/lib/api/diagnosis';
+import { type Diagnosis, type DiagnosisStep, type DiagnosisStepId, diagnosisStepIds } from '@/lib/api/diagnosis';
 import type { ProxyView } from '@/lib/proxy-spec';
 import type { Provider, Target } from '@/server/providers/contract';
 import type { AddressAnswer, InstanceInspection } from '@/server/providers/instance-inspection';
@@ -120,7 +120,7 @@ export class DiagnosisService {
     const startedAt = isoTime(this.options.clock);
     const started = performance.now();
     const results = view.mode === 'Managed' ? await this.managed(view) : await this.static(view);
-    const steps: DiagnosisStep[] = (Object.keys(stepTitles) as DiagnosisStepId[]).map((id) => {
+    const steps: DiagnosisStep[] = diagnosisStepIds.map((id) => {
       const { ms, ...verdict } = results[id];
       return { id, title: stepTitles[id], ...verdict, durationMs: Math.round(ms) };
     });

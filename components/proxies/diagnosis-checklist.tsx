@@ -1,7 +1,9 @@
 'use client';
 // "Why isn't my Proxy Ready?": the diagnosis checklist (GET /api/proxies/{name}/diagnosis), failing
-// steps first, each with what was seen and what to do next, and a button to run it again.
+// steps first, each with what was seen and what to do next, and a button to run it again. It runs
+// by itself for a Proxy that is not Ready; for a Ready one, when asked.
 import type { DiagnosisStatus, DiagnosisStep } from '@/lib/api/diagnosis';
+import type { ProxyView } from '@/lib/proxy-spec';
 import { Badge, type BadgeTone } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { ErrorPanel } from '@/components/ui/error-panel';
@@ -39,17 +41,20 @@ function StepItem({ step }: { step: DiagnosisStep }) {
   );
 }
 
-export function DiagnosisChecklist({ name }: { name: string }) {
-  const diagnosis = useDiagnosis(name);
-  const rerun = (
+export function DiagnosisChecklist({ proxy }: { proxy: ProxyView }) {
+  const diagnosis = useDiagnosis(proxy.name, proxy.status.phase !== 'Ready');
+  const idle = diagnosis.isPending && !diagnosis.isFetching;
+  const run = (
     <Button onClick={() => void diagnosis.refetch()} disabled={diagnosis.isFetching}>
-      {diagnosis.isFetching ? 'Running…' : 'Run again'}
+      {diagnosis.isFetching ? 'Running…' : idle ? 'Run diagnosis' : 'Run again'}
     </Button>
   );
   return (
     <div id={diagnosisAnchor} className="scroll-mt-4">
-      <Panel title="Diagnosis" actions={rerun}>
-        {diagnosis.isPending ? (
+      <Panel title="Diagnosis" actions={run}>
+        {idle ? (
+          <p className="text-sm text-slate-700">The Proxy is Ready. Run the diagnosis to see every step from the host to the egress IP.</p>
+        ) : diagnosis.isPending ? (
           <SkeletonRows rows={4} label="the diagnosis" />
         ) : diagnosis.isError ? (
           <ErrorPanel title="Could not run the diagnosis" error={diagnosis.error} onRetry={() => void diagnosis.refetch()} />

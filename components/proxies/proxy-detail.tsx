@@ -118,7 +118,7 @@ export function ProxyDetail({ name }: { name: string }) {
         <Panel title="Status and placement">
           <Summary proxy={view} />
         </Panel>
-        <DiagnosisChecklist name={view.name} />
+        <DiagnosisChecklist proxy={view} />
         <Panel title="Conditions">
           <ConditionsTable conditions={view.status.conditions} />
         </Panel>

@@ -46,11 +46,12 @@ export function useProxy(name: string) {
   });
 }
 
-/** The diagnosis checklist: run once when asked for (it dials the host), again on refetch only. */
-export function useDiagnosis(name: string) {
+/** The diagnosis checklist: it dials the host, so it runs once when enabled and then only on refetch. */
+export function useDiagnosis(name: string, enabled: boolean) {
   return useQuery({
     queryKey: proxyKeys.diagnosis(name),
     queryFn: ({ signal }) => apiRequest(`/api/proxies/${segment(name)}/diagnosis`, diagnosisSchema, { signal }),
+    enabled,
     staleTime: Infinity,
     refetchOnWindowFocus: false,
     retry: false,

@@ -1,7 +1,8 @@
 // The diagnosis in the browser against the lab: a Proxy whose domain boots no OS stays Provisioning;
 // once it has not been Ready for longer than the threshold (the page's clock moved on), the Proxies
 // table links "why?", which leads to the checklist on its page with the failing step first, as the
-// API reports it; "Run again" runs it anew. A screenshot of the checklist is kept.
+// API reports it; "Run again" runs it anew. A screenshot of the checklist is kept. A Ready Proxy
+// (Static, at the lab image server, which answers HTTP) runs it only when asked.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { diagnosisSchema } from '@/lib/api/diagnosis';
 import { proxyViewSchema } from '@/lib/api/proxies';
@@ -13,10 +14,15 @@ import { loadLab } from '../lab/harness/lab';
 
 let session: Session;
 const proxyName = `e2e-diag-${Date.now().toString(36)}`;
+const readyName = `${proxyName}-ready`;
 
 beforeAll(async () => {
   const lab = loadLab();
-  session = await openSession({ providersConfig: lab.providersConfig });
+  // Probes every 2 s, so the Static proxy is Ready within seconds.
+  session = await openSession({ providersConfig: lab.providersConfig, env: { PROBE_INTERVAL: '2s' } });
+  const imageServer = new URL(lab.imageServer.url);
+  const ready = await session.api('POST', '/api/proxies', { name: readyName, mode: 'Static', address: imageServer.hostname, port: Number(imageServer.port), labels: {} });
+  expect(ready.status(), await ready.text()).toBe(201);
   const created = await session.api('POST', '/api/proxies', {
     name: proxyName,
     mode: 'Managed',
@@ -37,6 +43,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (!session) return;
+  await session.api('DELETE', `/api/proxies/${readyName}`);
   await session.api('DELETE', `/api/proxies/${proxyName}`);
   await vi.waitFor(async () => expect((await session.api('GET', `/api/proxies/${proxyName}`)).status()).toBe(404), { timeout: 120_000, interval: 1_000 }).catch(() => undefined);
   await session.close();
@@ -88,5 +95,28 @@ describe('the diagnosis of a Proxy that is not Ready', () => {
     await vi.waitFor(() => expect(runs).toEqual(['GET']), { timeout: 10_000, interval: 100 });
     await page.getByRole('button', { name: 'Run again' }).waitFor();
     await expect(page.getByTestId('diagnosis-step-agent').getAttribute('data-status')).resolves.toBe('fail');
+  });
+
+  it('runs for a Ready Proxy only when asked, then shows every step it could check passing', async () => {
+    const { page, app } = session;
+    await vi.waitFor(async () => expect(proxyViewSchema.parse(await (await session.api('GET', `/api/proxies/${readyName}`)).json()).status.phase).toBe('Ready'), {
+      timeout: 30_000,
+      interval: 500,
+    });
+    const runs: string[] = [];
+    page.on('request', (request) => {
+      if (new URL(request.url()).pathname === `/api/proxies/${readyName}/diagnosis`) runs.push(request.method());
+    });
+    await page.goto(`${app.url}/proxies/${readyName}`);
+    await waitForData(page);
+    const run = page.getByRole('button', { name: 'Run diagnosis' });
+    await run.waitFor();
+    expect(runs).toEqual([]);
+    await run.click();
+    await page.getByTestId('diagnosis-step-probe').waitFor();
+    expect(runs).toEqual(['GET']);
+    const shown = await page.locator('#diagnosis ol > li').evaluateAll((items) => items.map((item) => item.getAttribute('data-status')));
+    expect(shown).toEqual(['skipped', 'skipped', 'skipped', 'skipped', 'skipped', 'pass', 'pass', 'pass', 'skipped']);
+    await expect(page.locator('#diagnosis').getByText('No step failed.').count()).resolves.toBe(1);
   });
 });

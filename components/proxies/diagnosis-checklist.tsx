@@ -2,6 +2,7 @@
 // "Why isn't my Proxy Ready?": the diagnosis checklist (GET /api/proxies/{name}/diagnosis), failing
 // steps first, each with what was seen and what to do next, and a button to run it again. It runs
 // by itself for a Proxy that is not Ready; for a Ready one, when asked.
+import { useEffect, useRef } from 'react';
 import type { DiagnosisStatus, DiagnosisStep } from '@/lib/api/diagnosis';
 import type { ProxyView } from '@/lib/proxy-spec';
 import { Badge, type BadgeTone } from '@/components/ui/badge';
@@ -11,7 +12,7 @@ import { formatTime } from '@/components/ui/format';
 import { Panel } from '@/components/ui/panel';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { diagnosisAnchor, failingFirst } from './diagnosis-view';
-import { useDiagnosis } from './queries';
+import { useDiagnosisRun } from './queries';
 
 const statusLook: Record<DiagnosisStatus, { label: string; tone: BadgeTone }> = {
   pass: { label: 'Pass', tone: 'ok' },
@@ -42,22 +43,29 @@ function StepItem({ step }: { step: DiagnosisStep }) {
 }
 
 export function DiagnosisChecklist({ proxy }: { proxy: ProxyView }) {
-  const diagnosis = useDiagnosis(proxy.name, proxy.status.phase !== 'Ready');
-  const idle = diagnosis.isPending && !diagnosis.isFetching;
+  const diagnosis = useDiagnosisRun(proxy.name);
+  const { mutate } = diagnosis;
+  const autoRun = proxy.status.phase !== 'Ready';
+  const ran = useRef(false);
+  useEffect(() => {
+    if (!autoRun || ran.current) return;
+    ran.current = true;
+    mutate();
+  }, [autoRun, mutate]);
   const run = (
-    <Button onClick={() => void diagnosis.refetch()} disabled={diagnosis.isFetching}>
-      {diagnosis.isFetching ? 'Running…' : idle ? 'Run diagnosis' : 'Run again'}
+    <Button onClick={() => mutate()} disabled={diagnosis.isPending}>
+      {diagnosis.isPending ? 'Running…' : diagnosis.isIdle ? 'Run diagnosis' : 'Run again'}
     </Button>
   );
   return (
     <div id={diagnosisAnchor} className="scroll-mt-4">
       <Panel title="Diagnosis" actions={run}>
-        {idle ? (
+        {diagnosis.isIdle && !autoRun ? (
           <p className="text-sm text-slate-700">The Proxy is Ready. Run the diagnosis to see every step from the host to the egress IP.</p>
-        ) : diagnosis.isPending ? (
+        ) : diagnosis.isIdle || diagnosis.isPending ? (
           <SkeletonRows rows={4} label="the diagnosis" />
         ) : diagnosis.isError ? (
-          <ErrorPanel title="Could not run the diagnosis" error={diagnosis.error} onRetry={() => void diagnosis.refetch()} />
+          <ErrorPanel title="Could not run the diagnosis" error={diagnosis.error} onRetry={() => mutate()} />
         ) : (
           <>
             <p className="mb-3 text-sm text-slate-700" aria-live="polite">

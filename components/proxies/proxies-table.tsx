@@ -14,9 +14,9 @@ import { controlClass } from '@/components/ui/field';
 import { Age } from '@/components/ui/age';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { TableScroll, Td, Th } from '@/components/ui/table';
-import { diagnosisHref, needsExplaining } from './diagnosis-view';
 import { applyFilters, noFilters, type ProxyFilters } from './filters';
 import { HealthyBadge, PhaseBadge } from './phase-badge';
+import { WhyNotReadyLink } from './why-not-ready-link';
 import { useProxies } from './queries';
 
 function FilterBar({ filters, onChange, providers }: { filters: ProxyFilters; onChange: (next: ProxyFilters) => void; providers: string[] }) {
@@ -83,11 +83,7 @@ const ProxyRow = memo(function ProxyRow({ proxy, index, measure }: ProxyRowProps
       <Td>{proxy.provider ?? '—'}</Td>
       <Td>
         <PhaseBadge phase={proxy.status.phase} />
-        {needsExplaining(proxy, nowMs) ? (
-          <Link prefetch={false} href={diagnosisHref(proxy.name)} className="ml-2 text-xs text-blue-800 underline underline-offset-2" aria-label={`why? ${proxy.name} is not Ready`}>
-            why?
-          </Link>
-        ) : null}
+        <WhyNotReadyLink proxy={proxy} />
       </Td>
       <Td className="font-mono text-xs">{proxy.status.ip ?? proxy.address ?? ''}</Td>
       <Td>

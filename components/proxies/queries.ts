@@ -23,7 +23,6 @@ export const proxyKeys = {
   events: (name: string) => ['proxies', 'events', name] as const,
   probes: (name: string, windowMs: number) => ['proxies', 'probes', name, windowMs] as const,
   download: (name: string) => ['proxies', 'download', name] as const,
-  diagnosis: (name: string) => ['proxies', 'diagnosis', name] as const,
   placement: (provider: string, machineType: string) => ['proxies', 'placement', provider, machineType] as const,
 };
 
@@ -46,16 +45,12 @@ export function useProxy(name: string) {
   });
 }
 
-/** The diagnosis checklist: it dials the host, so it runs once when enabled and then only on refetch. */
-export function useDiagnosis(name: string, enabled: boolean) {
-  return useQuery({
-    queryKey: proxyKeys.diagnosis(name),
-    queryFn: ({ signal }) => apiRequest(`/api/proxies/${segment(name)}/diagnosis`, diagnosisSchema, { signal }),
-    enabled,
-    staleTime: Infinity,
-    refetchOnWindowFocus: false,
-    retry: false,
-  });
+/**
+ * The diagnosis checklist, run when asked. A mutation, not a query: it dials the host, so neither
+ * the live feed's invalidations nor a refocus may run it again behind the admin's back.
+ */
+export function useDiagnosisRun(name: string) {
+  return useMutation({ mutationFn: () => apiRequest(`/api/proxies/${segment(name)}/diagnosis`, diagnosisSchema) });
 }
 
 /** The host automatic placement would choose now for a Proxy of `machineType` on `provider`. */

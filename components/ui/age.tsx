@@ -28,7 +28,11 @@ function subscribe(listener: () => void): () => void {
 
 const now = () => nowMs;
 
+/** The shared clock's time (epoch ms), re-rendering the caller every tick. */
+export function useNow(): number {
+  return useSyncExternalStore(subscribe, now, now);
+}
+
 export function Age({ since }: { since: string | undefined }) {
-  const current = useSyncExternalStore(subscribe, now, now);
-  return <>{formatAge(since, current)}</>;
+  return <>{formatAge(since, useNow())}</>;
 }

@@ -58,7 +58,7 @@ describe('the diagnosis of a Proxy that is not Ready', () => {
     await row.waitFor();
     await expect(row.getByRole('link', { name: /^why\?/ }).count()).resolves.toBe(0);
 
-    // The browser's clock past the threshold; the table's ages count from the poll that brought the rows.
+    // The browser's clock past the threshold: the table's shared clock reads it when the page loads.
     await page.clock.setFixedTime(Date.now() + explainNotReadyAfterMs + 60_000);
     await page.goto(`${app.url}/proxies`);
     await waitForData(page);

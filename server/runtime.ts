@@ -225,8 +225,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const diagnosis = new DiagnosisService({
     proxy: (name) => proxies.get(name),
     providers: { get: providers.get, summary: (name) => providers.list().find((entry) => entry.name === name) },
-    // No console capture yet: the serial-console work plugs its ring buffer's text in here.
-    consoleLog: () => undefined,
+    // The boot capture's ring buffer: cloud-init's console lines, when it got that far.
+    consoleLog: (proxyName) => consoles.consoleLog(proxyName),
     probe: options.probe ?? probeProxy,
     portCheck: options.portCheck ?? checkPort,
     probeUrl: settings.probeUrl,

@@ -1,14 +1,15 @@
 // The diagnosis on the lab's real hypervisors: a managed domain that boots no OS (the lab's default
 // image), one on each host (lab1: libvirt 9.0, lab2: libvirt 11.3), gets a checklist whose early
-// steps pass (host, domain, seed), whose cloud-init step says there is no console capture yet, and
-// which fails clearly at the guest agent, skipping what needs an address. It changes nothing: the
-// domain, its XML, the pool's volumes and the Proxy's spec and instance are the same afterwards.
-// The duration of each run is printed (figures, not assertions).
+// steps pass (host, domain, seed) and which fails first at "boot reached cloud-init": the boot
+// capture holds only the firmware's output (OVMF ends in its UEFI shell). The guest agent and the
+// address fail too; what needs an address is skipped. It changes nothing: the domain, its XML, the
+// pool's volumes and the Proxy's spec and instance are the same afterwards. The duration of each
+// run is printed (figures, not assertions).
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { Diagnosis } from '@/lib/api/diagnosis';
 import { instanceName } from '@/server/control/names';
 import type { Runtime } from '@/server/runtime';
-import { noOsWithoutConsoleCapture } from '@/test/support/diagnosis-expectations';
+import { noOsWithFirmwareOutput } from '@/test/support/diagnosis-expectations';
 import { loadLab, virsh } from './harness/lab';
 import { ControlLabRun, domainState, labProxy } from './control-support';
 
@@ -52,21 +53,23 @@ async function observable(name: string, host: string) {
 describe.each(['lab1', 'lab2'])('the diagnosis of a managed domain that boots no OS, on %s', (host) => {
   let diagnosis: Diagnosis;
 
-  it('passes host, domain and seed, cannot tell cloud-init without a console capture, and fails at the guest agent', async () => {
+  it('passes host, domain and seed, and fails first at "boot reached cloud-init", then at the guest agent', async () => {
     const name = proxies[host] as string;
     runtime.proxies.create(labProxy({ name, provider: entry, zone: host }));
     await runningDomain(name, host);
+    await vi.waitFor(() => expect(runtime.consoleLog(name) ?? '', 'the boot capture to hold the UEFI shell').toContain('UEFI Interactive Shell'), { timeout: 110_000, interval: 500 });
     const before = await observable(name, host);
 
     diagnosis = await runtime.diagnosis.diagnose(name);
     const status = Object.fromEntries(diagnosis.steps.map((step) => [step.id, step.status]));
-    expect(status).toEqual(noOsWithoutConsoleCapture);
-    expect(diagnosis.firstFailure).toBe('agent');
+    expect(status).toEqual(noOsWithFirmwareOutput);
+    expect(diagnosis.firstFailure).toBe('cloud-init');
     const step = (id: string) => diagnosis.steps.find((candidate) => candidate.id === id);
     expect(step('host')?.evidence).toMatch(new RegExp(`^${entry}/${host}: health check: Reachable, checked at .*; connected for this diagnosis in \\d+ ms$`));
     expect(step('domain')?.evidence).toBe(`domain ${instanceName(name)} on host ${host} is running`);
     expect(step('seed')?.evidence).toBe(`${instanceName(name)}-seed.iso attached as sda (cdrom)`);
-    expect(step('cloud-init')?.evidence).toBe('no console capture yet');
+    expect(step('cloud-init')?.evidence).toMatch(/^\d+ console lines, none from cloud-init; the last: ".*"$/);
+    expect(step('cloud-init')?.next).toContain(`virsh console ${instanceName(name)}`);
     expect(step('agent')?.evidence).toMatch(/^the host says: .*guest agent is not connected/i);
     expect(step('agent')?.next).toContain('qemu-guest-agent');
     expect(step('address')?.evidence).toMatch(/^no usable IPv4 address \(agent: .*; ARP: .*\)$/);

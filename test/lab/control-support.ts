@@ -19,6 +19,7 @@ import type { ProbeRequest, ProbeResult } from '@/server/control/probe';
 import type { Kvm2Entry } from '@/server/providers/config';
 import type { CallOptions, CreateRequest, Instance, InstanceWatch, InstanceWatcher, Provider, Target } from '@/server/providers/contract';
 import type { HostCapacityReader } from '@/server/providers/host-capacity';
+import type { InstanceConsole } from '@/server/providers/instance-console';
 import type { InstanceInspector } from '@/server/providers/instance-inspection';
 import { parseProviderID } from '@/server/providers/kvm2/provider-id';
 import { kvm2Factory } from '@/server/providers/provider-types';
@@ -87,6 +88,11 @@ export class ScopedProvider implements Provider {
   /** The provider's read-only instance inspection (the diagnosis); it deletes nothing, so it needs no scope. */
   get inspector(): InstanceInspector | undefined {
     return this.inner.inspector;
+  }
+
+  /** The provider's serial consoles (boot capture; the diagnosis reads what it captured). */
+  get console(): InstanceConsole | undefined {
+    return this.inner.console;
   }
 }
 

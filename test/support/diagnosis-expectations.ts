@@ -1,5 +1,5 @@
-// What the diagnosis reports for a running managed domain that boots no OS while the server keeps
-// no console capture: shared by the unit test (over fakes) and the lab test (real hypervisors).
+// What the diagnosis reports for a running managed domain that boots no OS: without a console
+// capture (the unit test's fakes) and with the firmware's output captured (the lab).
 import type { DiagnosisStatus, DiagnosisStepId } from '@/lib/api/diagnosis';
 
 export const noOsWithoutConsoleCapture: Record<DiagnosisStepId, DiagnosisStatus> = {
@@ -13,3 +13,5 @@ export const noOsWithoutConsoleCapture: Record<DiagnosisStepId, DiagnosisStatus>
   probe: 'skipped',
   egress: 'skipped',
 };
+
+export const noOsWithFirmwareOutput: Record<DiagnosisStepId, DiagnosisStatus> = { ...noOsWithoutConsoleCapture, 'cloud-init': 'fail' };

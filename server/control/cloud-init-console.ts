@@ -18,15 +18,18 @@ export interface CloudInitProgress {
   lastLine?: string;
 }
 
+// A cursor move to a row (CSI row;col H or f): firmware redraws a line this way, not with a newline.
+const cursorPosition = /\u001b\[\d*(?:;\d*)?[Hf]/g;
 // Colour and cursor sequences (CSI and OSC), which consoles of booting systems are full of.
 const terminalEscapes = /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)|\u001b[@-Z\\-_]/g;
 const stageLine = /Cloud-init v\. (\S+) running '([^']+)'/;
 const finishedLine = /Cloud-init v\. (\S+) finished at .*?(?:Datasource (.+?)\.\s+Up\b|$)/;
 const journalPrefix = /\bcloud-init\[\d+\]:/;
 
-/** Splits console text into clean lines: escapes and carriage returns gone, blanks dropped. */
+/** Splits console text into clean lines: cursor moves read as line ends, other escapes gone, blanks dropped. */
 export function consoleLines(text: string): string[] {
   return text
+    .replace(cursorPosition, '\n')
     .replace(terminalEscapes, '')
     .split(/\r?\n|\r/)
     .map((line) => line.trim())

@@ -46,5 +46,7 @@ describe('cloud-init on the serial console', () => {
   it('keeps the last non-empty line and counts only non-empty ones, escapes stripped', () => {
     expect(cloudInitProgress('\u001b[0;1mfirst\u001b[0m\r\n\r\n  second  \r\n\u001b]0;title\u0007\r\n')).toMatchObject({ lines: 2, lastLine: 'second' });
     expect(consoleLines('a\rb\r\nc\n\u001b[Kd')).toEqual(['a', 'b', 'c', 'd']);
+    // OVMF's countdown rewrites its line by moving the cursor there.
+    expect(cloudInitProgress('Press ESC in 5 seconds\u001b[25;01HPress ESC in 4 seconds')).toMatchObject({ lines: 2, lastLine: 'Press ESC in 4 seconds' });
   });
 });

@@ -1,6 +1,6 @@
 // The composition root: settings → store → providers (from the providers config, through the
 // registry) → control loops (reconciler, provider health monitor, orphan GC, proxy probes,
-// housekeeping) → the services the HTTP routes call. All process state lives here (the auth
+// housekeeping, stats sampler) → the services the HTTP routes call. All process state lives here (the auth
 // service, the HTTP logger, the provider registry, each provider's caches): Next bundles each route
 // separately, so module-level state would be per bundle. One runtime per server process: Next's
 // dev server evaluates modules more than once, so the process-wide instance lives on globalThis.
@@ -34,6 +34,7 @@ import { ProviderSet } from './control/provider-set';
 import { ProxyService } from './control/proxy-service';
 import { toProxyView } from './control/proxy-view';
 import { Reconciler } from './control/reconciler';
+import { Sampler } from './control/sampler';
 import { type RuntimeSettings, settingsFromEnv } from './control/settings';
 
 export interface RuntimeOptions {
@@ -83,6 +84,8 @@ export interface Runtime {
   readonly housekeeping: Housekeeping;
   /** why a Proxy is (not) Ready, on demand */
   readonly diagnosis: DiagnosisService;
+  /** every host's and Proxy VM's CPU, memory and traffic; `sampler.onSample` for live updates */
+  readonly sampler: Sampler;
   /** admin password, sessions, API tokens; ADMIN_PASSWORD is applied by start() */
   readonly auth: AuthService;
   /** the Add host wizard's steps and the server's SSH identity */
@@ -171,6 +174,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   });
   const gc = new OrphanCollector({ store, clock, providers: providerSet, logger: log.child({ loop: 'orphan-gc' }), intervalMs: settings.gcIntervalMs, timeoutMs: settings.gcTimeoutMs });
   const housekeeping = new Housekeeping({ store, clock, logger: log.child({ loop: 'housekeeping' }), ...settings, intervalMs: settings.housekeepingIntervalMs });
+  const sampler = new Sampler({ store, clock, metrics, providers: providerSet, logger: log.child({ loop: 'stats-sampler' }), intervalMs: settings.statsSampleIntervalMs });
   const instanceEvents = new InstanceEvents({
     store,
     providers: providerSet,
@@ -178,6 +182,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     enqueue: (name) => reconciler.enqueue(name),
     resyncAll: () => reconciler.resyncAll(),
     onChange: (provider, change, proxy) => publishInstanceChange({ feed: live, provider, change, proxy }),
+    recheckHealth: () => monitor.runNow(),
   });
   let started = false;
   const config = new ConfigManager({
@@ -248,6 +253,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     prober,
     housekeeping,
     diagnosis,
+    sampler,
     auth,
     hostSetup,
     hostConfig,
@@ -269,6 +275,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       gc.start();
       prober.start();
       housekeeping.start();
+      sampler.start();
       log.info({ dataDir: settings.dataDir, providers: providerSet.list().map((provider) => provider.name), probeUrl: settings.probeUrl ? redactUrl(settings.probeUrl) : null }, 'control plane started');
     },
     stop() {
@@ -277,7 +284,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         live.close();
         stopPublishingProxies();
         await config.stop();
-        await Promise.all([instanceEvents.stop(), prober.stop(), gc.stop(), monitor.stop(), housekeeping.stop(), reconciler.stop(), consoles.stop()]);
+        await Promise.all([instanceEvents.stop(), prober.stop(), gc.stop(), monitor.stop(), housekeeping.stop(), sampler.stop(), reconciler.stop(), consoles.stop()]);
         for (const failure of await providerSet.close()) log.warn({ error: errorMessage(failure) }, 'closing a provider failed');
         store.close();
         log.info('control plane stopped');

@@ -1,5 +1,6 @@
 // Retention: provider health history, probe history and Proxy events older than their retention
 // are pruned; the two histories keep every sample of the last day and one per bucket before that.
+// VM and host stats are consolidated like an RRD (server/store/stats-history.ts).
 import type { Store } from '@/server/store';
 import type { Logger } from '@/server/telemetry/logger';
 import type { Clock } from './clock';
@@ -33,7 +34,7 @@ export class Housekeeping {
     return this.ticker.stop();
   }
 
-  prune(): { healthSamples: number; probeSamples: number; events: number } {
+  prune(): { healthSamples: number; probeSamples: number; events: number; statsRows: number } {
     const { store, clock } = this.options;
     const now = clock.now();
     const historyBefore = now - this.options.healthHistoryRetentionMs;
@@ -42,8 +43,9 @@ export class Housekeeping {
       healthSamples: store.health.pruneBefore(historyBefore) + store.health.downsampleBefore(thinBefore, downsampleBucketMs),
       probeSamples: store.probes.pruneBefore(historyBefore) + store.probes.downsampleBefore(thinBefore, downsampleBucketMs),
       events: store.events.pruneBefore(now - this.options.eventRetentionMs),
+      statsRows: store.stats.consolidate(now),
     };
-    if (pruned.healthSamples + pruned.probeSamples + pruned.events > 0) this.options.logger.debug(pruned, 'pruned old health samples, probes and events');
+    if (pruned.healthSamples + pruned.probeSamples + pruned.events + pruned.statsRows > 0) this.options.logger.debug(pruned, 'pruned old health samples, probes, events and stats');
     return pruned;
   }
 }

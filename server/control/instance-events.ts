@@ -2,6 +2,9 @@
 // state changes as they happen, and the Proxy owning the instance is queued at once instead of at
 // the next resync. The pass itself decides what to do (level-based), so an event only says "look
 // now". A config reload rebuilds the providers, so the watches are made again over the new set.
+// A change to a target itself (a storage pool stopped or refreshed) runs the health checks now, so
+// the host page and placement see it without waiting for the next check; changes that arrive while
+// that check runs get one more check after it.
 import type { InstanceChange, InstanceWatch, Provider } from '@/server/providers/contract';
 import type { Store } from '@/server/store';
 import type { Logger } from '@/server/telemetry/logger';
@@ -19,10 +22,14 @@ export interface InstanceEventsOptions {
   resyncAll(): void;
   /** told every change, with the Managed Proxy owning the instance when one does (the live feed) */
   onChange?(provider: string, change: InstanceChange, proxy: string | undefined): void;
+  /** runs the provider health checks now */
+  recheckHealth?(): Promise<void>;
 }
 
 export class InstanceEvents {
   private watches: InstanceWatch[] = [];
+  private recheck: Promise<void> | undefined;
+  private recheckAgain = false;
 
   constructor(private readonly options: InstanceEventsOptions) {}
 
@@ -56,12 +63,34 @@ export class InstanceEvents {
             log.info({ target }, 'instance events may have been missed; resyncing every Proxy');
             this.options.resyncAll();
           },
+          targetChanged: (target, what) => {
+            log.info({ target, change: what }, 'target changed; checking provider health now');
+            this.recheckHealth(log);
+          },
         }),
       ];
     } catch (err) {
       log.warn({ error: errorMessage(err) }, 'watching instances failed; changes are seen at the next resync');
       return [];
     }
+  }
+
+  private recheckHealth(log: Logger): void {
+    const { recheckHealth } = this.options;
+    if (!recheckHealth) return;
+    if (this.recheck) {
+      this.recheckAgain = true;
+      return;
+    }
+    this.recheck = recheckHealth()
+      .catch((err: unknown) => log.warn({ error: errorMessage(err) }, 'health re-check after a target change failed'))
+      .finally(() => {
+        this.recheck = undefined;
+        if (this.recheckAgain) {
+          this.recheckAgain = false;
+          this.recheckHealth(log);
+        }
+      });
   }
 
   private changed(provider: string, change: InstanceChange, log: Logger): void {

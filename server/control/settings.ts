@@ -24,6 +24,8 @@ export interface RuntimeSettings {
   healthHistoryRetentionMs: number;
   eventRetentionMs: number;
   housekeepingIntervalMs: number;
+  /** how often every host's and VM's CPU, memory and traffic are sampled */
+  statsSampleIntervalMs: number;
   /** debounce of config file change notifications */
   configReloadDelayMs: number;
   /** a serial console nobody watches (and whose Proxy is not booting) is released after this */
@@ -85,6 +87,7 @@ const durations: Record<Exclude<DurationKey, 'reconcileWorkers'>, { variable: st
   healthHistoryRetentionMs: { variable: 'HEALTH_HISTORY_RETENTION', fallback: '7d' },
   eventRetentionMs: { variable: 'EVENT_RETENTION', fallback: '7d' },
   housekeepingIntervalMs: { variable: 'HOUSEKEEPING_INTERVAL', fallback: '10m' },
+  statsSampleIntervalMs: { variable: 'STATS_SAMPLE_INTERVAL', fallback: '10s' },
   configReloadDelayMs: { variable: 'CONFIG_RELOAD_DELAY', fallback: '250ms' },
   consoleIdleReleaseMs: { variable: 'CONSOLE_IDLE_RELEASE', fallback: '1m' },
 };

@@ -4,6 +4,7 @@ import type { HostCapacityReader } from './host-capacity';
 import type { HostInventory } from './host-inventory';
 import type { InstanceConsole } from './instance-console';
 import type { InstanceInspector } from './instance-inspection';
+import type { HostStatsReader } from './host-stats';
 
 /** Where and on what a Proxy's instance runs (the Proxy's `spec.placement`). */
 export interface Placement {
@@ -88,6 +89,8 @@ export interface InstanceWatcher {
   changed(change: InstanceChange): void;
   /** changes on `target` may have been missed (the watch was re-established): look at everything */
   missed?(target: string): void;
+  /** something on `target` itself changed that its health check looks at (kvm2: a storage pool started, stopped or refreshed) */
+  targetChanged?(target: string, what: string): void;
 }
 
 export interface InstanceWatch {
@@ -143,4 +146,6 @@ export interface Provider {
   readonly console?: InstanceConsole;
   /** Present on providers that can look at one instance where it runs, read-only (the diagnosis). */
   readonly inspector?: InstanceInspector;
+  /** Present on providers that can read their hosts' and instances' telemetry (CPU, memory, traffic). */
+  readonly stats?: HostStatsReader;
 }

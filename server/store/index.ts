@@ -5,6 +5,7 @@ import { EventStore } from './events';
 import { ProbeHistoryStore } from './probe-history';
 import { ProviderHealthStore } from './provider-health';
 import { ProxyStore } from './proxies';
+import { StatsHistoryStore } from './stats-history';
 
 export interface Store {
   readonly db: Database;
@@ -12,6 +13,7 @@ export interface Store {
   readonly events: EventStore;
   readonly health: ProviderHealthStore;
   readonly probes: ProbeHistoryStore;
+  readonly stats: StatsHistoryStore;
   close(): void;
 }
 
@@ -23,6 +25,7 @@ export function openStore(options: OpenDatabaseOptions): Store {
     events: new EventStore(db),
     health: new ProviderHealthStore(db),
     probes: new ProbeHistoryStore(db),
+    stats: new StatsHistoryStore(db),
     close: () => {
       if (db.open) db.close();
     },

@@ -121,6 +121,46 @@ export const migrations: readonly Migration[] = [
       CREATE INDEX probe_history_by_proxy ON probe_history (proxy_uid, probed_at);
       CREATE INDEX probe_history_by_time ON probe_history (probed_at);`,
   },
+  {
+    // server/control/sampler: per-VM and per-host rates every sampling interval, consolidated like
+    // an RRD (stats-history.ts): bucket_ms is the span a row averages, 0 for a raw sample; span_ms
+    // the time its rates cover (null when it has none: the first sample, a counter reset).
+    version: 6,
+    name: 'stats history',
+    up: `
+      CREATE TABLE vm_stats (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        proxy_uid TEXT NOT NULL,
+        provider TEXT NOT NULL,
+        target TEXT NOT NULL,
+        domain TEXT NOT NULL,
+        sampled_at BIGINT NOT NULL,
+        bucket_ms INTEGER NOT NULL,
+        span_ms INTEGER,
+        cpu_percent REAL,
+        memory_bytes REAL,
+        memory_total_bytes REAL,
+        net_rx_bps REAL,
+        net_tx_bps REAL,
+        disk_read_bps REAL,
+        disk_write_bps REAL
+      );
+      CREATE INDEX vm_stats_by_proxy ON vm_stats (proxy_uid, sampled_at);
+      CREATE INDEX vm_stats_by_host ON vm_stats (provider, target, sampled_at);
+      CREATE INDEX vm_stats_by_time ON vm_stats (sampled_at);
+      CREATE TABLE host_stats (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        provider TEXT NOT NULL,
+        target TEXT NOT NULL,
+        sampled_at BIGINT NOT NULL,
+        bucket_ms INTEGER NOT NULL,
+        cpu_percent REAL,
+        memory_used_bytes REAL,
+        memory_total_bytes REAL
+      );
+      CREATE INDEX host_stats_by_host ON host_stats (provider, target, sampled_at);
+      CREATE INDEX host_stats_by_time ON host_stats (sampled_at);`,
+  },
 ];
 
 export function schemaVersion(db: Database): number {

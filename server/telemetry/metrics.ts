@@ -1,6 +1,7 @@
 // Prometheus metrics: one registry per process (kept on globalThis, because Next's dev server
 // re-evaluates modules and prom-client refuses a metric name twice) with the default Node
-// metrics, the provider target gauge, reconcile outcomes and proxy probe latency.
+// metrics, the provider target gauge, reconcile outcomes, proxy probe latency, and the sampler's
+// per-Proxy VM and per-host telemetry (server/control/sampler.ts).
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 export const reconcileOutcomes = ['ready', 'requeue', 'error', 'quota', 'failed', 'removed', 'skipped'] as const;
@@ -12,7 +13,17 @@ export interface Metrics {
   providerTargetUp: Gauge<'provider' | 'target'>;
   reconcileTotal: Counter<'outcome'>;
   probeDuration: Histogram<'result'>;
+  /** libvirt's cumulative counters, set each sampling round (a VM restart resets them, as Prometheus expects) */
+  vmCpuSeconds: Counter<'provider' | 'target' | 'proxy'>;
+  vmMemoryBytes: Gauge<'provider' | 'target' | 'proxy'>;
+  vmNetworkBytes: Counter<'provider' | 'target' | 'proxy' | 'direction'>;
+  hostCpuUsage: Gauge<'provider' | 'target'>;
+  hostMemoryUsedBytes: Gauge<'provider' | 'target'>;
+  hostMemoryTotalBytes: Gauge<'provider' | 'target'>;
 }
+
+const vmLabels = ['provider', 'target', 'proxy'] as const;
+const hostLabels = ['provider', 'target'] as const;
 
 /** A fresh set of metrics on its own registry (tests use one each). */
 export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metrics {
@@ -39,6 +50,17 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       buckets: [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
       registers: [registry],
     }),
+    vmCpuSeconds: new Counter({ name: 'proxy_operator_vm_cpu_seconds_total', help: "CPU time of the Proxy's VM, every vCPU together.", labelNames: vmLabels, registers: [registry] }),
+    vmMemoryBytes: new Gauge({ name: 'proxy_operator_vm_memory_bytes', help: "Memory the Proxy's VM holds on its host (resident).", labelNames: vmLabels, registers: [registry] }),
+    vmNetworkBytes: new Counter({
+      name: 'proxy_operator_vm_network_bytes_total',
+      help: "Bytes through the Proxy's VM's NICs, by direction (in: into the VM).",
+      labelNames: [...vmLabels, 'direction'],
+      registers: [registry],
+    }),
+    hostCpuUsage: new Gauge({ name: 'proxy_operator_host_cpu_usage_ratio', help: 'Share of the host\'s CPU time that was busy over the last sampling interval (0-1).', labelNames: hostLabels, registers: [registry] }),
+    hostMemoryUsedBytes: new Gauge({ name: 'proxy_operator_host_memory_used_bytes', help: 'Host memory in use (total less free, buffers and cache).', labelNames: hostLabels, registers: [registry] }),
+    hostMemoryTotalBytes: new Gauge({ name: 'proxy_operator_host_memory_total_bytes', help: 'Host memory in total.', labelNames: hostLabels, registers: [registry] }),
   };
 }
 

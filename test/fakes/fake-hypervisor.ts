@@ -9,6 +9,7 @@ import {
   libvirtErrorCodes,
   StoragePoolState,
   type DomainInterface,
+  type DomainStats,
   type LibvirtErrorCodeName,
 } from '@/server/libvirt';
 import type { LibvirtAPI } from '@/server/providers/kvm2/libvirt-api';
@@ -49,6 +50,8 @@ export interface FakeDomain {
   /** the state DomainCreate leaves the domain in (default Running) */
   startsAs: number;
   hasNvram: boolean;
+  /** what CONNECT_GET_ALL_DOMAIN_STATS answers beyond the state group while the domain runs */
+  stats?: Pick<DomainStats, 'cpu' | 'balloon' | 'interfaces' | 'blocks'>;
 }
 
 export interface CallRecord {
@@ -113,6 +116,9 @@ export class FakeHypervisor {
   hostname = 'fake-hypervisor';
   /** what NODE_GET_MEMORY_STATS answers, in KiB */
   memoryStatsKiB: Record<string, bigint> = { total: 8_388_608n, free: 2_097_152n, buffers: 262_144n, cached: 786_432n };
+  /** what NODE_GET_CPU_STATS answers, cumulative nanoseconds */
+  cpuStatsNs: Record<string, bigint> = { user: 4_000_000_000n, kernel: 1_000_000_000n, idle: 15_000_000_000n, iowait: 0n };
+  cpus = 4;
   libVersion = 9_000_000;
   /** virt types the domain capabilities offer */
   virtTypes: string[] = ['qemu', 'kvm'];

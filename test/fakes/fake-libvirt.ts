@@ -24,6 +24,7 @@ import {
   type DomainStatsOptions,
   type DuplexStream,
   type EventSubscription,
+  type NodeInfo,
   type StoragePool,
   type StoragePoolLifecycleEvent,
   type StorageVol,
@@ -191,7 +192,21 @@ export class FakeConnection implements LibvirtAPI {
     return this.hypervisor.hostname;
   }
 
+  async nodeGetInfo(): Promise<NodeInfo> {
+    await this.enter('nodeGetInfo');
+    const { cpus } = this.hypervisor;
+    return { model: 'x86_64', memoryKiB: this.hypervisor.memoryStatsKiB.total ?? 0n, cpus, mhz: 2000, nodes: 1, sockets: 1, cores: cpus, threads: 1 };
+  }
+
+  /** Node stats take two calls, as the real client makes them (the count, then the values). */
+  async nodeGetCpuStats(): Promise<Record<string, bigint>> {
+    await this.enter('nodeGetCpuStats');
+    await this.enter('nodeGetCpuStats');
+    return { ...this.hypervisor.cpuStatsNs };
+  }
+
   async nodeGetMemoryStats(): Promise<Record<string, bigint>> {
+    await this.enter('nodeGetMemoryStats');
     await this.enter('nodeGetMemoryStats');
     return { ...this.hypervisor.memoryStatsKiB };
   }
@@ -211,14 +226,15 @@ export class FakeConnection implements LibvirtAPI {
     return [...this.hypervisor.domains.values()].map((domain) => this.domainRef(domain));
   }
 
-  /** The state group only (what the provider asks for), for every domain or the ones named. */
+  /** The state group, and a running domain's `stats`, for every domain or the ones named. */
   async connectGetAllDomainStats(options: DomainStatsOptions): Promise<DomainStats[]> {
     await this.enter('connectGetAllDomainStats');
     const names = options.doms?.length ? options.doms.map((dom) => dom.name) : [...this.hypervisor.domains.keys()];
     return names.flatMap((name) => {
       const domain = this.hypervisor.domains.get(name);
       if (!domain) return [];
-      return [{ dom: this.domainRef(domain), params: { 'state.state': domain.state, 'state.reason': 0 }, state: { state: domain.state, reason: 0 } }];
+      const running = isActive(domain.state) ? domain.stats : undefined;
+      return [{ dom: this.domainRef(domain), params: { 'state.state': domain.state, 'state.reason': 0 }, state: { state: domain.state, reason: 0 }, ...running }];
     });
   }
 

@@ -1,12 +1,14 @@
 // The contract's watchInstances over libvirt: one host event subscription per configured host,
 // each domain lifecycle event reported as an InstanceChange, and a re-registration after a lost
-// connection reported as `missed` (events in the gap are gone).
+// connection reported as `missed` (events in the gap are gone). Storage pool lifecycle and refresh
+// events are reported as `targetChanged`: the host's health check reads its pool.
 import {
   DomainEventResumedDetail,
   DomainEventStartedDetail,
   DomainEventStoppedDetail,
   DomainEventSuspendedDetail,
   DomainEventType,
+  StoragePoolEventType,
   type DomainLifecycleEvent,
 } from '@/server/libvirt';
 import type { InstanceChange, InstanceWatch, InstanceWatcher } from '@/server/providers/contract';
@@ -18,6 +20,7 @@ type Names = Record<string, number>;
 const invert = (names: Names): Record<number, string> => Object.fromEntries(Object.entries(names).map(([name, value]) => [value, name]));
 
 const eventNames = invert(DomainEventType);
+const poolEventNames = invert(StoragePoolEventType);
 
 /** The detail names of the events whose detail matters to someone reading the log. */
 const detailNames: Record<number, Record<number, string>> = {
@@ -58,6 +61,8 @@ export function watchHosts({ hosts, subscribe, watcher }: WatchHostsOptions): In
         const change = instanceChangeOf(host, event);
         if (change) watcher.changed(change);
       },
+      onStoragePoolLifecycle: ({ pool, event }) => watcher.targetChanged?.(host, `pool ${pool.name} ${poolEventNames[event] ?? `event ${event}`}`),
+      onStoragePoolRefresh: ({ pool }) => watcher.targetChanged?.(host, `pool ${pool.name} refreshed`),
       onSubscribed: ({ resubscribed }) => {
         if (resubscribed) watcher.missed?.(host);
       },

@@ -19,6 +19,8 @@ export type LibvirtAPI = Pick<
   | 'connectDomainEventLifecycleRegister'
   | 'connectStoragePoolEventLifecycleRegister'
   | 'connectStoragePoolEventRefreshRegister'
+  | 'nodeGetInfo'
+  | 'nodeGetCpuStats'
   | 'nodeGetMemoryStats'
   | 'domainLookupByName'
   | 'domainDefineXmlFlags'

@@ -11,6 +11,7 @@ import type { HostCapacityReader } from '@/server/providers/host-capacity';
 import type { HostInventory } from '@/server/providers/host-inventory';
 import type { InstanceConsole } from '@/server/providers/instance-console';
 import type { InstanceInspector } from '@/server/providers/instance-inspection';
+import type { HostStatsReader } from '@/server/providers/host-stats';
 import { bindOnce, type Logger } from '@/server/telemetry/logger';
 import { tracer } from '@/server/telemetry/tracing';
 import { defaultBudgets, type Budgets } from './backend';
@@ -20,6 +21,7 @@ import { createInstance } from './create';
 import { DownloadTracker } from './download-progress';
 import { classify, type Kvm2Operation } from './errors';
 import { kvm2HostCapacity } from './host-capacity';
+import { kvm2HostStats } from './host-stats';
 import { subscribeHostEvents, type HostEventHandlers, type HostEvents } from './host-events';
 import { kvm2HostInventory } from './host-inventory';
 import { createHostBackend } from './hosts';
@@ -78,6 +80,8 @@ export class Kvm2Provider implements Provider {
   readonly console: InstanceConsole;
   /** Read-only looks at one domain, for the diagnosis of a Proxy. */
   readonly inspector: InstanceInspector;
+  /** Every domain's counters and the host's CPU and memory in one round per host, for the charts. */
+  readonly stats: HostStatsReader;
   private readonly context: Kvm2Context;
   private readonly hostEvents = new Set<HostEvents>();
   /** operations running now; close waits for them */
@@ -100,6 +104,7 @@ export class Kvm2Provider implements Provider {
     };
     this.capacity = kvm2HostCapacity(this.context);
     this.console = kvm2InstanceConsole(this.context);
+    this.stats = kvm2HostStats(this.context);
     this.inventory = kvm2HostInventory({ settings: options.settings, backend: options.backend, downloads: this.downloads });
     this.inspector = kvm2InstanceInspector({ settings: options.settings, backend: options.backend });
   }

@@ -84,6 +84,8 @@ export const rpcCalls: { [M in RpcMethod]: RpcCall<M> } = {
     optionsAt: 1,
     detail: (_args, subscription) => ({ event: 'refresh', callbackID: subscription?.callbackID }),
   },
+  nodeGetInfo: { name: 'NodeGetInfo', optionsAt: 0 },
+  nodeGetCpuStats: { name: 'NodeGetCPUStats', optionsAt: 0 },
   nodeGetMemoryStats: { name: 'NodeGetMemoryStats', optionsAt: 0 },
   domainLookupByName: { name: 'DomainLookupByName', optionsAt: 1, ids: ([name]) => ({ domain: name }) },
   domainDefineXmlFlags: {

@@ -1,0 +1,216 @@
+// Stats history: every query on vm_stats and host_stats (migration 6). The sampler writes one row
+// per VM and per host each interval; consolidation thins them like an RRD: raw samples for an hour,
+// one-minute averages for a day, ten-minute averages for seven days, nothing older. Reads average
+// the rows into one point per step of the window asked for. Plain SQL (integer division for the
+// buckets), so a port to another database changes nothing here but the driver calls.
+import type { Database } from 'better-sqlite3';
+
+const minute = 60_000;
+const hour = 60 * minute;
+const day = 24 * hour;
+
+/** How long each resolution is kept: rows older than `after` are averaged into `bucketMs`. */
+export const consolidationTiers = [
+  { after: hour, bucketMs: minute },
+  { after: day, bucketMs: 10 * minute },
+] as const;
+export const statsRetentionMs = 7 * day;
+
+export const statsWindows = { '1h': { spanMs: hour, stepMs: 10_000 }, '24h': { spanMs: day, stepMs: minute }, '7d': { spanMs: 7 * day, stepMs: 10 * minute } } as const;
+export type StatsWindow = keyof typeof statsWindows;
+
+export interface VmStatsRow {
+  proxyUid: string;
+  provider: string;
+  target: string;
+  domain: string;
+  sampledAtMs: number;
+  /** the time the rates cover; null when the row has no rates */
+  spanMs: number | null;
+  cpuPercent: number | null;
+  memoryBytes: number | null;
+  memoryTotalBytes: number | null;
+  netRxBps: number | null;
+  netTxBps: number | null;
+  diskReadBps: number | null;
+  diskWriteBps: number | null;
+}
+
+export interface HostStatsRow {
+  provider: string;
+  target: string;
+  sampledAtMs: number;
+  cpuPercent: number | null;
+  memoryUsedBytes: number;
+  memoryTotalBytes: number;
+}
+
+export type VmPoint = Omit<VmStatsRow, 'proxyUid' | 'provider' | 'target' | 'domain' | 'spanMs' | 'sampledAtMs'> & { atMs: number };
+export type HostPoint = Omit<HostStatsRow, 'provider' | 'target' | 'sampledAtMs' | 'memoryUsedBytes' | 'memoryTotalBytes'> & {
+  atMs: number;
+  memoryUsedBytes: number | null;
+  memoryTotalBytes: number | null;
+};
+export interface DomainSeries {
+  domain: string;
+  proxyUid: string;
+  points: Array<Pick<VmPoint, 'atMs' | 'cpuPercent' | 'netRxBps' | 'netTxBps'>>;
+}
+export interface ProxyTraffic {
+  proxyUid: string;
+  rxBytes: number;
+  txBytes: number;
+}
+
+const vmValueColumns = ['cpu_percent', 'memory_bytes', 'memory_total_bytes', 'net_rx_bps', 'net_tx_bps', 'disk_read_bps', 'disk_write_bps'] as const;
+const hostValueColumns = ['cpu_percent', 'memory_used_bytes', 'memory_total_bytes'] as const;
+
+interface Table {
+  name: 'vm_stats' | 'host_stats';
+  series: readonly string[];
+  values: readonly string[];
+  /** extra columns consolidated otherwise than by average */
+  sums: readonly string[];
+}
+
+const tables: readonly Table[] = [
+  { name: 'vm_stats', series: ['proxy_uid', 'provider', 'target', 'domain'], values: vmValueColumns, sums: ['span_ms'] },
+  { name: 'host_stats', series: ['provider', 'target'], values: hostValueColumns, sums: [] },
+];
+
+const bucketOf = (stepMs: number) => `(sampled_at / ${Math.max(1, Math.floor(stepMs))}) * ${Math.max(1, Math.floor(stepMs))}`;
+
+interface VmPointRow {
+  at: number;
+  cpu_percent: number | null;
+  memory_bytes: number | null;
+  memory_total_bytes: number | null;
+  net_rx_bps: number | null;
+  net_tx_bps: number | null;
+  disk_read_bps: number | null;
+  disk_write_bps: number | null;
+}
+
+const vmPoint = (row: VmPointRow): VmPoint => ({
+  atMs: row.at,
+  cpuPercent: row.cpu_percent,
+  memoryBytes: row.memory_bytes,
+  memoryTotalBytes: row.memory_total_bytes,
+  netRxBps: row.net_rx_bps,
+  netTxBps: row.net_tx_bps,
+  diskReadBps: row.disk_read_bps,
+  diskWriteBps: row.disk_write_bps,
+});
+
+export class StatsHistoryStore {
+  constructor(private readonly db: Database) {}
+
+  /** One sampling round: every VM row and the host row, in one transaction. */
+  record(round: { host: HostStatsRow; vms: VmStatsRow[] }): void {
+    const insertVm = this.db.prepare(
+      `INSERT INTO vm_stats (proxy_uid, provider, target, domain, sampled_at, bucket_ms, span_ms, ${vmValueColumns.join(', ')}) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    const insertHost = this.db.prepare(`INSERT INTO host_stats (provider, target, sampled_at, bucket_ms, ${hostValueColumns.join(', ')}) VALUES (?, ?, ?, 0, ?, ?, ?)`);
+    this.db.transaction(() => {
+      const { host } = round;
+      insertHost.run(host.provider, host.target, host.sampledAtMs, host.cpuPercent, host.memoryUsedBytes, host.memoryTotalBytes);
+      for (const vm of round.vms) {
+        insertVm.run(vm.proxyUid, vm.provider, vm.target, vm.domain, vm.sampledAtMs, vm.spanMs, vm.cpuPercent, vm.memoryBytes, vm.memoryTotalBytes, vm.netRxBps, vm.netTxBps, vm.diskReadBps, vm.diskWriteBps);
+      }
+    })();
+  }
+
+  /** A Proxy's VM over the window, one averaged point per step, oldest first. */
+  proxyHistory(options: { proxyUid: string; sinceMs: number; stepMs: number }): VmPoint[] {
+    const averages = vmValueColumns.map((column) => `AVG(${column}) AS ${column}`).join(', ');
+    const rows = this.db
+      .prepare(`SELECT ${bucketOf(options.stepMs)} AS at, ${averages} FROM vm_stats WHERE proxy_uid = ? AND sampled_at >= ? GROUP BY at ORDER BY at`)
+      .all(options.proxyUid, options.sinceMs) as VmPointRow[];
+    return rows.map(vmPoint);
+  }
+
+  /** A host over the window, one averaged point per step, oldest first. */
+  hostHistory(options: { provider: string; target: string; sinceMs: number; stepMs: number }): HostPoint[] {
+    const rows = this.db
+      .prepare(
+        `SELECT ${bucketOf(options.stepMs)} AS at, AVG(cpu_percent) AS cpu_percent, AVG(memory_used_bytes) AS memory_used_bytes, AVG(memory_total_bytes) AS memory_total_bytes
+         FROM host_stats WHERE provider = ? AND target = ? AND sampled_at >= ? GROUP BY at ORDER BY at`,
+      )
+      .all(options.provider, options.target, options.sinceMs) as Array<{ at: number; cpu_percent: number | null; memory_used_bytes: number | null; memory_total_bytes: number | null }>;
+    return rows.map((row) => ({ atMs: row.at, cpuPercent: row.cpu_percent, memoryUsedBytes: row.memory_used_bytes, memoryTotalBytes: row.memory_total_bytes }));
+  }
+
+  /** Every VM sampled on a host over the window, CPU and traffic per step, by domain name. */
+  domainHistories(options: { provider: string; target: string; sinceMs: number; stepMs: number }): DomainSeries[] {
+    const rows = this.db
+      .prepare(
+        `SELECT domain, proxy_uid, ${bucketOf(options.stepMs)} AS at, AVG(cpu_percent) AS cpu_percent, AVG(net_rx_bps) AS net_rx_bps, AVG(net_tx_bps) AS net_tx_bps
+         FROM vm_stats WHERE provider = ? AND target = ? AND sampled_at >= ? GROUP BY domain, proxy_uid, at ORDER BY domain, at`,
+      )
+      .all(options.provider, options.target, options.sinceMs) as Array<{ domain: string; proxy_uid: string; at: number; cpu_percent: number | null; net_rx_bps: number | null; net_tx_bps: number | null }>;
+    const series = new Map<string, DomainSeries>();
+    for (const row of rows) {
+      const key = `${row.domain}\u0000${row.proxy_uid}`;
+      const entry = series.get(key) ?? { domain: row.domain, proxyUid: row.proxy_uid, points: [] };
+      entry.points.push({ atMs: row.at, cpuPercent: row.cpu_percent, netRxBps: row.net_rx_bps, netTxBps: row.net_tx_bps });
+      series.set(key, entry);
+    }
+    return [...series.values()];
+  }
+
+  /** Bytes each Proxy moved since `sinceMs` (rate times the span it covers), most first. */
+  trafficByProxy(sinceMs: number): ProxyTraffic[] {
+    const rows = this.db
+      .prepare(
+        `SELECT proxy_uid, SUM(net_rx_bps * span_ms) / 1000.0 AS rx_bytes, SUM(net_tx_bps * span_ms) / 1000.0 AS tx_bytes
+         FROM vm_stats WHERE sampled_at >= ? AND span_ms IS NOT NULL GROUP BY proxy_uid`,
+      )
+      .all(sinceMs) as Array<{ proxy_uid: string; rx_bytes: number | null; tx_bytes: number | null }>;
+    return rows
+      .map((row) => ({ proxyUid: row.proxy_uid, rxBytes: row.rx_bytes ?? 0, txBytes: row.tx_bytes ?? 0 }))
+      .sort((a, b) => b.rxBytes + b.txBytes - (a.rxBytes + a.txBytes));
+  }
+
+  /** Every Proxy's traffic together since `sinceMs`, in bytes per second averaged over each step. */
+  totalTraffic(options: { sinceMs: number; stepMs: number }): Array<{ atMs: number; rxBps: number; txBps: number }> {
+    const rows = this.db
+      .prepare(
+        `SELECT ${bucketOf(options.stepMs)} AS at, SUM(net_rx_bps * span_ms) / 1000.0 AS rx_bytes, SUM(net_tx_bps * span_ms) / 1000.0 AS tx_bytes
+         FROM vm_stats WHERE sampled_at >= ? AND span_ms IS NOT NULL GROUP BY at ORDER BY at`,
+      )
+      .all(options.sinceMs) as Array<{ at: number; rx_bytes: number | null; tx_bytes: number | null }>;
+    const seconds = options.stepMs / 1000;
+    return rows.map((row) => ({ atMs: row.at, rxBps: (row.rx_bytes ?? 0) / seconds, txBps: (row.tx_bytes ?? 0) / seconds }));
+  }
+
+  /**
+   * The RRD step: drops rows past the retention, then averages each tier's rows older than its age
+   * into buckets of its size (whole buckets only). Returns how many rows went.
+   */
+  consolidate(nowMs: number): number {
+    let removed = 0;
+    this.db.transaction(() => {
+      for (const table of tables) {
+        removed += this.db.prepare(`DELETE FROM ${table.name} WHERE sampled_at < ?`).run(nowMs - statsRetentionMs).changes;
+        for (const tier of consolidationTiers) removed += this.consolidateTier(table, { beforeMs: Math.floor((nowMs - tier.after) / tier.bucketMs) * tier.bucketMs, bucketMs: tier.bucketMs });
+      }
+    })();
+    return removed;
+  }
+
+  private consolidateTier(table: Table, options: { beforeMs: number; bucketMs: number }): number {
+    const { beforeMs, bucketMs } = options;
+    const bucket = bucketOf(bucketMs);
+    const series = table.series.join(', ');
+    const columns = [...table.series, 'sampled_at', 'bucket_ms', ...table.sums, ...table.values].join(', ');
+    const aggregates = [...table.series, bucket, String(bucketMs), ...table.sums.map((column) => `SUM(${column})`), ...table.values.map((column) => `AVG(${column})`)].join(', ');
+    const finer = `sampled_at < ? AND bucket_ms < ?`;
+    const before = this.db.prepare(`SELECT COUNT(*) AS count FROM ${table.name} WHERE ${finer}`).get(beforeMs, bucketMs) as { count: number };
+    if (before.count === 0) return 0;
+    const inserted = this.db
+      .prepare(`INSERT INTO ${table.name} (${columns}) SELECT ${aggregates} FROM ${table.name} WHERE ${finer} GROUP BY ${series}, ${bucket}`)
+      .run(beforeMs, bucketMs).changes;
+    this.db.prepare(`DELETE FROM ${table.name} WHERE ${finer}`).run(beforeMs, bucketMs);
+    return before.count - inserted;
+  }
+}

@@ -135,6 +135,7 @@ export class FakeHypervisor {
   private readonly gates: Array<{ method: FakeMethod; subject?: string; arrived: () => void; opened: Promise<void> }> = [];
   private failingCall: { index: number; error: () => Error } | undefined;
   private nextDomainId = 1;
+  private readonly runIds = new WeakMap<FakeDomain, number>();
 
   constructor(options: { pool?: string; poolCapacity?: number } = {}) {
     this.addPool({ name: options.pool ?? 'default', capacity: options.poolCapacity ?? 100 * gib });
@@ -209,8 +210,15 @@ export class FakeHypervisor {
     for (const listener of [...this.eventListeners]) if (listener.kind === kind) listener.deliver(event);
   }
 
+  /** libvirt's runtime id: one per run, kept while the domain is active, a new one when it starts again. */
   domainIdOf(domain: FakeDomain): number {
-    return domain.state === DomainState.Running || domain.state === DomainState.Paused ? this.nextDomainId++ : -1;
+    if (domain.state !== DomainState.Running && domain.state !== DomainState.Paused) {
+      this.runIds.delete(domain);
+      return -1;
+    }
+    const id = this.runIds.get(domain) ?? this.nextDomainId++;
+    this.runIds.set(domain, id);
+    return id;
   }
 
   /** Every call to `method` (about `subject`, when given) fails with `error` until cleared. */

@@ -298,6 +298,7 @@ export class FakeConnection implements LibvirtAPI {
         throw libvirtError('ErrInternalError', `Cannot access storage file '${disk.sourceFile}': No such file or directory`, 'domainCreate');
       }
     }
+    this.hypervisor.domainIdOf(domain); // read while inactive, it drops the old run's id: this run gets a new one
     domain.state = domain.startsAs;
     this.hypervisor.emitDomainLifecycle(domain.name, DomainEventType.Started);
   }

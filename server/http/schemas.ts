@@ -1,6 +1,7 @@
 // Route params and query strings of the API, as zod schemas. Bodies use the shared schemas in
 // lib/proxy-spec.ts and server/auth/schemas.ts.
 import { z } from 'zod';
+import { statsWindows } from '@/lib/api/stats';
 import { labelsSchema, proxyModes, proxyNameSchema, proxyPhases } from '@/lib/proxy-spec';
 
 const pathSegment = z
@@ -98,4 +99,9 @@ export const placementQuery = z.strictObject({ machineType: oneValue('machineTyp
 /** GET /api/events: where to resume when the client cannot send Last-Event-ID (a stream it opened anew). */
 export const liveEventsQuery = z.strictObject({
   lastEventId: oneValue('lastEventId').max(200, { error: 'is too long' }).optional(),
+});
+
+/** The stats window: 1h (10 s points), 24h (1 min), 7d (10 min); 1h by default. */
+export const statsQuery = z.strictObject({
+  window: z.enum(statsWindows, { error: `must be one of ${statsWindows.join(', ')}` }).default('1h'),
 });

@@ -4,6 +4,7 @@
 // the rows into one point per step of the window asked for. Plain SQL (integer division for the
 // buckets), so a port to another database changes nothing here but the driver calls.
 import type { Database } from 'better-sqlite3';
+import type { StatsWindowName } from '@/lib/api/stats';
 
 const minute = 60_000;
 const hour = 60 * minute;
@@ -16,8 +17,12 @@ export const consolidationTiers = [
 ] as const;
 export const statsRetentionMs = 7 * day;
 
-export const statsWindows = { '1h': { spanMs: hour, stepMs: 10_000 }, '24h': { spanMs: day, stepMs: minute }, '7d': { spanMs: 7 * day, stepMs: 10 * minute } } as const;
-export type StatsWindow = keyof typeof statsWindows;
+/** What each window of the API reads: how far back, and the step its points average over. */
+export const windowSpans: Record<StatsWindowName, { spanMs: number; stepMs: number }> = {
+  '1h': { spanMs: hour, stepMs: 10_000 },
+  '24h': { spanMs: day, stepMs: minute },
+  '7d': { spanMs: 7 * day, stepMs: 10 * minute },
+};
 
 export interface VmStatsRow {
   proxyUid: string;

@@ -26,6 +26,7 @@ import {
 import { placementPreviewSchema } from '@/lib/api/placement';
 import { evictOutcomeSchema, healthHistorySchema, hostInventorySchema, providerListSchema } from '@/lib/api/providers';
 import { discoveryListSchema, probeHistorySchema, proxyDownloadSchema, proxyEventListSchema, proxyListSchema, proxyViewSchema } from '@/lib/api/proxies';
+import { hostStatsSchema, proxyStatsSchema, trafficOverviewSchema } from '@/lib/api/stats';
 import { adminPassword, type Answer, handlers as h, routeTable, startApi, type ApiHarness } from './api-harness';
 import { images, populateHost } from './inventory-fixture';
 import { generateKey, Resources, startTestSshServer, type TestKey, type TestSshServer } from './ssh-harness';
@@ -55,6 +56,32 @@ let token = '';
 /** the live feed's id before any case ran: GET /api/events resumes from it */
 let liveFrom = '';
 let tokenId = '';
+
+/** One sampling round of a Proxy's VM and its host, as the sampler stores it. */
+function seedStats(proxy: string, provider: string, target: string): void {
+  const record = api.runtime.store.proxies.get(proxy)!;
+  const sampledAtMs = Date.now() - 1_000;
+  api.runtime.store.stats.record({
+    host: { provider, target, sampledAtMs, cpuPercent: 40, memoryUsedBytes: 3_000, memoryTotalBytes: 8_000 },
+    vms: [
+      {
+        proxyUid: record.uid,
+        provider,
+        target,
+        domain: `proxy-of-${proxy}`,
+        sampledAtMs,
+        spanMs: 10_000,
+        cpuPercent: 12.5,
+        memoryBytes: 1_000,
+        memoryTotalBytes: 2_000,
+        netRxBps: 1_000,
+        netTxBps: 250,
+        diskReadBps: 0,
+        diskWriteBps: 0,
+      },
+    ],
+  });
+}
 
 /** The answer, after keeping the session cookie it set. */
 function keepSession(answer: Answer): Answer {
@@ -217,6 +244,29 @@ const cases: ContractCase[] = [
     },
   },
   {
+    route: 'GET /api/proxies/alpha/stats',
+    status: 200,
+    schema: proxyStatsSchema,
+    call: () => {
+      seedStats('alpha', 'fake-1', 'host-a');
+      return api.call(h.proxyStats.GET, '/api/proxies/alpha/stats?window=24h', 'GET', { ...session(), ...alpha });
+    },
+    check: (body) => {
+      expect(body).toMatchObject({ proxy: 'alpha', window: '24h', stepSeconds: 60 });
+      expect(body.points.at(-1)).toMatchObject({ cpuPercent: 12.5, netRxBps: 1_000, netTxBps: 250 });
+    },
+  },
+  {
+    route: 'GET /api/stats/traffic',
+    status: 200,
+    schema: trafficOverviewSchema,
+    call: () => api.call(h.traffic.GET, '/api/stats/traffic', 'GET', session()),
+    check: (body) => {
+      expect(body.busiest).toEqual([{ proxy: 'alpha', rxBytes: 10_000, txBytes: 2_500 }]);
+      expect(body).toMatchObject({ windowSeconds: 3600, rxBytes: 10_000, txBytes: 2_500 });
+    },
+  },
+  {
     route: 'PUT /api/proxies/alpha',
     status: 200,
     schema: proxyViewSchema,
@@ -254,6 +304,21 @@ const cases: ContractCase[] = [
       expect(new Set(body.domains.map((domain: { kind: string }) => domain.kind))).toEqual(new Set(['managed', 'orphaned', 'kvm-gen-1', 'foreign']));
       expect(body.images.length).toBeGreaterThan(0);
       expect(body.downloads).toEqual([expect.objectContaining({ volume: 'base-kvm2-home-other.qcow2', doneBytes: 100 })]);
+    },
+  },
+  {
+    route: 'GET /api/providers/kvm2-home/hosts/hv-1/stats',
+    status: 200,
+    schema: hostStatsSchema,
+    call: () => {
+      seedStats('beta', 'kvm2-home', 'hv-1');
+      return api.call(h.hostStats.GET, '/api/providers/kvm2-home/hosts/hv-1/stats', 'GET', { ...session(), params: hostParams });
+    },
+    check: (body) => {
+      expect(body).toMatchObject({ provider: 'kvm2-home', host: 'hv-1', window: '1h' });
+      // The runtime's own sampler reads the in-memory hypervisor too: the seeded round is averaged into its step.
+      expect(body.points.at(-1).memoryTotalBytes).toBeGreaterThan(0);
+      expect(body.domains).toEqual([expect.objectContaining({ domain: 'proxy-of-beta', proxy: 'beta' })]);
     },
   },
   {

@@ -26,15 +26,18 @@ import * as providerHealth from '@/app/api/providers/[provider]/health/route';
 import * as hostImage from '@/app/api/providers/[provider]/hosts/[host]/images/[volume]/route';
 import * as host from '@/app/api/providers/[provider]/hosts/[host]/route';
 import * as hosts from '@/app/api/providers/[provider]/hosts/route';
+import * as hostStats from '@/app/api/providers/[provider]/hosts/[host]/stats/route';
 import * as placement from '@/app/api/providers/[provider]/placement/route';
 import * as providers from '@/app/api/providers/route';
 import * as proxyConsoleInput from '@/app/api/proxies/[name]/console/input/route';
 import * as proxyConsole from '@/app/api/proxies/[name]/console/route';
 import * as proxyConsoleTakeover from '@/app/api/proxies/[name]/console/takeover/route';
 import * as proxyDiagnosis from '@/app/api/proxies/[name]/diagnosis/route';
+import * as traffic from '@/app/api/stats/traffic/route';
 import * as proxyDownload from '@/app/api/proxies/[name]/download/route';
 import * as proxyEvents from '@/app/api/proxies/[name]/events/route';
 import * as proxyProbes from '@/app/api/proxies/[name]/probes/route';
+import * as proxyStats from '@/app/api/proxies/[name]/stats/route';
 import * as proxy from '@/app/api/proxies/[name]/route';
 import * as proxies from '@/app/api/proxies/route';
 import * as sshIdentity from '@/app/api/ssh-identity/route';
@@ -122,6 +125,9 @@ export const routeTable: RouteRow[] = [
   { method: 'POST', path: '/api/proxies/alpha/console/input', handler: proxyConsoleInput.POST, params: p({ name: 'alpha' }), access: 'admin' },
   { method: 'POST', path: '/api/proxies/alpha/console/takeover', handler: proxyConsoleTakeover.POST, params: p({ name: 'alpha' }), access: 'admin' },
   { method: 'GET', path: '/api/proxies/alpha/diagnosis', handler: proxyDiagnosis.GET, params: p({ name: 'alpha' }), access: 'admin' },
+  { method: 'GET', path: '/api/proxies/alpha/stats', handler: proxyStats.GET, params: p({ name: 'alpha' }), access: 'admin' },
+  { method: 'GET', path: '/api/providers/kvm2-home/hosts/hv-1/stats', handler: hostStats.GET, params: p({ provider: 'kvm2-home', host: 'hv-1' }), access: 'admin' },
+  { method: 'GET', path: '/api/stats/traffic', handler: traffic.GET, access: 'admin' },
   { method: 'GET', path: '/api/discovery/proxies', handler: discovery.GET, access: 'reader' },
   { method: 'GET', path: '/api/metrics', handler: metrics.GET, access: 'reader' },
   { method: 'GET', path: '/api/events', handler: liveEvents.GET, access: 'reader' },
@@ -145,6 +151,7 @@ export const handlers = {
   hostImage,
   host,
   hosts,
+  hostStats,
   placement,
   providers,
   proxyConsole,
@@ -154,6 +161,7 @@ export const handlers = {
   proxyDownload,
   proxyEvents,
   proxyProbes,
+  proxyStats,
   proxy,
   proxies,
   token,
@@ -166,6 +174,7 @@ export const handlers = {
   setupResources,
   setupCapabilities,
   setupCheck,
+  traffic,
 };
 
 export interface CallOptions {

@@ -124,6 +124,8 @@ const cases: Case[] = [
   query('a __proto__ label selector among others', h.proxies.GET, '/api/proxies?label=pool%3Dcrawlers&label=__proto__%3Dx', 'label'),
   query('an unknown list parameter', h.proxies.GET, '/api/proxies?sort=name', 'sort'),
   query('a since that is not a time', h.providerHealth.GET, '/api/providers/fake-1/health?since=yesterday', 'since', { provider: 'fake-1' }),
+  query('a stats window that is not offered', h.proxyStats.GET, '/api/proxies/alpha/stats?window=2h', 'window', { name: 'alpha' }),
+  query('a host stats window given twice', h.hostStats.GET, '/api/providers/kvm2-home/hosts/hv-1/stats?window=1h&window=7d', 'window', { provider: 'kvm2-home', host: 'hv-1' }),
   query('a provider with a slash', h.providerHealth.GET, '/api/providers/a%2Fb/health', 'provider', { provider: 'a/b' }),
   query('an empty host', h.host.GET, '/api/providers/kvm2-home/hosts/', 'host', { provider: 'kvm2-home', host: '' }),
   {

@@ -3,7 +3,8 @@
 // one point per step of the window; traffic totals come from rate times the span each row covers.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '@/server/store';
-import { statsWindows, type VmStatsRow } from '@/server/store/stats-history';
+import type { StatsWindowName } from '@/lib/api/stats';
+import { windowSpans, type VmStatsRow } from '@/server/store/stats-history';
 import { silentLogger, tempDir } from '@/test/fakes/control-plane';
 
 const minute = 60_000;
@@ -78,8 +79,8 @@ describe('stats history consolidation', () => {
   it('reads a window as one averaged point per step: 10 s for 1 h, 1 min for 24 h, 10 min for 7 d', () => {
     seed(now - 3 * hour, now);
     store.stats.consolidate(now);
-    const points = (window: keyof typeof statsWindows) =>
-      store.stats.proxyHistory({ proxyUid: 'uid-a', sinceMs: now - statsWindows[window].spanMs, stepMs: statsWindows[window].stepMs });
+    const points = (window: StatsWindowName) =>
+      store.stats.proxyHistory({ proxyUid: 'uid-a', sinceMs: now - windowSpans[window].spanMs, stepMs: windowSpans[window].stepMs });
     expect(points('1h')).toHaveLength(360);
     expect(points('24h')).toHaveLength(3 * 60);
     expect(points('7d')).toHaveLength(3 * 6);

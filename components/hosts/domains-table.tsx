@@ -1,6 +1,7 @@
 // Every domain on a host and whose it is: ours with its Proxy, ours but orphaned, the first-
 // generation provider's, or someone else's.
 import Link from 'next/link';
+import type { ReactNode } from 'react';
 import { Badge, type BadgeTone } from '@/components/ui/badge';
 import { EmptyState } from '@/components/ui/empty-state';
 import { TableScroll, Td, Th } from '@/components/ui/table';
@@ -13,7 +14,8 @@ const kindLabel: Record<DomainKind, { text: string; tone: BadgeTone; title: stri
   foreign: { text: 'foreign', tone: 'neutral', title: 'not created by this server; left alone' },
 };
 
-export function DomainsTable({ domains }: { domains: DomainView[] }) {
+/** `activity` renders a domain's usage cell (CPU and traffic sparklines), when given. */
+export function DomainsTable({ domains, activity }: { domains: DomainView[]; activity?: (domain: string) => ReactNode }) {
   if (domains.length === 0) return <EmptyState title="No domains on this host">Create a Proxy with this host as its zone and its VM appears here.</EmptyState>;
   return (
     <TableScroll label="Domains">
@@ -24,6 +26,7 @@ export function DomainsTable({ domains }: { domains: DomainView[] }) {
           <Th>Kind</Th>
           <Th>Proxy</Th>
           <Th>IP</Th>
+          {activity ? <Th>Last hour</Th> : null}
         </tr>
       </thead>
       <tbody className="divide-y divide-slate-100">
@@ -49,6 +52,7 @@ export function DomainsTable({ domains }: { domains: DomainView[] }) {
                 )}
               </Td>
               <Td className="font-mono text-xs">{domain.ip ?? '—'}</Td>
+              {activity ? <Td>{activity(domain.name)}</Td> : null}
             </tr>
           );
         })}

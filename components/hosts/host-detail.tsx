@@ -3,6 +3,8 @@
 // and the downloads running, domains), each panel loading on its own.
 import { DownloadsList } from '@/components/images/downloads-list';
 import { ImagesTable } from '@/components/images/images-table';
+import { DomainActivity } from '@/components/stats/domain-activity';
+import { HostStatsPanel } from '@/components/stats/host-stats-panel';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { Panel } from '@/components/ui/panel';
 import { SkeletonCards, SkeletonRows } from '@/components/ui/skeleton';
@@ -33,6 +35,7 @@ export function HostDetail({ provider, host }: { provider: string; host: string 
   return (
     <div className="space-y-6">
       <HostHealthPanel provider={provider} host={host} />
+      <HostStatsPanel provider={provider} host={host} />
       <Panel title="Storage pools">{body((data) => <PoolsTable pools={data.pools} />, 'storage pools')}</Panel>
       <Panel title="Cached base images">
         {body(
@@ -45,7 +48,7 @@ export function HostDetail({ provider, host }: { provider: string; host: string 
           'cached images',
         )}
       </Panel>
-      <Panel title="Domains">{body((data) => <DomainsTable domains={data.domains} />, 'domains')}</Panel>
+      <Panel title="Domains">{body((data) => <DomainsTable domains={data.domains} activity={(domain) => <DomainActivity provider={provider} host={host} domain={domain} />} />, 'domains')}</Panel>
     </div>
   );
 }

@@ -6,6 +6,7 @@ import Link from 'next/link';
 import type { ProxyView } from '@/lib/proxy-spec';
 import { hostHref } from '@/components/hosts/host-card';
 import { hasCode } from '@/components/api/client';
+import { ProxyStatsPanel } from '@/components/stats/proxy-stats-panel';
 import { LinkButton } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
 import { ErrorPanel } from '@/components/ui/error-panel';
@@ -122,6 +123,7 @@ export function ProxyDetail({ name }: { name: string }) {
         <Panel title="Conditions">
           <ConditionsTable conditions={view.status.conditions} />
         </Panel>
+        {view.mode === 'Managed' ? <ProxyStatsPanel name={view.name} /> : null}
         {view.mode === 'Managed' ? <Panel title="Serial console"><ConsoleTerminal name={view.name} /></Panel> : null}
         <div className="grid gap-6 lg:grid-cols-2">
           <Panel title="Probe latency (ms)">

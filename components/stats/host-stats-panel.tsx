@@ -1,0 +1,66 @@
+'use client';
+// A host's own usage over 1 h, 24 h or 7 d: CPU % and memory used against total, and what a new VM
+// needs next to each other: free memory beside the pool's free space.
+import dynamic from 'next/dynamic';
+import { useState } from 'react';
+import { useProviders } from '@/components/hosts/queries';
+import { ErrorPanel } from '@/components/ui/error-panel';
+import { formatBytes, formatGiB, parseGiB } from '@/components/ui/format';
+import { Panel } from '@/components/ui/panel';
+import { SkeletonChart } from '@/components/ui/skeleton';
+import { formatPercent } from './format';
+import { type StatsWindowName, useHostStats } from './queries';
+import { WindowPicker } from './window-picker';
+
+const TimeSeriesChart = dynamic(() => import('./time-series-chart'), { ssr: false, loading: () => <SkeletonChart label="host chart" /> });
+
+/** Free memory (latest sample) beside the configured pool's free space (latest check). */
+function RoomForANewVm({ provider, host, freeMemoryBytes }: { provider: string; host: string; freeMemoryBytes: number | undefined }) {
+  const providers = useProviders();
+  const details = providers.data?.find((entry) => entry.name === provider)?.targets.find((target) => target.name === host)?.details;
+  return (
+    <p className="mb-3 text-sm text-slate-700" data-testid="host-free-resources">
+      Room for a new VM: <span className="font-medium">{formatBytes(freeMemoryBytes)}</span> memory free ·{' '}
+      <span className="font-medium">{formatGiB(parseGiB(details?.poolAvailableGiB))}</span> free in pool {details?.pool ?? ''}
+    </p>
+  );
+}
+
+export function HostStatsPanel({ provider, host }: { provider: string; host: string }) {
+  const [span, setSpan] = useState<StatsWindowName>('1h');
+  const stats = useHostStats(provider, host, span);
+  const body = () => {
+    if (stats.isPending) return <SkeletonChart label="host usage" />;
+    if (stats.isError) return <ErrorPanel title="Could not load the host's usage" error={stats.error} onRetry={() => void stats.refetch()} />;
+    const points = stats.data.points.map((point) => ({ ...point, at: Date.parse(point.at) }));
+    const last = points[points.length - 1];
+    const free = last?.memoryTotalBytes != null && last.memoryUsedBytes != null ? last.memoryTotalBytes - last.memoryUsedBytes : undefined;
+    return (
+      <>
+        <RoomForANewVm provider={provider} host={host} freeMemoryBytes={free} />
+        {points.length === 0 ? (
+          <p className="text-sm text-slate-600">No samples in this window yet: the host is sampled every few seconds.</p>
+        ) : (
+          <div className="grid gap-4 lg:grid-cols-2">
+            <TimeSeriesChart testId="host-chart-cpu" title="CPU (% of all CPUs)" points={points} lines={[{ key: 'cpuPercent', label: 'CPU', color: '#1d4ed8' }]} format={formatPercent} />
+            <TimeSeriesChart
+              testId="host-chart-memory"
+              title="Memory"
+              points={points}
+              lines={[
+                { key: 'memoryUsedBytes', label: 'used', color: '#7c3aed' },
+                { key: 'memoryTotalBytes', label: 'total', color: '#94a3b8' },
+              ]}
+              format={formatBytes}
+            />
+          </div>
+        )}
+      </>
+    );
+  };
+  return (
+    <Panel title="Host usage" actions={<WindowPicker value={span} onChange={setSpan} />}>
+      {body()}
+    </Panel>
+  );
+}

@@ -1,0 +1,55 @@
+'use client';
+// A time series as one or more lines over a shared time axis, gaps where the server had no rate
+// (the first sample, a VM restarted). Loaded lazily (recharts) behind a skeleton.
+import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
+import { clockFormatterFor, spanOf } from '@/components/ui/format';
+
+export interface SeriesLine {
+  key: string;
+  label: string;
+  color: string;
+}
+
+export interface TimeSeriesChartProps {
+  title: string;
+  /** each point: `at` in epoch ms, then one value (or null) per line key */
+  points: Array<{ at: number } & Record<string, number | null>>;
+  lines: SeriesLine[];
+  format: (value: number) => string;
+  testId?: string;
+}
+
+const axisTick = { fontSize: 11, fill: '#475569' };
+
+function summary({ title, points, lines, format }: TimeSeriesChartProps): string {
+  const last = points[points.length - 1];
+  const values = lines.map((line) => {
+    const value = last?.[line.key];
+    return `${line.label} ${typeof value === 'number' ? format(value) : 'unknown'}`;
+  });
+  return `${title}: ${points.length} points; latest ${values.join(', ')}`;
+}
+
+export default function TimeSeriesChart(props: TimeSeriesChartProps) {
+  const { title, points, lines, format, testId } = props;
+  const tick = clockFormatterFor(spanOf(points));
+  return (
+    <figure data-testid={testId} data-points={points.length}>
+      <figcaption className="mb-1 text-xs font-medium text-slate-700">{title}</figcaption>
+      <div role="img" aria-label={summary(props)} className="h-40">
+        <ResponsiveContainer width="100%" height="100%">
+          <LineChart data={points} margin={{ top: 4, right: 20, bottom: 0, left: 0 }} accessibilityLayer={false}>
+            <CartesianGrid stroke="#e2e8f0" vertical={false} />
+            <XAxis dataKey="at" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={tick} tick={axisTick} minTickGap={40} />
+            <YAxis tick={axisTick} width={64} tickFormatter={(value: number) => format(value)} domain={[0, 'auto']} />
+            <Tooltip labelFormatter={(value) => new Date(Number(value)).toLocaleString()} formatter={(value) => format(Number(value))} />
+            {lines.length > 1 ? <Legend wrapperStyle={{ fontSize: 11 }} /> : null}
+            {lines.map((line) => (
+              <Line key={line.key} dataKey={line.key} name={line.label} stroke={line.color} dot={false} strokeWidth={2} isAnimationActive={false} connectNulls={false} />
+            ))}
+          </LineChart>
+        </ResponsiveContainer>
+      </div>
+    </figure>
+  );
+}

@@ -19,6 +19,7 @@ import type { ProbeRequest, ProbeResult } from '@/server/control/probe';
 import type { Kvm2Entry } from '@/server/providers/config';
 import type { CallOptions, CreateRequest, Instance, InstanceWatch, InstanceWatcher, Provider, Target } from '@/server/providers/contract';
 import type { HostCapacityReader } from '@/server/providers/host-capacity';
+import type { HostStatsReader } from '@/server/providers/host-stats';
 import type { InstanceConsole } from '@/server/providers/instance-console';
 import type { InstanceInspector } from '@/server/providers/instance-inspection';
 import { parseProviderID } from '@/server/providers/kvm2/provider-id';
@@ -93,6 +94,11 @@ export class ScopedProvider implements Provider {
   /** The provider's serial consoles (boot capture; the diagnosis reads what it captured). */
   get console(): InstanceConsole | undefined {
     return this.inner.console;
+  }
+
+  /** The host stats of the provider (the sampler keeps only the Proxies' own VMs, so no scope is needed). */
+  get stats(): HostStatsReader | undefined {
+    return this.inner.stats;
   }
 }
 

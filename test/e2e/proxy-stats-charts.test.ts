@@ -1,0 +1,89 @@
+// The Proxy page's VM charts render from stored history: a week of samples seeded into the store
+// (as the sampler writes them, then consolidated like the running server does) shows as CPU,
+// memory, network and disk charts for 1 h on first load, and the 7 d window shows the week.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { proxySpecSchema } from '@/lib/proxy-spec';
+import { openStore } from '@/server/store';
+import { createLogger } from '@/server/telemetry/logger';
+import { screenshot } from './harness/browser';
+import { waitForData } from './harness/dashboard';
+import { openSession, type Session } from './harness/session';
+
+const proxy = 'charted';
+const charts = ['chart-cpu', 'chart-memory', 'chart-network', 'chart-disk'];
+let session: Session;
+let dataDir: string;
+
+/** Seven days of samples every 10 minutes, then the last hour every 10 s, consolidated. */
+function seedHistory(): void {
+  const store = openStore({ dataDir, logger: createLogger({ level: 'silent' }) });
+  try {
+    const spec = proxySpecSchema.parse({ mode: 'Managed', provider: 'gone', placement: { zone: 'h1', machineType: 'small', image: 'debian-13' } });
+    const record = store.proxies.insert({ uid: 'uid-charted', name: proxy, spec, now: new Date().toISOString() });
+    const now = Date.now();
+    const row = (atMs: number, index: number) => ({
+      proxyUid: record.uid,
+      provider: 'gone',
+      target: 'h1',
+      domain: 'proxy-charted',
+      sampledAtMs: atMs,
+      spanMs: 10_000,
+      cpuPercent: 10 + (index % 10),
+      memoryBytes: 200 * 1024 * 1024,
+      memoryTotalBytes: 256 * 1024 * 1024,
+      netRxBps: 50_000 + index,
+      netTxBps: 20_000,
+      diskReadBps: 4_096,
+      diskWriteBps: 1_024,
+    });
+    const host = (atMs: number) => ({ provider: 'gone', target: 'h1', sampledAtMs: atMs, cpuPercent: 30, memoryUsedBytes: 1, memoryTotalBytes: 2 });
+    let index = 0;
+    for (let at = now - 7 * 86_400_000 + 600_000; at < now - 3_600_000; at += 600_000) store.stats.record({ host: host(at), vms: [row(at, index++)] });
+    for (let at = now - 3_590_000; at <= now; at += 10_000) store.stats.record({ host: host(at), vms: [row(at, index++)] });
+    store.stats.consolidate(now);
+  } finally {
+    store.close();
+  }
+}
+
+beforeAll(async () => {
+  dataDir = mkdtempSync(join(tmpdir(), 'kvm2-e2e-stats-'));
+  seedHistory();
+  session = await openSession({ dataDir });
+});
+
+afterAll(async () => {
+  await session?.close();
+  rmSync(dataDir, { recursive: true, force: true });
+});
+
+const pointsOf = async (testId: string): Promise<number> => Number(await session.page.getByTestId(testId).getAttribute('data-points'));
+
+describe('the Proxy page’s VM charts', () => {
+  it('render the stored last hour on first load: CPU, memory, network and disk, each with a drawn line', async () => {
+    const { page, app } = session;
+    await page.goto(`${app.url}/proxies/${proxy}`);
+    await waitForData(page);
+    for (const chart of charts) {
+      const figure = page.getByTestId(chart);
+      await figure.locator('.recharts-line-curve').first().waitFor();
+      await expect(figure.locator('.recharts-line-curve').first().getAttribute('d')).resolves.toMatch(/^M[\d.]+,[\d.]+(L[\d.]+,[\d.]+){100,}/);
+    }
+    expect(await pointsOf('chart-cpu')).toBeGreaterThanOrEqual(355);
+    await expect(page.getByTestId('chart-network').getByRole('img').getAttribute('aria-label')).resolves.toMatch(/^Network: \d+ points; latest in [\d.]+ KiB\/s, out 19\.5 KiB\/s$/);
+    await screenshot(page, 'proxy-stats-1h');
+  });
+
+  it('shows the whole week in the 7 d window', async () => {
+    const { page } = session;
+    await page.getByRole('group', { name: 'Time window' }).getByRole('button', { name: '7 d' }).click();
+    await expect.poll(() => pointsOf('chart-cpu'), { timeout: 15_000 }).toBeGreaterThan(900);
+    await expect(page.getByRole('button', { name: '7 d' }).getAttribute('aria-pressed')).resolves.toBe('true');
+    const first = await page.getByTestId('chart-memory').getByRole('img').getAttribute('aria-label');
+    expect(first).toContain('latest used on host 200 MiB, given to the VM 256 MiB');
+    await screenshot(page, 'proxy-stats-7d');
+  });
+});

@@ -47,16 +47,17 @@ interface Setup {
 }
 
 /** A store whose Proxies own `count` domains, so every VM's row is written as in production. */
-function storeWithProxies(dir: string, count: number): Store {
+function storeWithProxies(options: { dir: string; provider: string; count: number }): Store {
+  const { dir, provider, count } = options;
   const store = openStore({ dataDir: dir, logger });
-  const spec = proxySpecSchema.parse({ mode: 'Managed', provider: 'bench', placement: { zone: 'lab1', machineType: 'small', image: 'lab' } });
+  const spec = proxySpecSchema.parse({ mode: 'Managed', provider, placement: { zone: 'lab1', machineType: 'small', image: 'lab' } });
   for (let index = 0; index < count; index += 1) store.proxies.insert({ uid: `uid-${index}`, name: proxyName(index), spec, now: new Date().toISOString() });
   return store;
 }
 
 async function measure(setup: Setup, count: number): Promise<Measured> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-sampling-'));
-  const store = storeWithProxies(dir, count);
+  const store = storeWithProxies({ dir, provider: setup.provider.name, count });
   try {
     const sampler = new Sampler({ store, clock: { now: () => Date.now(), setTimeout: () => undefined, clearTimeout: () => {} }, providers: await providerSetOf([setup.provider]), logger, intervalMs: 10_000 });
     await sampler.runOnce(); // the baseline round (and the pooled connection's dial)
@@ -117,7 +118,7 @@ async function fakeSetup(count: number): Promise<Setup> {
     });
   }
   const backend = new FakeHostBackend({ lab1: hypervisor });
-  const settings = kvm2Settings({ name: 'bench', hosts: [{ name: 'lab1', address: 'lab1.lan', user: 'bench', bridge: 'br0' }] });
+  const settings = kvm2Settings({ hosts: [{ name: 'lab1', address: 'lab1.lan', user: 'bench', bridge: 'br0' }] });
   const provider = createKvm2Provider({ settings, backend, logger });
   // The reference reads over a connection of its own to the same hypervisor (the call log is the hypervisor's).
   const api = await new FakeHostBackend({ lab1: hypervisor }).pooled('lab1');

@@ -41,7 +41,7 @@ export default function TimeSeriesChart(props: TimeSeriesChartProps) {
           <LineChart data={points} margin={{ top: 4, right: 20, bottom: 0, left: 0 }} accessibilityLayer={false}>
             <CartesianGrid stroke="#e2e8f0" vertical={false} />
             <XAxis dataKey="at" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={tick} tick={axisTick} minTickGap={40} />
-            <YAxis tick={axisTick} width={64} tickFormatter={(value: number) => format(value)} domain={[0, 'auto']} />
+            <YAxis tick={axisTick} width={84} tickFormatter={(value: number) => format(value)} domain={[0, 'auto']} />
             <Tooltip labelFormatter={(value) => new Date(Number(value)).toLocaleString()} formatter={(value) => format(Number(value))} />
             {lines.length > 1 ? <Legend wrapperStyle={{ fontSize: 11 }} /> : null}
             {lines.map((line) => (

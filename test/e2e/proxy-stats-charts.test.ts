@@ -60,6 +60,9 @@ afterAll(async () => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/** The chart's own summary (recharts' inner SVG carries a role too). */
+const summaryOf = (testId: string) => session.page.getByTestId(testId).locator('div[role="img"]').getAttribute('aria-label');
+
 const pointsOf = async (testId: string): Promise<number> => Number(await session.page.getByTestId(testId).getAttribute('data-points'));
 
 describe('the Proxy page’s VM charts', () => {
@@ -69,11 +72,12 @@ describe('the Proxy page’s VM charts', () => {
     await waitForData(page);
     for (const chart of charts) {
       const figure = page.getByTestId(chart);
-      await figure.locator('.recharts-line-curve').first().waitFor();
+      // A flat line has no height, which Playwright calls hidden: wait for it in the DOM.
+      await figure.locator('.recharts-line-curve').first().waitFor({ state: 'attached' });
       await expect(figure.locator('.recharts-line-curve').first().getAttribute('d')).resolves.toMatch(/^M[\d.]+,[\d.]+(L[\d.]+,[\d.]+){100,}/);
     }
     expect(await pointsOf('chart-cpu')).toBeGreaterThanOrEqual(355);
-    await expect(page.getByTestId('chart-network').getByRole('img').getAttribute('aria-label')).resolves.toMatch(/^Network: \d+ points; latest in [\d.]+ KiB\/s, out 19\.5 KiB\/s$/);
+    await expect(summaryOf('chart-network')).resolves.toMatch(/^Network: \d+ points; latest in [\d.]+ KiB\/s, out 19\.5 KiB\/s$/);
     await screenshot(page, 'proxy-stats-1h');
   });
 
@@ -82,8 +86,7 @@ describe('the Proxy page’s VM charts', () => {
     await page.getByRole('group', { name: 'Time window' }).getByRole('button', { name: '7 d' }).click();
     await expect.poll(() => pointsOf('chart-cpu'), { timeout: 15_000 }).toBeGreaterThan(900);
     await expect(page.getByRole('button', { name: '7 d' }).getAttribute('aria-pressed')).resolves.toBe('true');
-    const first = await page.getByTestId('chart-memory').getByRole('img').getAttribute('aria-label');
-    expect(first).toContain('latest used on host 200 MiB, given to the VM 256 MiB');
+    await expect(summaryOf('chart-memory')).resolves.toContain('latest used on host 200 MiB, given to the VM 256 MiB');
     await screenshot(page, 'proxy-stats-7d');
   });
 });

@@ -10,9 +10,15 @@ import { Panel } from '@/components/ui/panel';
 import { SkeletonChart } from '@/components/ui/skeleton';
 import { formatPercent } from './format';
 import { type StatsWindowName, useHostStats } from './queries';
+import { chartSpec, type ChartSpec } from './chart-spec';
 import { WindowPicker } from './window-picker';
 
 const TimeSeriesChart = dynamic(() => import('./time-series-chart'), { ssr: false, loading: () => <SkeletonChart label="host chart" /> });
+
+const hostCharts: ChartSpec[] = [
+  chartSpec({ testId: 'host-chart-cpu', title: 'CPU (% of all CPUs)', format: formatPercent }, ['cpuPercent', 'CPU', '#1d4ed8']),
+  chartSpec({ testId: 'host-chart-memory', title: 'Memory', format: formatBytes }, ['memoryUsedBytes', 'used', '#7c3aed'], ['memoryTotalBytes', 'total', '#94a3b8']),
+];
 
 /** Free memory (latest sample) beside the configured pool's free space (latest check). */
 function RoomForANewVm({ provider, host, freeMemoryBytes }: { provider: string; host: string; freeMemoryBytes: number | undefined }) {
@@ -42,17 +48,9 @@ export function HostStatsPanel({ provider, host }: { provider: string; host: str
           <p className="text-sm text-slate-600">No samples in this window yet: the host is sampled every few seconds.</p>
         ) : (
           <div className="grid gap-4 lg:grid-cols-2">
-            <TimeSeriesChart testId="host-chart-cpu" title="CPU (% of all CPUs)" points={points} lines={[{ key: 'cpuPercent', label: 'CPU', color: '#1d4ed8' }]} format={formatPercent} />
-            <TimeSeriesChart
-              testId="host-chart-memory"
-              title="Memory"
-              points={points}
-              lines={[
-                { key: 'memoryUsedBytes', label: 'used', color: '#7c3aed' },
-                { key: 'memoryTotalBytes', label: 'total', color: '#94a3b8' },
-              ]}
-              format={formatBytes}
-            />
+            {hostCharts.map((chart) => (
+              <TimeSeriesChart key={chart.testId} {...chart} points={points} />
+            ))}
           </div>
         )}
       </>

@@ -9,11 +9,20 @@ import { Panel } from '@/components/ui/panel';
 import { SkeletonChart } from '@/components/ui/skeleton';
 import { formatPercent } from './format';
 import { type StatsWindowName, type VmPoint, useProxyStats } from './queries';
+import { chartSpec, type ChartSpec } from './chart-spec';
 import { WindowPicker } from './window-picker';
 
 const TimeSeriesChart = dynamic(() => import('./time-series-chart'), { ssr: false, loading: () => <SkeletonChart label="VM chart" /> });
 
 const at = (point: VmPoint) => Date.parse(point.at);
+
+/** One chart per row: what it shows of each point and how its values read. */
+const vmCharts: ChartSpec[] = [
+  chartSpec({ testId: 'chart-cpu', title: 'CPU (% of one host CPU)', format: formatPercent }, ['cpuPercent', 'CPU', '#1d4ed8']),
+  chartSpec({ testId: 'chart-memory', title: 'Memory', format: formatBytes }, ['memoryBytes', 'used on host', '#7c3aed'], ['memoryTotalBytes', 'given to the VM', '#94a3b8']),
+  chartSpec({ testId: 'chart-network', title: 'Network', format: formatRate }, ['netRxBps', 'in', '#059669'], ['netTxBps', 'out', '#d97706']),
+  chartSpec({ testId: 'chart-disk', title: 'Disk I/O', format: formatRate }, ['diskReadBps', 'read', '#0891b2'], ['diskWriteBps', 'write', '#be123c']),
+];
 
 export function ProxyStatsPanel({ name }: { name: string }) {
   const [span, setSpan] = useState<StatsWindowName>('1h');
@@ -27,37 +36,9 @@ export function ProxyStatsPanel({ name }: { name: string }) {
     const series = points.map((point) => ({ ...point, at: at(point) }));
     return (
       <div className="grid gap-4 lg:grid-cols-2" data-testid="proxy-stats-charts">
-        <TimeSeriesChart testId="chart-cpu" title="CPU (% of one host CPU)" points={series} lines={[{ key: 'cpuPercent', label: 'CPU', color: '#1d4ed8' }]} format={formatPercent} />
-        <TimeSeriesChart
-          testId="chart-memory"
-          title="Memory"
-          points={series}
-          lines={[
-            { key: 'memoryBytes', label: 'used on host', color: '#7c3aed' },
-            { key: 'memoryTotalBytes', label: 'given to the VM', color: '#94a3b8' },
-          ]}
-          format={formatBytes}
-        />
-        <TimeSeriesChart
-          testId="chart-network"
-          title="Network"
-          points={series}
-          lines={[
-            { key: 'netRxBps', label: 'in', color: '#059669' },
-            { key: 'netTxBps', label: 'out', color: '#d97706' },
-          ]}
-          format={formatRate}
-        />
-        <TimeSeriesChart
-          testId="chart-disk"
-          title="Disk I/O"
-          points={series}
-          lines={[
-            { key: 'diskReadBps', label: 'read', color: '#0891b2' },
-            { key: 'diskWriteBps', label: 'write', color: '#be123c' },
-          ]}
-          format={formatRate}
-        />
+        {vmCharts.map((chart) => (
+          <TimeSeriesChart key={chart.testId} {...chart} points={series} />
+        ))}
       </div>
     );
   };

@@ -3,20 +3,11 @@
 // (the first sample, a VM restarted). Loaded lazily (recharts) behind a skeleton.
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { clockFormatterFor, spanOf } from '@/components/ui/format';
+import type { ChartSpec } from './chart-spec';
 
-export interface SeriesLine {
-  key: string;
-  label: string;
-  color: string;
-}
-
-export interface TimeSeriesChartProps {
-  title: string;
+export interface TimeSeriesChartProps extends ChartSpec {
   /** each point: `at` in epoch ms, then one value (or null) per line key */
   points: Array<{ at: number } & Record<string, number | null>>;
-  lines: SeriesLine[];
-  format: (value: number) => string;
-  testId?: string;
 }
 
 const axisTick = { fontSize: 11, fill: '#475569' };

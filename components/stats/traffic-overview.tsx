@@ -7,7 +7,10 @@ import { ErrorPanel } from '@/components/ui/error-panel';
 import { formatBytes, formatRate } from '@/components/ui/format';
 import { Panel } from '@/components/ui/panel';
 import { SkeletonChart } from '@/components/ui/skeleton';
+import { chartSpec } from './chart-spec';
 import { useTrafficOverview } from './queries';
+
+const trafficChart = chartSpec({ testId: 'chart-traffic', title: 'All Proxies, per minute', format: formatRate }, ['rxBps', 'in', '#059669'], ['txBps', 'out', '#d97706']);
 
 const TimeSeriesChart = dynamic(() => import('./time-series-chart'), { ssr: false, loading: () => <SkeletonChart label="traffic chart" /> });
 
@@ -24,16 +27,7 @@ export function TrafficOverview() {
           <p className="mb-2 text-sm text-slate-700" data-testid="traffic-total">
             <span className="font-medium">{formatBytes(rxBytes)}</span> in, <span className="font-medium">{formatBytes(txBytes)}</span> out in the last hour
           </p>
-          <TimeSeriesChart
-            testId="chart-traffic"
-            title="All Proxies, per minute"
-            points={points.map((point) => ({ ...point, at: Date.parse(point.at) }))}
-            lines={[
-              { key: 'rxBps', label: 'in', color: '#059669' },
-              { key: 'txBps', label: 'out', color: '#d97706' },
-            ]}
-            format={formatRate}
-          />
+          <TimeSeriesChart {...trafficChart} points={points.map((point) => ({ ...point, at: Date.parse(point.at) }))} />
         </div>
         <div>
           <h3 className="mb-2 text-sm font-semibold text-slate-900">Busiest Proxies</h3>

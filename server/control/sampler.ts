@@ -62,10 +62,6 @@ export class Sampler {
     return this.ticker.stop();
   }
 
-  runNow(): Promise<void> {
-    return this.ticker.runNow();
-  }
-
   /** Calls `listener` with every host's sample as it is stored; returns the unsubscribe. */
   onSample(listener: SampleListener): () => void {
     this.listeners.add(listener);

@@ -3,17 +3,10 @@
 // replaced), and an instance with a new run id was started again: either way the interval has no
 // rate (null), never a spike, and the new value is the baseline for the next one.
 import type { DomainCounters, HostCounters } from '@/server/providers/host-stats';
+import type { VmValues } from '@/server/store/stats-history';
 
-export interface VmRates {
-  /** CPU time over wall time, in percent of one host CPU (a busy 2-vCPU guest shows 200) */
-  cpuPercent: number | null;
-  memoryBytes: number | null;
-  memoryTotalBytes: number | null;
-  netRxBps: number | null;
-  netTxBps: number | null;
-  diskReadBps: number | null;
-  diskWriteBps: number | null;
-}
+/** A VM's rates, as the stats history stores them. */
+export type VmRates = VmValues;
 
 export interface HostRates {
   /** busy time over all CPUs' time, percent (100: every CPU busy) */

@@ -24,14 +24,9 @@ export const windowSpans: Record<StatsWindowName, { spanMs: number; stepMs: numb
   '7d': { spanMs: 7 * day, stepMs: 10 * minute },
 };
 
-export interface VmStatsRow {
-  proxyUid: string;
-  provider: string;
-  target: string;
-  domain: string;
-  sampledAtMs: number;
-  /** the time the rates cover; null when the row has no rates */
-  spanMs: number | null;
+/** One VM's values for an interval; null where there is no value (no rate after a reset). */
+export interface VmValues {
+  /** CPU time over wall time, in percent of one host CPU (a busy 2-vCPU guest shows 200) */
   cpuPercent: number | null;
   memoryBytes: number | null;
   memoryTotalBytes: number | null;
@@ -39,6 +34,16 @@ export interface VmStatsRow {
   netTxBps: number | null;
   diskReadBps: number | null;
   diskWriteBps: number | null;
+}
+
+export interface VmStatsRow extends VmValues {
+  proxyUid: string;
+  provider: string;
+  target: string;
+  domain: string;
+  sampledAtMs: number;
+  /** the time the rates cover; null when the row has no rates */
+  spanMs: number | null;
 }
 
 export interface HostStatsRow {
@@ -50,7 +55,7 @@ export interface HostStatsRow {
   memoryTotalBytes: number;
 }
 
-export type VmPoint = Omit<VmStatsRow, 'proxyUid' | 'provider' | 'target' | 'domain' | 'spanMs' | 'sampledAtMs'> & { atMs: number };
+export type VmPoint = VmValues & { atMs: number };
 export type HostPoint = Omit<HostStatsRow, 'provider' | 'target' | 'sampledAtMs' | 'memoryUsedBytes' | 'memoryTotalBytes'> & {
   atMs: number;
   memoryUsedBytes: number | null;

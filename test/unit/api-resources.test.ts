@@ -53,6 +53,15 @@ describe('the HTTP API', () => {
     expect(unknown.status).toBe(404);
   });
 
+  it('answers stats only for what exists: 404 for an unknown Proxy or host, 422 for a provider without host stats', async () => {
+    const proxy = await api.call(h.proxyStats.GET, '/api/proxies/nobody/stats', 'GET', { session: true, params: { name: 'nobody' } });
+    expect([proxy.status, proxy.json.error.code]).toEqual([404, 'ERR_PROXY_NOT_FOUND']);
+    const host = await api.call(h.hostStats.GET, '/api/providers/kvm2-home/hosts/hv-9/stats', 'GET', { session: true, params: { provider: 'kvm2-home', host: 'hv-9' } });
+    expect([host.status, host.json.error.message]).toEqual([404, 'no host named "hv-9"']);
+    const fake = await api.call(h.hostStats.GET, '/api/providers/fake-1/hosts/host-a/stats', 'GET', { session: true, params: { provider: 'fake-1', host: 'host-a' } });
+    expect(fake.status).toBe(422);
+  });
+
   it('summarises the config with the kvm2 catalogue, image URLs stripped of credentials', async () => {
     const answer = await api.call(h.config.GET, '/api/config', 'GET', { session: true });
     expect(answer.status).toBe(200);

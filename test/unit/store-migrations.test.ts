@@ -19,7 +19,7 @@ describe('store migrations', () => {
     const db = openDatabase({ dataDir });
     expect(schemaVersion(db)).toBe(migrations.at(-1)!.version);
     expect(db.pragma('journal_mode', { simple: true })).toBe('wal');
-    expect(tables(db)).toEqual(['admin_password', 'api_tokens', 'auth_secrets', 'probe_history', 'provider_health', 'provider_health_history', 'proxies', 'proxy_events', 'sessions']);
+    expect(tables(db)).toEqual(['admin_password', 'api_tokens', 'auth_secrets', 'host_stats', 'probe_history', 'provider_health', 'provider_health_history', 'proxies', 'proxy_events', 'sessions', 'vm_stats']);
     expect(db.name).toBe(join(dataDir, databaseFileName));
     db.close();
   });

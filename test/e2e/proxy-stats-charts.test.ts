@@ -1,6 +1,7 @@
 // The Proxy page's VM charts render from stored history: a week of samples seeded into the store
 // (as the sampler writes them, then consolidated like the running server does) shows as CPU,
-// memory, network and disk charts for 1 h on first load, and the 7 d window shows the week.
+// memory, network and disk charts for 1 h on first load (with no serious accessibility finding), and
+// the 7 d window shows the week.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proxySpecSchema } from '@/lib/proxy-spec';
 import { openStore } from '@/server/store';
 import { createLogger } from '@/server/telemetry/logger';
-import { screenshot } from './harness/browser';
+import { screenshot, seriousAxeViolations } from './harness/browser';
 import { waitForData } from './harness/dashboard';
 import { openSession, type Session } from './harness/session';
 
@@ -78,6 +79,7 @@ describe('the Proxy page’s VM charts', () => {
     }
     expect(await pointsOf('chart-cpu')).toBeGreaterThanOrEqual(355);
     await expect(summaryOf('chart-network')).resolves.toMatch(/^Network: \d+ points; latest in [\d.]+ KiB\/s, out 19\.5 KiB\/s$/);
+    expect(await seriousAxeViolations(page)).toEqual([]);
     await screenshot(page, 'proxy-stats-1h');
   });
 

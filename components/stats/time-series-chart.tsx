@@ -1,6 +1,7 @@
 'use client';
 // A time series as one or more lines over a shared time axis, gaps where the server had no rate
-// (the first sample, a VM restarted). Loaded lazily (recharts) behind a skeleton.
+// (the first sample, a VM restarted), dots while there are too few points for a line. Loaded
+// lazily (recharts) behind a skeleton.
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { clockFormatterFor, spanOf } from '@/components/ui/format';
 import type { ChartSpec } from './chart-spec';
@@ -36,7 +37,7 @@ export default function TimeSeriesChart(props: TimeSeriesChartProps) {
             <Tooltip labelFormatter={(value) => new Date(Number(value)).toLocaleString()} formatter={(value) => format(Number(value))} />
             {lines.length > 1 ? <Legend wrapperStyle={{ fontSize: 11 }} /> : null}
             {lines.map((line) => (
-              <Line key={line.key} dataKey={line.key} name={line.label} stroke={line.color} dot={false} strokeWidth={2} isAnimationActive={false} connectNulls={false} />
+              <Line key={line.key} dataKey={line.key} name={line.label} stroke={line.color} dot={points.length < 3} strokeWidth={2} isAnimationActive={false} connectNulls={false} />
             ))}
           </LineChart>
         </ResponsiveContainer>

@@ -1,7 +1,8 @@
 // A Proxy's life through the dashboard against the lab: the form refuses bad input in the browser
 // and shows the server's refusal next to its field; a created Proxy appears as Provisioning and its
 // domain on the host page; Evict is refused for the base image it uses; a Proxy whose image comes
-// from the image server's slow variant shows the download's progress live; Delete removes a
+// from the image server's slow variant shows the download's progress live; its domain's row shows
+// CPU and traffic sparklines once sampled; Delete removes a
 // Proxy's domain from the host; an image no VM uses any more can be evicted.
 import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
@@ -128,6 +129,10 @@ describe('a Proxy created through the dashboard', () => {
     const text = (await row.textContent()) ?? '';
     expect(text).toContain('managed');
     expect(text).toContain(proxyName);
+    // Once sampled (every 2 s here), its CPU and traffic over the last hour as sparklines in the row.
+    const activity = row.getByTestId(`domain-activity-${instanceName}`);
+    await activity.waitFor({ timeout: 60_000 });
+    await expect(activity.locator('[data-testid="sparkline"] .recharts-line').count()).resolves.toBe(2);
   });
 
   it('refuses to evict the base image the Proxy uses: the button is disabled with the reason, the API answers 409', async () => {

@@ -14,9 +14,10 @@ export interface Session {
   close(): Promise<void>;
 }
 
-/** Checks every 2 s, so tests see a changed host within seconds instead of a minute. */
+/** Checks and stats samples every 2 s, so tests see a changed host within seconds instead of a minute. */
 export const fastLoops: Record<string, string> = {
   PROVIDER_CHECK_INTERVAL: '2s',
+  STATS_SAMPLE_INTERVAL: '2s',
   PROVISIONING_POLL_INTERVAL: '2s',
   RECONCILE_BACKOFF_BASE: '500ms',
   RECONCILE_BACKOFF_CAP: '5s',

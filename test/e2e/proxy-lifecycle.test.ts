@@ -1,9 +1,9 @@
 // A Proxy's life through the dashboard against the lab: the form refuses bad input in the browser
 // and shows the server's refusal next to its field; a created Proxy appears as Provisioning and its
-// domain on the host page; Evict is refused for the base image it uses; a Proxy whose image comes
-// from the image server's slow variant shows the download's progress live; its domain's row shows
-// CPU and traffic sparklines once sampled; Delete removes a
-// Proxy's domain from the host; an image no VM uses any more can be evicted.
+// domain on the host page, with CPU and traffic sparklines once sampled; Evict is refused for the
+// base image it uses; a Proxy whose image comes from the image server's slow variant shows the
+// download's progress live; Delete removes a Proxy's domain from the host; an image no VM uses any
+// more can be evicted.
 import { createHash } from 'node:crypto';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';

@@ -132,7 +132,8 @@ describe('a Proxy created through the dashboard', () => {
     // Once sampled (every 2 s here), its CPU and traffic over the last hour as sparklines in the row.
     const activity = row.getByTestId(`domain-activity-${instanceName}`);
     await activity.waitFor({ timeout: 60_000 });
-    await expect(activity.locator('[data-testid="sparkline"] .recharts-line').count()).resolves.toBe(2);
+    // The sparklines load lazily (recharts): poll until both are drawn.
+    await expect.poll(() => activity.locator('[data-testid="sparkline"] .recharts-line').count(), { timeout: 15_000 }).toBe(2);
   });
 
   it('refuses to evict the base image the Proxy uses: the button is disabled with the reason, the API answers 409', async () => {

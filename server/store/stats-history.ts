@@ -181,16 +181,21 @@ export class StatsHistoryStore {
       .sort((a, b) => b.rxBytes + b.txBytes - (a.rxBytes + a.txBytes));
   }
 
-  /** Every Proxy's traffic together since `sinceMs`, in bytes per second averaged over each step. */
+  /**
+   * Every Proxy's traffic together since `sinceMs`, in bytes per second per step: each Proxy's
+   * time-weighted average rate, summed. A step the samples only partly cover (the current minute)
+   * reads at its true rate instead of dipping.
+   */
   totalTraffic(options: { sinceMs: number; stepMs: number }): Array<{ atMs: number; rxBps: number; txBps: number }> {
     const rows = this.db
       .prepare(
-        `SELECT ${bucketOf(options.stepMs)} AS at, SUM(net_rx_bps * span_ms) / 1000.0 AS rx_bytes, SUM(net_tx_bps * span_ms) / 1000.0 AS tx_bytes
-         FROM vm_stats WHERE sampled_at >= ? AND span_ms IS NOT NULL GROUP BY at ORDER BY at`,
+        `SELECT at, SUM(rx / span) AS rx_bps, SUM(tx / span) AS tx_bps FROM (
+           SELECT ${bucketOf(options.stepMs)} AS at, proxy_uid, SUM(span_ms) AS span, SUM(net_rx_bps * span_ms) AS rx, SUM(net_tx_bps * span_ms) AS tx
+           FROM vm_stats WHERE sampled_at >= ? AND span_ms IS NOT NULL GROUP BY at, proxy_uid
+         ) AS per_proxy GROUP BY at ORDER BY at`,
       )
-      .all(options.sinceMs) as Array<{ at: number; rx_bytes: number | null; tx_bytes: number | null }>;
-    const seconds = options.stepMs / 1000;
-    return rows.map((row) => ({ atMs: row.at, rxBps: (row.rx_bytes ?? 0) / seconds, txBps: (row.tx_bytes ?? 0) / seconds }));
+      .all(options.sinceMs) as Array<{ at: number; rx_bps: number | null; tx_bps: number | null }>;
+    return rows.map((row) => ({ atMs: row.at, rxBps: row.rx_bps ?? 0, txBps: row.tx_bps ?? 0 }));
   }
 
   /**

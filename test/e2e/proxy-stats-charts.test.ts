@@ -1,7 +1,8 @@
 // The Proxy page's VM charts render from stored history: a week of samples seeded into the store
 // (as the sampler writes them, then consolidated like the running server does) shows as CPU,
 // memory, network and disk charts for 1 h on first load (with no serious accessibility finding), and
-// the 7 d window shows the week.
+// the 7 d window shows the week; the overview shows the last hour's traffic and the Proxy among the
+// busiest.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -90,5 +91,17 @@ describe('the Proxy page’s VM charts', () => {
     await expect(page.getByRole('button', { name: '7 d' }).getAttribute('aria-pressed')).resolves.toBe('true');
     await expect(summaryOf('chart-memory')).resolves.toContain('latest used on host 200 MiB, given to the VM 256 MiB');
     await screenshot(page, 'proxy-stats-7d');
+  });
+
+  it('puts the last hour’s traffic and the busiest Proxies on the overview', async () => {
+    const { page, app } = session;
+    await page.goto(`${app.url}/`);
+    await waitForData(page);
+    // 360 samples of 10 s at about 50,000 B/s in (176 MiB an hour) and 20,000 B/s out (68.7 MiB).
+    await expect(page.getByTestId('traffic-total').textContent()).resolves.toMatch(/^17\d MiB in, 68\.7 MiB out in the last hour$/);
+    await expect(page.getByTestId('busiest-proxies').getByRole('link').allTextContents()).resolves.toEqual([proxy]);
+    await page.getByTestId('chart-traffic').locator('.recharts-line-curve').first().waitFor({ state: 'attached' });
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await screenshot(page, 'overview-traffic');
   });
 });

@@ -90,7 +90,7 @@ describe('stats history consolidation', () => {
     expect(host[0]).toEqual({ atMs: now - hour, cpuPercent: 20, memoryUsedBytes: 3, memoryTotalBytes: 8 });
   });
 
-  it('totals each Proxy’s traffic over the last hour from rate × span, busiest first', () => {
+  it('totals each Proxy’s traffic over the last hour from rate × span, busiest first, and sums their rates per minute', () => {
     seed(now - hour, now);
     store.stats.record({
       host: { provider: 'kvm2-home', target: 'hv-1', sampledAtMs: now - 1_000, cpuPercent: 1, memoryUsedBytes: 1, memoryTotalBytes: 1 },
@@ -103,5 +103,7 @@ describe('stats history consolidation', () => {
     const perMinute = store.stats.totalTraffic({ sinceMs: now - hour, stepMs: minute });
     expect(perMinute).toHaveLength(60);
     expect(perMinute[0]).toEqual({ atMs: now - hour, rxBps: 100, txBps: 50 });
+    // The last minute: uid-a all along, uid-b for one sample at 1 MB/s; each at its own average.
+    expect(perMinute.at(-1)).toEqual({ atMs: now - minute, rxBps: 1_000_100, txBps: 50 });
   });
 });

@@ -123,7 +123,7 @@ export function ProxyDetail({ name }: { name: string }) {
         <Panel title="Conditions">
           <ConditionsTable conditions={view.status.conditions} />
         </Panel>
-        {view.mode === 'Managed' ? <ProxyStatsPanel name={view.name} /> : null}
+        {view.mode === 'Managed' ? <ProxyStatsPanel name={view.name} provider={view.provider} host={hostOfProviderID(view.status.providerID)} /> : null}
         {view.mode === 'Managed' ? <Panel title="Serial console"><ConsoleTerminal name={view.name} /></Panel> : null}
         <div className="grid gap-6 lg:grid-cols-2">
           <Panel title="Probe latency (ms)">

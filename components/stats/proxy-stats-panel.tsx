@@ -24,9 +24,10 @@ const vmCharts: ChartSpec[] = [
   chartSpec({ testId: 'chart-disk', title: 'Disk I/O', format: formatRate }, ['diskReadBps', 'read', '#0891b2'], ['diskWriteBps', 'write', '#be123c']),
 ];
 
-export function ProxyStatsPanel({ name }: { name: string }) {
+/** `provider` and `host`: where the VM runs, when known (live updates reach the charts through them). */
+export function ProxyStatsPanel({ name, provider, host }: { name: string; provider?: string; host?: string }) {
   const [span, setSpan] = useState<StatsWindowName>('1h');
-  const stats = useProxyStats(name, span);
+  const stats = useProxyStats(name, span, { provider, host });
   const picker = <WindowPicker value={span} onChange={setSpan} />;
   const body = () => {
     if (stats.isPending) return <SkeletonChart label="VM charts" />;

@@ -1,11 +1,14 @@
 'use client';
 // Stats history through the API: a Proxy's VM (GET /api/proxies/{name}/stats), a host with its
 // Proxies' VMs (GET /api/providers/{provider}/hosts/{host}/stats) and the overview's traffic (GET
-// /api/stats/traffic). Each query loads its whole window at once and polls at the sampling
-// interval; a live stream can call invalidateStatsQueries on every new sample instead.
-import { type QueryClient, useQuery } from '@tanstack/react-query';
+// /api/stats/traffic). Each query loads its whole window at once. The live stream's `stats` message
+// names a host (components/app/live-cache.ts refetches the queries whose key holds its provider and
+// host), so a Proxy's key carries where its VM runs; they poll at the sampling interval only while
+// the stream is down. The overview's traffic spans every host and always polls.
+import { useQuery } from '@tanstack/react-query';
 import { hostStatsSchema, proxyStatsSchema, trafficOverviewSchema, type StatsWindowName } from '@/lib/api/stats';
 import { apiRequest } from '@/components/api/client';
+import { usePollInterval } from '@/components/app/live-status';
 
 export type { DomainSeries, HostPoint, StatsWindowName, VmPoint } from '@/lib/api/stats';
 
@@ -13,7 +16,8 @@ const segment = encodeURIComponent;
 
 export const statsKeys = {
   all: ['stats'] as const,
-  proxy: (name: string, window: StatsWindowName) => ['stats', 'proxy', name, window] as const,
+  /** `provider` and `host` (where the VM runs, when known) let a host's `stats` message reach it */
+  proxy: (name: string, window: StatsWindowName, where: { provider?: string; host?: string } = {}) => ['stats', 'proxy', name, window, where.provider ?? '', where.host ?? ''] as const,
   host: (provider: string, host: string, window: StatsWindowName) => ['stats', 'host', provider, host, window] as const,
   traffic: ['stats', 'traffic'] as const,
 };
@@ -21,29 +25,11 @@ export const statsKeys = {
 /** The server samples every 10 s by default; polling faster shows nothing new. */
 export const statsPollMs = 10_000;
 
-/**
- * What a live update calls when a new sample arrived (the stream's `stats` message): every stats
- * query refetches, or only those of one host's Proxies and that host when the sample names them.
- */
-export function invalidateStatsQueries(queryClient: QueryClient, sample?: { provider: string; target: string; proxies: string[] }): Promise<void> {
-  if (!sample) return queryClient.invalidateQueries({ queryKey: statsKeys.all });
-  const { provider, target, proxies } = sample;
-  return queryClient.invalidateQueries({
-    predicate: (query) => {
-      const [root, kind, first, second] = query.queryKey as readonly unknown[];
-      if (root !== 'stats') return false;
-      if (kind === 'traffic') return true;
-      if (kind === 'host') return first === provider && second === target;
-      return kind === 'proxy' && proxies.includes(String(first));
-    },
-  });
-}
-
-export function useProxyStats(name: string, window: StatsWindowName) {
+export function useProxyStats(name: string, window: StatsWindowName, where: { provider?: string; host?: string } = {}) {
   return useQuery({
-    queryKey: statsKeys.proxy(name, window),
+    queryKey: statsKeys.proxy(name, window, where),
     queryFn: ({ signal }) => apiRequest(`/api/proxies/${segment(name)}/stats?window=${window}`, proxyStatsSchema, { signal }),
-    refetchInterval: statsPollMs,
+    refetchInterval: usePollInterval(statsPollMs),
     placeholderData: (previous) => previous,
   });
 }
@@ -52,7 +38,7 @@ export function useHostStats(provider: string, host: string, window: StatsWindow
   return useQuery({
     queryKey: statsKeys.host(provider, host, window),
     queryFn: ({ signal }) => apiRequest(`/api/providers/${segment(provider)}/hosts/${segment(host)}/stats?window=${window}`, hostStatsSchema, { signal }),
-    refetchInterval: statsPollMs,
+    refetchInterval: usePollInterval(statsPollMs),
     placeholderData: (previous) => previous,
   });
 }

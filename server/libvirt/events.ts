@@ -30,8 +30,15 @@ const byProcedure = new Map<number, EventName>(
   (Object.keys(eventMessages) as EventName[]).map((name) => [eventMessages[name].proc, name]),
 );
 
+/**
+ * Subscriptions by event and callbackID: libvirtd numbers each driver's callbacks on its own
+ * (domain events in the hypervisor driver, pool events in the storage driver), so a domain and a
+ * pool registration on one connection can both get callbackID 0.
+ */
+const keyOf = (event: EventName, callbackID: number) => `${event}:${callbackID}`;
+
 export class EventHub {
-  private readonly entries = new Map<number, Entry>();
+  private readonly entries = new Map<string, Entry>();
   private reason: Error | null = null;
 
   /** True when `procedure` is an event message this hub decodes. */
@@ -52,7 +59,7 @@ export class EventHub {
     if (this.reason) {
       end(this.reason);
     } else {
-      this.entries.set(callbackID, {
+      this.entries.set(keyOf(options.event, callbackID), {
         event: options.event,
         deliver: (message) => options.listener(message as EventOf<N>),
         end,
@@ -62,9 +69,10 @@ export class EventHub {
       callbackID,
       ended,
       deregister: async () => {
-        const entry = this.entries.get(callbackID);
+        const key = keyOf(options.event, callbackID);
+        const entry = this.entries.get(key);
         if (!entry) return;
-        this.entries.delete(callbackID);
+        this.entries.delete(key);
         entry.end(null);
         await options.deregister().catch(() => undefined);
       },
@@ -81,9 +89,9 @@ export class EventHub {
     } catch (err) {
       throw new ProtocolError(`malformed ${name} event: ${(err as Error).message}`, { cause: err });
     }
-    const entry = this.entries.get(message.callbackID);
+    const entry = this.entries.get(keyOf(name, message.callbackID));
     // A callback just deregistered may still have events on the wire; they are dropped.
-    if (!entry || entry.event !== name) return;
+    if (!entry) return;
     try {
       entry.deliver(message);
     } catch {

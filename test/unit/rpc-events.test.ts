@@ -121,6 +121,21 @@ describe('event subscriptions', () => {
     expect(seen).toEqual([`default:${StoragePoolEventType.Stopped}`, 'default:refresh']);
   });
 
+  it('keeps a domain and a pool subscription apart when libvirtd gives both the same callbackID (each driver counts its own)', async () => {
+    const { peer, client } = setup();
+    const seen: string[] = [];
+    const domainSub = client.connectDomainEventLifecycleRegister(({ dom: d, event }) => seen.push(`${d.name}:${event}`));
+    await answerRegister(peer, 0);
+    await domainSub;
+    const poolSub = client.connectStoragePoolEventLifecycleRegister(({ pool: p, event }) => seen.push(`${p.name}:${event}`));
+    peer.reply(await peer.nextPacket(), procedures.connectStoragePoolEventRegisterAny.ret, { callbackID: 0 });
+    await poolSub;
+    sendEvent(peer, 'domainEventCallbackLifecycle', lifecycle(0, DomainEventType.Stopped, DomainEventStoppedDetail.Destroyed));
+    sendEvent(peer, 'storagePoolEventLifecycle', { callbackID: 0, pool, event: StoragePoolEventType.Stopped, detail: 0 });
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(seen).toEqual([`web-1:${DomainEventType.Stopped}`, `default:${StoragePoolEventType.Stopped}`]);
+  });
+
   it('deregisters with DEREGISTER_ANY (317): ended settles with null and later events are dropped', async () => {
     const { peer, client } = setup();
     const events: DomainLifecycleEvent[] = [];

@@ -2,7 +2,7 @@
 // connection is one CONNECT_GET_ALL_DOMAIN_STATS for every domain (state, cpu-total, balloon,
 // interface, block) plus NODE_GET_INFO and the node's CPU and memory stats (two calls each: the
 // count, then the values), six RPCs whatever the number of domains.
-import { DomainState, DomainStatsTypes, type DomainStats } from '@/server/libvirt';
+import { DomainState, DomainStatsTypes, GetAllDomainStatsFlags, type DomainStats } from '@/server/libvirt';
 import { ErrPermanent } from '@/server/providers/errors';
 import type { DomainCounters, HostCounters, HostStatsReader } from '@/server/providers/host-stats';
 import type { Kvm2Context } from './context';
@@ -58,7 +58,9 @@ async function sampleHost(context: Kvm2Context, name: string, signal?: AbortSign
   try {
     const api = await context.backend.pooled(host.name, { signal });
     const [domains, info, cpu, memory] = await Promise.all([
-      api.connectGetAllDomainStats({ stats: sampledGroups, flags: 0, signal }),
+      // NoWait: what libvirtd can read at once; a domain busy in a job (starting, being destroyed)
+      // is reported without the stats that would wait for it, instead of holding up the round.
+      api.connectGetAllDomainStats({ stats: sampledGroups, flags: GetAllDomainStatsFlags.NoWait, signal }),
       api.nodeGetInfo({ signal }),
       api.nodeGetCpuStats({ signal }),
       api.nodeGetMemoryStats({ signal }),

@@ -133,8 +133,15 @@ ensure_bridge_network() {
 <network><name>$BRIDGE</name><forward mode='bridge'/><bridge name='$BRIDGE'/></network>
 XML
   fi
-  virsh_on "$host" net-info "$BRIDGE" | grep -q '^Active: *yes' || virsh_on "$host" net-start "$BRIDGE" >/dev/null
-  virsh_on "$host" net-info "$BRIDGE" | grep -q '^Autostart: *yes' || virsh_on "$host" net-autostart "$BRIDGE" >/dev/null
+  # A libvirtd that has just started autostarts the network on its own, maybe between our check and
+  # our start: "already active" is then what we wanted. (Reading the answer whole also keeps
+  # pipefail away from `virsh | grep -q`.)
+  local info out
+  info=$(virsh_on "$host" net-info "$BRIDGE")
+  if ! [[ $info =~ Active:\ *yes ]]; then
+    out=$(virsh_on "$host" net-start "$BRIDGE" 2>&1) || [[ $out == *"already active"* ]] || { echo "$out" >&2; return 1; }
+  fi
+  [[ $info =~ Autostart:\ *yes ]] || virsh_on "$host" net-autostart "$BRIDGE" >/dev/null
 }
 
 ensure_host_libvirt() {

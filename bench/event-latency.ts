@@ -58,7 +58,7 @@ async function main(): Promise<void> {
       const deadline = Date.now() + 180_000;
       for (;;) {
         const state = (await virsh(['domstate', domain]).catch(() => '')).trim();
-        const view = api.runtime.proxies.get(name);
+        const view = await api.runtime.proxies.get(name);
         if (state === 'running' && view.status.providerID && !paused(view) && !stopped(view)) {
           await api.runtime.reconciler.idle();
           return;

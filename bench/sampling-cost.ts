@@ -47,17 +47,17 @@ interface Setup {
 }
 
 /** A store whose Proxies own `count` domains, so every VM's row is written as in production. */
-function storeWithProxies(options: { dir: string; provider: string; count: number }): Store {
+async function storeWithProxies(options: { dir: string; provider: string; count: number }): Promise<Store> {
   const { dir, provider, count } = options;
-  const store = openStore({ dataDir: dir, logger });
+  const store = await openStore({ dataDir: dir, logger });
   const spec = proxySpecSchema.parse({ mode: 'Managed', provider, placement: { zone: 'lab1', machineType: 'small', image: 'lab' } });
-  for (let index = 0; index < count; index += 1) store.proxies.insert({ uid: `uid-${index}`, name: proxyName(index), spec, now: new Date().toISOString() });
+  for (let index = 0; index < count; index += 1) await store.proxies.insert({ uid: `uid-${index}`, name: proxyName(index), spec, now: new Date().toISOString() });
   return store;
 }
 
 async function measure(setup: Setup, count: number): Promise<Measured> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-sampling-'));
-  const store = storeWithProxies({ dir, provider: setup.provider.name, count });
+  const store = await storeWithProxies({ dir, provider: setup.provider.name, count });
   try {
     const sampler = new Sampler({ store, clock: { now: () => Date.now(), setTimeout: () => undefined, clearTimeout: () => {} }, providers: await providerSetOf([setup.provider]), logger, intervalMs: 10_000 });
     await sampler.runOnce(); // the baseline round (and the pooled connection's dial)
@@ -86,7 +86,7 @@ async function measure(setup: Setup, count: number): Promise<Measured> {
     ]);
     return { rpcs: median(rpcs), referenceRpcs: setup.rpcs() - before, cpuMs: median(cpu), wallMs: median(wall) };
   } finally {
-    store.close();
+    await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

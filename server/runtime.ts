@@ -1,15 +1,22 @@
 // The composition root: settings → store → providers (from the providers config, through the
 // registry) → control loops (reconciler, provider health monitor, orphan GC, proxy probes,
-// housekeeping, stats sampler) → the services the HTTP routes call. All process state lives here (the auth
+// housekeeping, stats sampler), which run only while this replica leads (server/cluster) → the
+// services the HTTP routes call, which every replica serves. All process state lives here (the auth
 // service, the HTTP logger, the provider registry, each provider's caches): Next bundles each route
 // separately, so module-level state would be per bundle. One runtime per server process: Next's
 // dev server evaluates modules more than once, so the process-wide instance lives on globalThis.
+import type { ClusterView } from '@/lib/api/cluster';
 import { authOptionsFromEnv } from '@/server/auth/access';
+import { AdvisoryLockLeadership } from '@/server/cluster/advisory-lock';
+import { clusterView } from '@/server/cluster/cluster-view';
+import { FencedProviders } from '@/server/cluster/fenced-providers';
+import { LeaderLoops } from '@/server/cluster/leader-loops';
+import { type Leadership, SingleReplica } from '@/server/cluster/leadership';
 import { AuthService, type AuthServiceOptions } from '@/server/auth/service';
 import type { Provider, Target } from '@/server/providers/contract';
 import { builtInProviderTypes } from '@/server/providers/provider-types';
 import type { ProviderRegistry } from '@/server/providers/registry';
-import { openStore, type Store } from '@/server/store';
+import { createStore, type Store } from '@/server/store';
 import type { HealthSample } from '@/server/store/provider-health';
 import { type Logger, logger as childLogger, rootLogger } from '@/server/telemetry/logger';
 import { type Metrics, processMetrics } from '@/server/telemetry/metrics';
@@ -64,15 +71,22 @@ export interface ProviderSummary {
 }
 
 export interface ProvidersApi {
-  list(): ProviderSummary[];
+  list(): Promise<ProviderSummary[]>;
   /** every check since `sinceMs` (epoch ms), oldest first */
-  history(name: string, options: { sinceMs: number; target?: string }): HealthSample[];
+  history(name: string, options: { sinceMs: number; target?: string }): Promise<HealthSample[]>;
   /** the running provider, for calls the routes make themselves (host listings) */
   get(name: string): Provider | undefined;
 }
 
+export interface ClusterApi {
+  /** whether this replica runs the control loops now */
+  isLeader(): boolean;
+  view(): Promise<ClusterView>;
+}
+
 export interface Runtime {
   readonly settings: RuntimeSettings;
+  readonly cluster: ClusterApi;
   readonly store: Store;
   readonly metrics: Metrics;
   readonly proxies: ProxyService;
@@ -116,10 +130,27 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const root = options.logger ?? rootLogger();
   const log = childLogger('control-plane', root);
   const metrics = options.metrics ?? processMetrics();
-  const store = openStore({ dataDir: settings.dataDir, logger: log.child({ component: 'store' }) });
+  const store = createStore({ dataDir: settings.dataDir, databaseUrl: settings.databaseUrl, logger: log.child({ component: 'store' }) });
   const providerSet = new ProviderSet();
   const live = new LiveFeed();
   const stopPublishingProxies = publishProxyWrites({ store, feed: live });
+  const startedAtMs = clock.now();
+  const replica = { id: settings.replicaId, address: settings.replicaAddress };
+  // Set below, once the reconciler exists; the leadership only calls it while leading.
+  let onProxyChanged: (name: string) => void = () => {};
+  const leadership: Leadership = settings.databaseUrl
+    ? new AdvisoryLockLeadership({
+        databaseUrl: settings.databaseUrl,
+        sql: store.sql,
+        replica,
+        heartbeatMs: settings.leaderHeartbeatMs,
+        leaseMs: settings.leaderLeaseMs,
+        logger: log.child({ component: 'leadership' }),
+        onProxyChanged: (name) => onProxyChanged(name),
+      })
+    : new SingleReplica(() => clock.now());
+  // The loops reach the hypervisors only through this: a replica that no longer leads makes no call.
+  const fencedProviders = new FencedProviders(providerSet, () => leadership.isLeader());
 
   const prober = new Prober({
     store,
@@ -137,14 +168,14 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     clock,
     logger: log.child({ component: 'consoles' }),
     idleReleaseMs: settings.consoleIdleReleaseMs,
-    locate: (name) => {
-      const record = store.proxies.get(name);
+    locate: async (name) => {
+      const record = await store.proxies.get(name);
       if (!record) return { kind: 'missing' };
       if (record.spec.mode !== 'Managed') return { kind: 'static' };
       return { kind: 'managed', provider: record.spec.provider, ...(record.status.providerID ? { providerID: record.status.providerID } : {}) };
     },
-    booting: (name) => {
-      const record = store.proxies.get(name);
+    booting: async (name) => {
+      const record = await store.proxies.get(name);
       return record !== undefined && bootingPhases.has(toProxyView(record).status.phase);
     },
   });
@@ -152,7 +183,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     store,
     clock,
     metrics,
-    providers: providerSet,
+    providers: fencedProviders,
     logger: log.child({ loop: 'reconciler' }),
     workers: settings.reconcileWorkers,
     backoff: { baseMs: settings.backoffBaseMs, capMs: settings.backoffCapMs },
@@ -166,26 +197,36 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     store,
     clock,
     metrics,
-    providers: providerSet,
+    providers: fencedProviders,
     logger: log.child({ loop: 'provider-health' }),
     intervalMs: settings.providerCheckIntervalMs,
     timeoutMs: settings.providerCheckTimeoutMs,
-    onChecked: (health) => publishHealth({ store, feed: live, provider: health.provider }),
+    onChecked: (health) => void publishHealth({ store, feed: live, provider: health.provider }).catch((err: unknown) => log.warn({ error: errorMessage(err) }, 'publishing a provider check failed')),
   });
-  const gc = new OrphanCollector({ store, clock, providers: providerSet, logger: log.child({ loop: 'orphan-gc' }), intervalMs: settings.gcIntervalMs, timeoutMs: settings.gcTimeoutMs });
+  const gc = new OrphanCollector({ store, clock, providers: fencedProviders, logger: log.child({ loop: 'orphan-gc' }), intervalMs: settings.gcIntervalMs, timeoutMs: settings.gcTimeoutMs });
   const housekeeping = new Housekeeping({ store, clock, logger: log.child({ loop: 'housekeeping' }), ...settings, intervalMs: settings.housekeepingIntervalMs });
-  const sampler = new Sampler({ store, clock, metrics, providers: providerSet, logger: log.child({ loop: 'stats-sampler' }), intervalMs: settings.statsSampleIntervalMs });
+  const sampler = new Sampler({ store, clock, metrics, providers: fencedProviders, logger: log.child({ loop: 'stats-sampler' }), intervalMs: settings.statsSampleIntervalMs });
   // One `stats` message per host and round: the charts of that host and of its Proxies refetch.
   sampler.onSample((sample) => live.publish({ kind: 'stats', provider: sample.provider, host: sample.target }));
   const instanceEvents = new InstanceEvents({
     store,
-    providers: providerSet,
+    providers: fencedProviders,
     logger: log.child({ loop: 'instance-events' }),
     enqueue: (name) => reconciler.enqueue(name),
     resyncAll: () => reconciler.resyncAll(),
     onChange: (provider, change, proxy) => publishInstanceChange({ feed: live, provider, change, proxy }),
     recheckHealth: () => monitor.runNow(),
   });
+  onProxyChanged = (name) => reconciler.enqueue(name);
+  // The leader's loops, in start order. Another leader-only loop is one more line here.
+  const loops = new LeaderLoops((name, err) => log.warn({ loop: name, error: errorMessage(err) }, 'stopping a control loop failed'));
+  loops.add('reconciler', reconciler);
+  loops.add('instance-events', instanceEvents);
+  loops.add('provider-health', monitor);
+  loops.add('orphan-gc', gc);
+  loops.add('probes', prober);
+  loops.add('housekeeping', housekeeping);
+  loops.add('stats-sampler', sampler);
   let started = false;
   const config = new ConfigManager({
     path: settings.providersConfigPath,
@@ -197,19 +238,33 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     clock,
     debounceMs: settings.configReloadDelayMs,
     onApplied: () => {
-      if (!started) return;
+      if (!started || !loops.active) return;
       // New providers may unblock any Proxy (and release Failed latches): look at all of them now.
-      for (const name of store.proxies.names()) reconciler.enqueue(name);
+      reconciler.enqueueAll().catch((err: unknown) => log.warn({ error: errorMessage(err) }, 'queueing every Proxy after a config change failed'));
       void monitor.runNow();
       void instanceEvents.restart();
     },
   });
 
   // Its start announces the first-start setup code in the log.
-  const auth = new AuthService({ logger: childLogger('auth', root), ...(options.auth ?? authOptionsFromEnv()), db: store.db });
+  const auth = new AuthService({ logger: childLogger('auth', root), ...(options.auth ?? authOptionsFromEnv()), db: store.sql });
   const httpLogger = childLogger('http', root);
 
-  const proxies = new ProxyService({ store, clock, providerNames: () => config.status().providers.map((entry) => entry.name), onChange: (name) => reconciler.enqueue(name) });
+  const proxies = new ProxyService({
+    store,
+    clock,
+    providerNames: () => config.status().providers.map((entry) => entry.name),
+    onChange: (name) => {
+      if (loops.active) reconciler.enqueue(name);
+      // The leader may run elsewhere: tell it through the database (it resyncs anyway if this is lost).
+      else leadership.announce(name).catch((err: unknown) => log.warn({ proxy: name, error: errorMessage(err) }, 'telling the leader about a change failed; its resync picks it up'));
+    },
+  });
+
+  const cluster: ClusterApi = {
+    isLeader: () => leadership.isLeader(),
+    view: () => clusterView({ store, leadership, replica, startedAtMs, leaseMs: settings.leaderLeaseMs, nowMs: clock.now() }),
+  };
 
   const hostSetup = new HostSetup({ configPath: settings.providersConfigPath, entries: () => config.currentEntries(), logger: log.child({ component: 'host-setup' }) });
   const hostConfig = new HostConfig({
@@ -221,8 +276,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   });
 
   const providers: ProvidersApi = {
-    list: () => {
-      const latest = new Map(store.health.latest().map((health) => [health.provider, health.targets]));
+    list: async () => {
+      const latest = new Map((await store.health.latest()).map((health) => [health.provider, health.targets]));
       return config.status().providers.map((entry) => ({ ...entry, targets: latest.get(entry.name) ?? [] }));
     },
     history: (name, query) => store.health.history({ provider: name, ...query }),
@@ -231,7 +286,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   const diagnosis = new DiagnosisService({
     proxy: (name) => proxies.get(name),
-    providers: { get: providers.get, summary: (name) => providers.list().find((entry) => entry.name === name) },
+    providers: { get: providers.get, summary: async (name) => (await providers.list()).find((entry) => entry.name === name) },
     // The boot capture's ring buffer: cloud-init's console lines, when it got that far.
     consoleLog: (proxyName) => consoles.consoleLog(proxyName),
     probe: options.probe ?? probeProxy,
@@ -245,6 +300,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   let stopping: Promise<void> | undefined;
   return {
     settings,
+    cluster,
     store,
     metrics,
     proxies,
@@ -267,18 +323,20 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     reloadConfig: () => config.reload(),
     async start() {
       if (started) return;
+      await store.migrate();
       await auth.init();
       await config.reload();
       config.startWatching();
       started = true;
-      reconciler.start();
-      instanceEvents.start();
-      monitor.start();
-      gc.start();
-      prober.start();
-      housekeeping.start();
-      sampler.start();
-      log.info({ dataDir: settings.dataDir, providers: providerSet.list().map((provider) => provider.name), probeUrl: settings.probeUrl ? redactUrl(settings.probeUrl) : null }, 'control plane started');
+      leadership.start({
+        gained: () => void loops.start(),
+        lost: () => {
+          void loops.stop();
+          // The changes now happen elsewhere: browsers reconnect, and poll a replica that does not lead.
+          live.endStreams();
+        },
+      });
+      log.info({ store: store.engine, replica: replica.id, dataDir: settings.dataDir, providers: providerSet.list().map((provider) => provider.name), probeUrl: settings.probeUrl ? redactUrl(settings.probeUrl) : null }, 'control plane started');
     },
     stop() {
       stopping ??= (async () => {
@@ -286,9 +344,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         live.close();
         stopPublishingProxies();
         await config.stop();
-        await Promise.all([instanceEvents.stop(), prober.stop(), gc.stop(), monitor.stop(), housekeeping.stop(), sampler.stop(), reconciler.stop(), consoles.stop()]);
+        await leadership.stop();
+        await loops.stop();
+        await consoles.stop();
         for (const failure of await providerSet.close()) log.warn({ error: errorMessage(failure) }, 'closing a provider failed');
-        store.close();
+        await store.close();
         log.info('control plane stopped');
       })();
       return stopping;

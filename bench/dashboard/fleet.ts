@@ -107,9 +107,9 @@ export async function startFleet(options: { dataDir: string; adminPassword: stri
     runtime,
     async settled(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      const ready = () => runtime.proxies.list({ phase: 'Ready' }).length;
-      while (ready() < proxyCount) {
-        if (Date.now() > deadline) throw new Error(`only ${ready()} of ${proxyCount} Proxies Ready after ${timeoutMs} ms`);
+      const ready = async () => (await runtime.proxies.list({ phase: 'Ready' })).length;
+      while ((await ready()) < proxyCount) {
+        if (Date.now() > deadline) throw new Error(`only ${await ready()} of ${proxyCount} Proxies Ready after ${timeoutMs} ms`);
         giveAddresses(hypervisors);
         await new Promise((resolve) => setTimeout(resolve, 500));
       }

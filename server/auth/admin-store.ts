@@ -2,7 +2,7 @@
 // admin: the password row has the fixed id 1, so first-start setup is a single INSERT that only
 // the first of two racing requests wins.
 import { randomBytes } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
+import type { SqlExecutor } from '@/server/store/sql';
 
 /** Where the current password came from: first-start setup, ADMIN_PASSWORD, or a change by the admin. */
 export type PasswordSource = 'setup' | 'environment' | 'change';
@@ -20,33 +20,35 @@ interface PasswordRow {
 }
 
 export class AdminStore {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: SqlExecutor) {}
 
-  password(): StoredPassword | undefined {
-    const row = this.db.prepare(`SELECT hash, source, set_at FROM admin_password WHERE id = 1`).get() as PasswordRow | undefined;
+  async password(): Promise<StoredPassword | undefined> {
+    const row = await this.db.get<PasswordRow>(`SELECT hash, source, set_at FROM admin_password WHERE id = 1`);
     return row && { hash: row.hash, source: row.source, setAt: row.set_at };
   }
 
   /** Stores the first password; false when one exists already (nothing changed). */
-  insertPassword(password: StoredPassword): boolean {
-    const result = this.db
-      .prepare(`INSERT INTO admin_password (id, hash, source, set_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO NOTHING`)
-      .run(password.hash, password.source, password.setAt);
+  async insertPassword(password: StoredPassword): Promise<boolean> {
+    const result = await this.db.run(`INSERT INTO admin_password (id, hash, source, set_at) VALUES (1, ?, ?, ?) ON CONFLICT (id) DO NOTHING`, [
+      password.hash,
+      password.source,
+      password.setAt,
+    ]);
     return result.changes === 1;
   }
 
-  replacePassword(password: StoredPassword): void {
-    this.db
-      .prepare(
-        `INSERT INTO admin_password (id, hash, source, set_at) VALUES (1, ?, ?, ?)
-         ON CONFLICT (id) DO UPDATE SET hash = excluded.hash, source = excluded.source, set_at = excluded.set_at`,
-      )
-      .run(password.hash, password.source, password.setAt);
+  async replacePassword(password: StoredPassword): Promise<void> {
+    await this.db.run(
+      `INSERT INTO admin_password (id, hash, source, set_at) VALUES (1, ?, ?, ?)
+       ON CONFLICT (id) DO UPDATE SET hash = excluded.hash, source = excluded.source, set_at = excluded.set_at`,
+      [password.hash, password.source, password.setAt],
+    );
   }
 
   /** The secret called `name`, made (random, `bytes` long) on first use and kept from then on. */
-  secret(name: string, bytes = 32): Buffer {
-    this.db.prepare(`INSERT INTO auth_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`).run(name, randomBytes(bytes));
-    return this.db.prepare(`SELECT value FROM auth_secrets WHERE name = ?`).pluck().get(name) as Buffer;
+  async secret(name: string, bytes = 32): Promise<Buffer> {
+    await this.db.run(`INSERT INTO auth_secrets (name, value) VALUES (?, ?) ON CONFLICT (name) DO NOTHING`, [name, randomBytes(bytes)]);
+    const row = await this.db.get<{ value: Buffer }>(`SELECT value FROM auth_secrets WHERE name = ?`, [name]);
+    return row!.value;
   }
 }

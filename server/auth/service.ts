@@ -3,7 +3,7 @@
 // code the server logs), or by ADMIN_PASSWORD on every start; either way only its scrypt hash is
 // stored. Nothing here logs or returns a password, a token secret or a cookie value, except the
 // new token and cookie to their owner (and the setup code to the server's own log).
-import type { Database } from 'better-sqlite3';
+import type { SqlExecutor } from '@/server/store/sql';
 import type { Logger } from '@/server/telemetry/logger';
 import { AdminStore, type PasswordSource } from './admin-store';
 import {
@@ -32,7 +32,7 @@ export interface AuthStatus {
 }
 
 export interface AuthServiceOptions {
-  db: Database;
+  db: SqlExecutor;
   /** ADMIN_PASSWORD: when set, it is the admin password, applied by init() */
   adminPassword?: string;
   sessionTtlMs?: number;
@@ -64,7 +64,7 @@ export class AuthService {
   constructor(private readonly options: AuthServiceOptions) {
     this.now = options.now ?? Date.now;
     this.admin = new AdminStore(options.db);
-    this.sessions = new SessionStore(options.db, this.admin.secret(sessionKeyName));
+    this.sessions = new SessionStore(options.db, () => this.admin.secret(sessionKeyName));
     this.tokens = new TokenStore(options.db);
     this.limiter = new LoginRateLimiter(options.limits ?? defaultLoginLimits, this.now);
   }
@@ -83,11 +83,11 @@ export class AuthService {
    */
   async init(): Promise<void> {
     const fromEnv = this.options.adminPassword;
-    const stored = this.admin.password();
+    const stored = await this.admin.password();
     if (fromEnv !== undefined) {
       if (stored && (await verifyPassword(fromEnv, stored.hash))) return;
-      this.admin.replacePassword({ hash: await hashPassword(fromEnv, this.cost), source: 'environment', setAt: this.isoNow() });
-      this.sessions.revokeAll();
+      await this.admin.replacePassword({ hash: await hashPassword(fromEnv, this.cost), source: 'environment', setAt: this.isoNow() });
+      await this.sessions.revokeAll();
       this.options.logger?.info('admin password set from ADMIN_PASSWORD');
       return;
     }
@@ -100,14 +100,14 @@ export class AuthService {
   }
 
   /** The setup code while first-start setup waits for one (the start log shows it; tests read it here). */
-  pendingSetupCode(): string | undefined {
-    return this.admin.password() ? undefined : this.setupCode;
+  async pendingSetupCode(): Promise<string | undefined> {
+    return (await this.admin.password()) ? undefined : this.setupCode;
   }
 
   /** Anyone may ask; where the password came from is told only to the logged-in admin. */
-  status(sessionCookie: string | undefined): AuthStatus {
-    const stored = this.admin.password();
-    const authenticated = sessionCookie !== undefined && this.sessionValid(sessionCookie);
+  async status(sessionCookie: string | undefined): Promise<AuthStatus> {
+    const stored = await this.admin.password();
+    const authenticated = sessionCookie !== undefined && (await this.sessionValid(sessionCookie));
     return { passwordConfigured: stored !== undefined, authenticated, ...(stored && authenticated ? { passwordSource: stored.source } : {}) };
   }
 
@@ -117,7 +117,7 @@ export class AuthService {
    * Wrong codes count as failed attempts of `client`, like wrong passwords.
    */
   async setup(options: { password: string; setupCode: string; client: string }): Promise<void> {
-    if (this.admin.password()) throw new PasswordAlreadySetError();
+    if (await this.admin.password()) throw new PasswordAlreadySetError();
     const attempt = this.reserveAttempt(options.client);
     const expected = this.setupCode;
     if (expected === undefined || !sameSetupCode(options.setupCode, expected)) {
@@ -126,15 +126,15 @@ export class AuthService {
     }
     attempt.succeeded();
     const hash = await hashPassword(options.password, this.cost);
-    if (!this.admin.insertPassword({ hash, source: 'setup', setAt: this.isoNow() })) throw new PasswordAlreadySetError();
+    if (!(await this.admin.insertPassword({ hash, source: 'setup', setAt: this.isoNow() }))) throw new PasswordAlreadySetError();
     this.setupCode = undefined;
   }
 
   async login(options: { password: string; client: string }): Promise<IssuedSession> {
-    const stored = this.admin.password();
+    const stored = await this.admin.password();
     if (!stored) throw new PasswordNotSetError();
     await this.checkPassword({ password: options.password, hash: stored.hash, client: options.client, wrong: 'wrong password' });
-    this.sessions.pruneExpired(this.now());
+    await this.sessions.pruneExpired(this.now());
     return this.sessions.issue({ nowMs: this.now(), ttlMs: this.options.sessionTtlMs ?? defaultSessionTtlMs });
   }
 
@@ -157,42 +157,42 @@ export class AuthService {
     return reservation.attempt;
   }
 
-  logout(sessionCookie: string | undefined): void {
-    if (sessionCookie !== undefined) this.sessions.revoke(sessionCookie);
+  async logout(sessionCookie: string | undefined): Promise<void> {
+    if (sessionCookie !== undefined) await this.sessions.revoke(sessionCookie);
   }
 
   /** Replaces the password, ends every session (and on request every API token) and opens a new session for the caller. */
   async changePassword(options: { currentPassword: string; newPassword: string; client: string; revokeTokens?: boolean }): Promise<PasswordChange> {
     if (this.options.adminPassword !== undefined) throw new PasswordManagedByEnvironmentError();
-    const stored = this.admin.password();
+    const stored = await this.admin.password();
     if (!stored) throw new PasswordNotSetError();
     await this.checkPassword({ password: options.currentPassword, hash: stored.hash, client: options.client, wrong: 'the current password is wrong' });
-    this.admin.replacePassword({ hash: await hashPassword(options.newPassword, this.cost), source: 'change', setAt: this.isoNow() });
-    this.sessions.revokeAll();
-    const revokedTokens = options.revokeTokens ? this.tokens.revokeAll() : 0;
-    return { session: this.sessions.issue({ nowMs: this.now(), ttlMs: this.options.sessionTtlMs ?? defaultSessionTtlMs }), revokedTokens };
+    await this.admin.replacePassword({ hash: await hashPassword(options.newPassword, this.cost), source: 'change', setAt: this.isoNow() });
+    await this.sessions.revokeAll();
+    const revokedTokens = options.revokeTokens ? await this.tokens.revokeAll() : 0;
+    return { session: await this.sessions.issue({ nowMs: this.now(), ttlMs: this.options.sessionTtlMs ?? defaultSessionTtlMs }), revokedTokens };
   }
 
-  sessionValid(sessionCookie: string): boolean {
+  sessionValid(sessionCookie: string): Promise<boolean> {
     return this.sessions.isValid(sessionCookie, this.now());
   }
 
   /** The principal a bearer token stands for, or undefined for anything but a live token. */
-  tokenPrincipal(token: string): Principal | undefined {
-    const tokenId = this.tokens.verify(token, this.now());
+  async tokenPrincipal(token: string): Promise<Principal | undefined> {
+    const tokenId = await this.tokens.verify(token, this.now());
     return tokenId === undefined ? undefined : { kind: 'token', tokenId };
   }
 
-  createToken(name: string): CreatedApiToken {
+  createToken(name: string): Promise<CreatedApiToken> {
     return this.tokens.create({ name, nowMs: this.now() });
   }
 
-  listTokens(): ApiTokenView[] {
+  listTokens(): Promise<ApiTokenView[]> {
     return this.tokens.list();
   }
 
-  revokeToken(id: string): { revoked: string } {
-    if (!this.tokens.revoke(id)) throw new TokenNotFoundError(id);
+  async revokeToken(id: string): Promise<{ revoked: string }> {
+    if (!(await this.tokens.revoke(id))) throw new TokenNotFoundError(id);
     return { revoked: id };
   }
 }

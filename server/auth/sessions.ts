@@ -3,7 +3,7 @@
 // only the id's sha256 with the expiry, so a copy of the database opens no session, and logout or
 // a password change ends sessions for real rather than waiting for the cookie to expire.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
+import type { SqlExecutor } from '@/server/store/sql';
 
 export { sessionCookieName } from './cookie-name';
 export const defaultSessionTtlMs = 12 * 60 * 60 * 1000;
@@ -18,49 +18,53 @@ export interface IssuedSession {
 const idHash = (id: string): string => createHash('sha256').update(id).digest('hex');
 
 export class SessionStore {
+  private signingKey: Promise<Buffer> | undefined;
+
   constructor(
-    private readonly db: Database,
-    private readonly signingKey: Buffer,
+    private readonly db: SqlExecutor,
+    /** reads (or makes, on first use) the key shared by every replica; asked once */
+    private readonly loadSigningKey: () => Promise<Buffer>,
   ) {}
 
-  private sign(id: string): string {
-    return createHmac('sha256', this.signingKey).update(id).digest('base64url');
+  private async sign(id: string): Promise<string> {
+    this.signingKey ??= this.loadSigningKey();
+    return createHmac('sha256', await this.signingKey).update(id).digest('base64url');
   }
 
-  issue(options: { nowMs: number; ttlMs: number }): IssuedSession {
+  async issue(options: { nowMs: number; ttlMs: number }): Promise<IssuedSession> {
     const id = randomBytes(32).toString('base64url');
     const expiresAtMs = options.nowMs + options.ttlMs;
-    this.db.prepare(`INSERT INTO sessions (id_hash, created_at, expires_at) VALUES (?, ?, ?)`).run(idHash(id), options.nowMs, expiresAtMs);
-    return { cookieValue: `${id}.${this.sign(id)}`, issuedAtMs: options.nowMs, expiresAtMs };
+    await this.db.run(`INSERT INTO sessions (id_hash, created_at, expires_at) VALUES (?, ?, ?)`, [idHash(id), options.nowMs, expiresAtMs]);
+    return { cookieValue: `${id}.${await this.sign(id)}`, issuedAtMs: options.nowMs, expiresAtMs };
   }
 
   /** The session id of a well-signed cookie, or undefined. */
-  private idOf(cookieValue: string): string | undefined {
+  private async idOf(cookieValue: string): Promise<string | undefined> {
     const [id, signature, ...rest] = cookieValue.split('.');
     if (!id || !signature || rest.length > 0) return undefined;
-    const expected = Buffer.from(this.sign(id));
+    const expected = Buffer.from(await this.sign(id));
     const given = Buffer.from(signature);
     return given.length === expected.length && timingSafeEqual(given, expected) ? id : undefined;
   }
 
   /** Whether the cookie names a live session at `nowMs`. */
-  isValid(cookieValue: string, nowMs: number): boolean {
-    const id = this.idOf(cookieValue);
+  async isValid(cookieValue: string, nowMs: number): Promise<boolean> {
+    const id = await this.idOf(cookieValue);
     if (id === undefined) return false;
-    const expiresAt = this.db.prepare(`SELECT expires_at FROM sessions WHERE id_hash = ?`).pluck().get(idHash(id)) as number | undefined;
-    return expiresAt !== undefined && expiresAt > nowMs;
+    const row = await this.db.get<{ expires_at: number }>(`SELECT expires_at FROM sessions WHERE id_hash = ?`, [idHash(id)]);
+    return row !== undefined && row.expires_at > nowMs;
   }
 
-  revoke(cookieValue: string): void {
-    const id = this.idOf(cookieValue);
-    if (id !== undefined) this.db.prepare(`DELETE FROM sessions WHERE id_hash = ?`).run(idHash(id));
+  async revoke(cookieValue: string): Promise<void> {
+    const id = await this.idOf(cookieValue);
+    if (id !== undefined) await this.db.run(`DELETE FROM sessions WHERE id_hash = ?`, [idHash(id)]);
   }
 
-  revokeAll(): void {
-    this.db.prepare(`DELETE FROM sessions`).run();
+  async revokeAll(): Promise<void> {
+    await this.db.run(`DELETE FROM sessions`);
   }
 
-  pruneExpired(nowMs: number): number {
-    return this.db.prepare(`DELETE FROM sessions WHERE expires_at <= ?`).run(nowMs).changes;
+  async pruneExpired(nowMs: number): Promise<number> {
+    return (await this.db.run(`DELETE FROM sessions WHERE expires_at <= ?`, [nowMs])).changes;
   }
 }

@@ -4,8 +4,8 @@
 // compared in constant time. The whole token is returned once, by create; lists show the id,
 // the name and the non-secret prefix.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { Database } from 'better-sqlite3';
 import { z } from 'zod';
+import type { SqlExecutor } from '@/server/store/sql';
 
 export const tokenPrefix = 'kvm2p_';
 
@@ -55,42 +55,42 @@ const toView = (row: TokenRow): ApiTokenView => ({
 });
 
 export class TokenStore {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: SqlExecutor) {}
 
-  create(options: { name: string; nowMs: number }): CreatedApiToken {
+  async create(options: { name: string; nowMs: number }): Promise<CreatedApiToken> {
     const id = randomBytes(8).toString('hex');
     const secret = randomBytes(32).toString('base64url');
-    this.db.prepare(`INSERT INTO api_tokens (id, name, secret_hash, created_at) VALUES (?, ?, ?, ?)`).run(id, options.name, secretHash(secret), options.nowMs);
-    const row = this.db.prepare(`SELECT * FROM api_tokens WHERE id = ?`).get(id) as TokenRow;
+    await this.db.run(`INSERT INTO api_tokens (id, name, secret_hash, created_at) VALUES (?, ?, ?, ?)`, [id, options.name, secretHash(secret), options.nowMs]);
+    const row = (await this.db.get<TokenRow>(`SELECT * FROM api_tokens WHERE id = ?`, [id])) as TokenRow;
     return { ...toView(row), token: `${tokenPrefix}${id}_${secret}` };
   }
 
-  list(): ApiTokenView[] {
-    return (this.db.prepare(`SELECT * FROM api_tokens ORDER BY created_at, id`).all() as TokenRow[]).map(toView);
+  async list(): Promise<ApiTokenView[]> {
+    return (await this.db.all<TokenRow>(`SELECT * FROM api_tokens ORDER BY created_at, id`)).map(toView);
   }
 
   /** false when no such token exists. */
-  revoke(id: string): boolean {
-    return this.db.prepare(`DELETE FROM api_tokens WHERE id = ?`).run(id).changes === 1;
+  async revoke(id: string): Promise<boolean> {
+    return (await this.db.run(`DELETE FROM api_tokens WHERE id = ?`, [id])).changes === 1;
   }
 
   /** Revokes every token; returns how many there were. */
-  revokeAll(): number {
-    return this.db.prepare(`DELETE FROM api_tokens`).run().changes;
+  async revokeAll(): Promise<number> {
+    return (await this.db.run(`DELETE FROM api_tokens`)).changes;
   }
 
   /** The token's id when `token` is a live token, else undefined. */
-  verify(token: string, nowMs: number): string | undefined {
+  async verify(token: string, nowMs: number): Promise<string | undefined> {
     const match = tokenPattern.exec(token);
     if (!match) return undefined;
     const [, id, secret] = match as unknown as [string, string, string];
-    const row = this.db.prepare(`SELECT * FROM api_tokens WHERE id = ?`).get(id) as TokenRow | undefined;
+    const row = await this.db.get<TokenRow>(`SELECT * FROM api_tokens WHERE id = ?`, [id]);
     if (!row) return undefined;
     const expected = Buffer.from(row.secret_hash, 'hex');
     const given = Buffer.from(secretHash(secret), 'hex');
     if (!timingSafeEqual(given, expected)) return undefined;
     if (row.last_used_at === null || nowMs - row.last_used_at >= touchIntervalMs) {
-      this.db.prepare(`UPDATE api_tokens SET last_used_at = ? WHERE id = ?`).run(nowMs, id);
+      await this.db.run(`UPDATE api_tokens SET last_used_at = ? WHERE id = ?`, [nowMs, id]);
     }
     return id;
   }

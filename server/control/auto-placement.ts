@@ -28,7 +28,7 @@ export async function pickHost(options: {
   const { provider, reader, signal } = options;
   // An unknown machine type throws ErrPermanent here, before any host is measured.
   const needs = reader.needs(options.placement);
-  const targets = new Map(options.health.latest(provider.name)[0]?.targets.map((target) => [target.name, target]));
+  const targets = new Map((await options.health.latest(provider.name))[0]?.targets.map((target) => [target.name, target]));
   const hosts = await Promise.all(
     reader.hosts().map(async (host): Promise<HostFacts> => {
       const health = targets.get(host);

@@ -28,9 +28,9 @@ export type ConsoleTarget = { kind: 'missing' } | { kind: 'static' } | { kind: '
 
 export interface ConsoleManagerOptions {
   providers: ProviderLookup;
-  locate(proxy: string): ConsoleTarget;
+  locate(proxy: string): Promise<ConsoleTarget>;
   /** true while the Proxy has not been Ready yet since its VM started: boot capture holds the console */
-  booting(proxy: string): boolean;
+  booting(proxy: string): Promise<boolean>;
   clock: Clock;
   logger: Logger;
   /** release after this long without a watcher (and not booting) */
@@ -174,7 +174,7 @@ export class ConsoleManager {
 
   private async openNow(entry: Entry, force: boolean, startedID: string | undefined, options: { rethrow?: boolean }): Promise<void> {
     if (this.stopped) return;
-    const target = this.options.locate(entry.proxy);
+    const target = await this.options.locate(entry.proxy);
     const providerID = startedID ?? (target.kind === 'managed' ? target.providerID : undefined);
     if (target.kind !== 'managed' || providerID === undefined) {
       const message = target.kind === 'managed' ? 'the Proxy has no VM yet; its console opens when the VM starts' : 'the Proxy has no VM';
@@ -229,7 +229,7 @@ export class ConsoleManager {
     entry.session = undefined;
     this.cancelIdle(entry);
     this.setStatus(entry, { state: 'closed', message });
-    this.forgetIfGone(entry);
+    this.forgetIfGone(entry).catch((err: unknown) => this.options.logger.warn({ proxy: entry.proxy, error: errorMessage(err) }, 'looking up the Proxy of a closed console failed'));
   }
 
   private async release(entry: Entry, message: string): Promise<void> {
@@ -255,20 +255,25 @@ export class ConsoleManager {
     const checkMs = Math.max(1, Math.min(idleReleaseMs, Math.ceil(idleReleaseMs / 4)));
     entry.idleTimer = clock.setTimeout(() => {
       entry.idleTimer = undefined;
-      if (entry.watchers.size > 0 || !entry.session) return;
-      if (this.forgetIfGone(entry)) return;
-      if (this.options.booting(entry.proxy)) entry.lastNeededAt = clock.now();
-      if (clock.now() - entry.lastNeededAt >= idleReleaseMs) {
-        void this.release(entry, `released: nobody watched it for ${Math.round(idleReleaseMs / 1000)} s`);
-        return;
-      }
-      this.scheduleIdle(entry);
+      this.idleCheck(entry).catch((err: unknown) => this.options.logger.warn({ proxy: entry.proxy, error: errorMessage(err) }, 'checking an idle console failed'));
     }, checkMs);
   }
 
+  private async idleCheck(entry: Entry): Promise<void> {
+    const { clock, idleReleaseMs } = this.options;
+    if (entry.watchers.size > 0 || !entry.session) return;
+    if (await this.forgetIfGone(entry)) return;
+    if (await this.options.booting(entry.proxy)) entry.lastNeededAt = clock.now();
+    if (clock.now() - entry.lastNeededAt >= idleReleaseMs) {
+      await this.release(entry, `released: nobody watched it for ${Math.round(idleReleaseMs / 1000)} s`);
+      return;
+    }
+    this.scheduleIdle(entry);
+  }
+
   /** Drops the entry of a Proxy that no longer exists (its session released); true when dropped. */
-  private forgetIfGone(entry: Entry): boolean {
-    if (this.options.locate(entry.proxy).kind !== 'missing') return false;
+  private async forgetIfGone(entry: Entry): Promise<boolean> {
+    if ((await this.options.locate(entry.proxy)).kind !== 'missing') return false;
     this.cancelIdle(entry);
     void this.release(entry, 'the Proxy is gone');
     if (entry.watchers.size === 0) this.entries.delete(entry.proxy);

@@ -42,15 +42,23 @@ export const diagnosisBudgets = {
 
 export type DiagnosisBudgets = { readonly [K in keyof typeof diagnosisBudgets]: number };
 
+/** A provider entry's state and its latest health targets. */
+export interface ProviderState {
+  available: boolean;
+  reason?: string;
+  targets: Target[];
+}
+
 export interface DiagnosisProviders {
   /** the running provider of that name */
   get(name: string): Provider | undefined;
   /** the entry's state and its latest health targets; undefined when it is not configured */
-  summary(name: string): { available: boolean; reason?: string; targets: Target[] } | undefined;
+  summary(name: string): ProviderState | undefined | Promise<ProviderState | undefined>;
 }
 
 export interface DiagnosisOptions {
-  proxy: (name: string) => ProxyView;
+  /** the Proxy as the API shows it (from the store) */
+  proxy: (name: string) => ProxyView | Promise<ProxyView>;
   providers: DiagnosisProviders;
   /** the VM's serial console text so far (the console capture), or undefined when none is kept */
   consoleLog: (proxyName: string) => string | undefined;
@@ -116,7 +124,7 @@ export class DiagnosisService {
   }
 
   async diagnose(name: string): Promise<Diagnosis> {
-    const view = this.options.proxy(name);
+    const view = await this.options.proxy(name);
     const startedAt = isoTime(this.options.clock);
     const started = performance.now();
     const results = view.mode === 'Managed' ? await this.managed(view) : await this.static(view);
@@ -152,7 +160,7 @@ export class DiagnosisService {
     const { budgets } = this;
     const providerName = view.provider ?? '';
     const provider = this.options.providers.get(providerName);
-    const summary = this.options.providers.summary(providerName);
+    const summary = await this.options.providers.summary(providerName);
     const providerID = view.status.providerID;
     const started = performance.now();
     const inspector = provider?.inspector;

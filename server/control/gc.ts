@@ -82,7 +82,7 @@ export class OrphanCollector {
       return report;
     }
     report.listed = instances.length;
-    const owners = this.options.store.proxies.uids();
+    const owners = await this.options.store.proxies.uids();
     for (const instance of instances) {
       if (!instance.uid) {
         report.unattributable.push(instance.providerID);

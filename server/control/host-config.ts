@@ -13,7 +13,7 @@ import type { HostSetup } from './host-setup';
 export interface HostConfigOptions {
   configPath: string | undefined;
   setup: HostSetup;
-  proxies: () => ProxyRecord[];
+  proxies: () => Promise<ProxyRecord[]>;
   reload: () => Promise<boolean>;
   logger: Logger;
 }
@@ -53,8 +53,7 @@ export class HostConfig {
   }
 
   async remove(provider: string, host: string): Promise<SavedHostsView> {
-    const users = this.options
-      .proxies()
+    const users = (await this.options.proxies())
       .filter((record) => record.spec.mode === 'Managed' && record.spec.provider === provider && hostOf(record) === host)
       .map((record) => record.name);
     if (users.length > 0) throw new HostInUseError(host, users);

@@ -34,16 +34,16 @@ export class Housekeeping {
     return this.ticker.stop();
   }
 
-  prune(): { healthSamples: number; probeSamples: number; events: number; statsRows: number } {
+  async prune(): Promise<{ healthSamples: number; probeSamples: number; events: number; statsRows: number }> {
     const { store, clock } = this.options;
     const now = clock.now();
     const historyBefore = now - this.options.healthHistoryRetentionMs;
     const thinBefore = now - fullResolutionMs;
     const pruned = {
-      healthSamples: store.health.pruneBefore(historyBefore) + store.health.downsampleBefore(thinBefore, downsampleBucketMs),
-      probeSamples: store.probes.pruneBefore(historyBefore) + store.probes.downsampleBefore(thinBefore, downsampleBucketMs),
-      events: store.events.pruneBefore(now - this.options.eventRetentionMs),
-      statsRows: store.stats.consolidate(now),
+      healthSamples: (await store.health.pruneBefore(historyBefore)) + (await store.health.downsampleBefore(thinBefore, downsampleBucketMs)),
+      probeSamples: (await store.probes.pruneBefore(historyBefore)) + (await store.probes.downsampleBefore(thinBefore, downsampleBucketMs)),
+      events: await store.events.pruneBefore(now - this.options.eventRetentionMs),
+      statsRows: await store.stats.consolidate(now),
     };
     if (pruned.healthSamples + pruned.probeSamples + pruned.events + pruned.statsRows > 0) this.options.logger.debug(pruned, 'pruned old health samples, probes, events and stats');
     return pruned;

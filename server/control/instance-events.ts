@@ -19,7 +19,7 @@ export interface InstanceEventsOptions {
   /** queues a Proxy for a pass now */
   enqueue(name: string): void;
   /** queues every Proxy (changes were missed) */
-  resyncAll(): void;
+  resyncAll(): Promise<void>;
   /** told every change, with the Managed Proxy owning the instance when one does (the live feed) */
   onChange?(provider: string, change: InstanceChange, proxy: string | undefined): void;
   /** runs the provider health checks now */
@@ -30,6 +30,8 @@ export class InstanceEvents {
   private watches: InstanceWatch[] = [];
   private recheck: Promise<void> | undefined;
   private recheckAgain = false;
+  /** changes are handled one after another, in the order they came (their owners are looked up in the store) */
+  private handling: Promise<void> = Promise.resolve();
 
   constructor(private readonly options: InstanceEventsOptions) {}
 
@@ -58,10 +60,14 @@ export class InstanceEvents {
     try {
       return [
         provider.watchInstances({
-          changed: (change) => this.changed(provider.name, change, log),
+          changed: (change) => {
+            this.handling = this.handling
+              .then(() => this.changed(provider.name, change, log))
+              .catch((err: unknown) => log.warn({ error: errorMessage(err) }, 'finding the Proxy of an instance event failed'));
+          },
           missed: (target) => {
             log.info({ target }, 'instance events may have been missed; resyncing every Proxy');
-            this.options.resyncAll();
+            this.options.resyncAll().catch((err: unknown) => log.warn({ error: errorMessage(err) }, 'resyncing after missed instance events failed'));
           },
           targetChanged: (target, what) => {
             log.info({ target, change: what }, 'target changed; checking provider health now');
@@ -93,8 +99,8 @@ export class InstanceEvents {
       });
   }
 
-  private changed(provider: string, change: InstanceChange, log: Logger): void {
-    const proxy = this.owner(provider, change);
+  private async changed(provider: string, change: InstanceChange, log: Logger): Promise<void> {
+    const proxy = await this.owner(provider, change);
     const fields = { target: change.target, instance: change.name, event: change.event };
     this.options.onChange?.(provider, change, proxy);
     if (proxy === undefined) {
@@ -109,10 +115,10 @@ export class InstanceEvents {
    * The Managed Proxy on `provider` whose instance name this is, and whose recorded instance (if
    * one is recorded yet) is this one: a namesake on another target is not its instance.
    */
-  private owner(provider: string, change: InstanceChange): string | undefined {
+  private async owner(provider: string, change: InstanceChange): Promise<string | undefined> {
     const { proxies } = this.options.store;
-    const name = proxies.names().find((candidate) => instanceName(candidate) === change.name);
-    const record = name === undefined ? undefined : proxies.get(name);
+    const name = (await proxies.names()).find((candidate) => instanceName(candidate) === change.name);
+    const record = name === undefined ? undefined : await proxies.get(name);
     if (!record || record.spec.mode !== 'Managed' || record.spec.provider !== provider) return undefined;
     const recorded = record.status.providerID;
     return recorded === undefined || recorded === change.providerID ? record.name : undefined;

@@ -114,6 +114,11 @@ export class LiveFeed {
   /** Ends every stream; later subscribers are closed at once and publishing does nothing. */
   close(): void {
     this.closed = true;
+    this.endStreams();
+  }
+
+  /** Ends every open stream, the feed staying open (a replica that stopped leading: browsers reconnect). */
+  endStreams(): void {
     const subscribers = [...this.subscribers];
     this.subscribers.clear();
     this.owners.clear();

@@ -14,13 +14,14 @@ export function publishProxyWrites(options: { store: Store; feed: LiveFeed }): (
   const { store, feed } = options;
   const pending = new Set<string>();
   const lastSent = new Map<string, string>();
-  const flush = () => {
+  let stopped = false;
+  const flush = async () => {
     const names = [...pending];
     pending.clear();
-    // The runtime stopped between the write and now.
-    if (!store.db.open) return;
     for (const name of names) {
-      const record = store.proxies.get(name);
+      // The runtime stopped between the write and now.
+      if (stopped) return;
+      const record = await store.proxies.get(name);
       const proxy = record ? toProxyView(record) : null;
       const json = JSON.stringify(proxy);
       if (lastSent.get(name) === json) continue;
@@ -29,16 +30,20 @@ export function publishProxyWrites(options: { store: Store; feed: LiveFeed }): (
       feed.publish({ kind: 'proxy', name, proxy });
     }
   };
-  return store.proxies.watch((name) => {
-    if (pending.size === 0) queueMicrotask(flush);
+  const unwatch = store.proxies.watch((name) => {
+    if (pending.size === 0) queueMicrotask(() => void flush().catch(() => undefined));
     pending.add(name);
   });
+  return () => {
+    stopped = true;
+    unwatch();
+  };
 }
 
 /** The provider's latest check as stored (what GET /api/providers shows). */
-export function publishHealth(options: { store: Store; feed: LiveFeed; provider: string }): void {
+export async function publishHealth(options: { store: Store; feed: LiveFeed; provider: string }): Promise<void> {
   const { store, feed, provider } = options;
-  const targets = store.health.latest(provider)[0]?.targets ?? [];
+  const targets = (await store.health.latest(provider))[0]?.targets ?? [];
   feed.publish({ kind: 'health', provider, targets });
 }
 

@@ -90,11 +90,11 @@ export class Monitor {
       targets = await this.checkWithTimeout(provider, parent);
     } catch (err) {
       const reason = err instanceof CheckTimeoutError ? 'Timeout' : 'CheckFailed';
-      targets = this.failedTargets(provider.name, { reason, message: errorMessage(err), latencyMs: Math.min(clock.now() - startedAt, timeoutMs) });
+      targets = await this.failedTargets(provider.name, { reason, message: errorMessage(err), latencyMs: Math.min(clock.now() - startedAt, timeoutMs) });
       this.options.logger.warn({ provider: provider.name, reason, error: errorMessage(err) }, 'provider check failed');
     }
     if (parent?.aborted) return { provider: provider.name, targets };
-    this.options.store.health.record({ provider: provider.name, targets, nowMs: clock.now() });
+    await this.options.store.health.record({ provider: provider.name, targets, nowMs: clock.now() });
     this.updateGauge(provider.name, targets);
     this.options.onChecked?.({ provider: provider.name, targets });
     return { provider: provider.name, targets };
@@ -124,10 +124,10 @@ export class Monitor {
     });
   }
 
-  private failedTargets(providerName: string, failure: { reason: string; message: string; latencyMs: number }): Target[] {
+  private async failedTargets(providerName: string, failure: { reason: string; message: string; latencyMs: number }): Promise<Target[]> {
     const names =
       this.knownTargets.get(providerName) ??
-      this.options.store.health.latest(providerName)[0]?.targets.map((target) => target.name) ??
+      (await this.options.store.health.latest(providerName))[0]?.targets.map((target) => target.name) ??
       [];
     const checkedAt = isoTime(this.options.clock);
     return (names.length > 0 ? names : [providerName]).map((name) => ({ name, ready: false, details: {}, checkedAt, ...failure }));

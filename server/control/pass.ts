@@ -98,7 +98,7 @@ export class Pass {
    * a PhaseChanged event when the phase moved. Called before a provider action to record the intent
    * it announces, and at the end of the pass with the outcome.
    */
-  commit(proposed: ReconcileStatus, events: EventInput[] = []): void {
+  async commit(proposed: ReconcileStatus, events: EventInput[] = []): Promise<void> {
     const previous = this.committed;
     const next = proposed.phase === 'Failed' ? proposed : { ...proposed, failedUnderConfig: undefined };
     const all: EventInput[] = [];
@@ -106,16 +106,16 @@ export class Pass {
     all.push(...events);
     if (all.length === 0 && JSON.stringify(previous) === JSON.stringify(next)) return;
     const { store, clock } = this.deps;
-    store.db.transaction(() => {
-      store.proxies.writeStatus(this.record.uid, next);
-      for (const event of all) store.events.record(this.record.uid, { ...event, atMs: clock.now() });
-    })();
+    await store.transaction(async (tx) => {
+      await tx.proxies.writeStatus(this.record.uid, next);
+      for (const event of all) await tx.events.record(this.record.uid, { ...event, atMs: clock.now() });
+    });
     this.committed = next;
     if (previous.phase !== next.phase) this.logger.info({ from: previous.phase, to: next.phase }, 'proxy phase changed');
   }
 
   /** Records `err` by its class and returns what the queue should do. */
-  fail(err: unknown, doing: string): PassOutcome {
+  async fail(err: unknown, doing: string): Promise<PassOutcome> {
     // Shutting down abandons calls: that is not the Proxy's error, so nothing is recorded.
     if (this.deps.signal.aborted) return { kind: 'error', error: err };
     const errorClass: ErrorClassName = errorClassOf(err) ?? 'unclassified';
@@ -127,17 +127,17 @@ export class Pass {
     else delete next.failedUnderConfig;
     // A Running instance whose Get failed for a while is still provisioned; say so only in lastError.
     if (next.phase !== 'Running') next = this.withProvisioned(next, { status: 'False', reason: reaction.reason, message });
-    this.commit(next, [{ type: 'Warning', reason: reaction.event, message: `${doing}: ${errorClass}: ${message}` }]);
+    await this.commit(next, [{ type: 'Warning', reason: reaction.event, message: `${doing}: ${errorClass}: ${message}` }]);
     this.logger.warn({ errorClass, error: message, doing }, 'reconcile error');
     return reaction.outcome(this, err);
   }
 
   /** Records `err` and backs off whatever its class: for deletes, which must not latch. */
-  retry(err: unknown, doing: string): PassOutcome {
+  async retry(err: unknown, doing: string): Promise<PassOutcome> {
     if (this.deps.signal.aborted) return { kind: 'error', error: err };
     const errorClass: ErrorClassName = errorClassOf(err) ?? 'unclassified';
     const message = errorMessage(err);
-    this.commit({ ...this.committed, lastError: { class: errorClass, message, at: this.now() } }, [
+    await this.commit({ ...this.committed, lastError: { class: errorClass, message, at: this.now() } }, [
       { type: 'Warning', reason: 'ReconcileError', message: `${doing}: ${errorClass}: ${message}` },
     ]);
     this.logger.warn({ errorClass, error: message, doing }, 'reconcile error');

@@ -36,13 +36,14 @@ export class Prober {
   private readonly ticker: Ticker;
   private readonly inFlight = new Set<string>();
   private readonly kicks = new Set<Promise<void>>();
-  private readonly controller = new AbortController();
+  private controller = new AbortController();
 
   constructor(private readonly options: ProberOptions) {
     this.ticker = new Ticker({ name: 'proxy-probes', clock: options.clock, intervalMs: options.intervalMs, logger: options.logger, run: (signal) => this.probeAll(signal) });
   }
 
   start(): void {
+    if (this.controller.signal.aborted) this.controller = new AbortController();
     this.ticker.start();
   }
 
@@ -54,16 +55,17 @@ export class Prober {
   /** Probes one proxy now (it just became Running); a probe already running for it is enough. */
   kick(name: string): void {
     if (this.controller.signal.aborted) return;
-    const record = this.options.store.proxies.get(name);
-    if (!record) return;
-    const kick = this.probeOne(record, this.controller.signal)
+    const { signal } = this.controller;
+    const kick = this.options.store.proxies
+      .get(name)
+      .then((record) => record && this.probeOne(record, signal))
       .catch((err: unknown) => this.options.logger.warn({ proxy: name, err }, 'probe failed'))
       .finally(() => this.kicks.delete(kick));
     this.kicks.add(kick);
   }
 
   async probeAll(signal?: AbortSignal): Promise<void> {
-    const due = this.options.store.proxies.list().filter((record) => probeTarget(record) !== undefined);
+    const due = (await this.options.store.proxies.list()).filter((record) => probeTarget(record) !== undefined);
     const concurrency = this.options.concurrency ?? 16;
     let next = 0;
     const lane = async () => {
@@ -93,13 +95,13 @@ export class Prober {
       });
       if (signal?.aborted) return;
       this.options.metrics?.probeDuration.observe({ result: result.healthy ? 'healthy' : 'unhealthy' }, result.latencyMs / 1000);
-      this.record(record, target, result);
+      await this.record(record, target, result);
     } finally {
       this.inFlight.delete(record.uid);
     }
   }
 
-  private record(record: ProxyRecord, target: string, result: ProbeResult): void {
+  private async record(record: ProxyRecord, target: string, result: ProbeResult): Promise<void> {
     const { store, clock } = this.options;
     const now = isoTime(clock);
     const previous = record.probe?.target === target ? record.probe : undefined;
@@ -119,11 +121,11 @@ export class Prober {
     const event: EventInput = result.healthy
       ? { type: 'Normal', reason: 'Healthy', message: `probe through ${target} passed: ${result.message}` }
       : { type: 'Warning', reason: 'Unhealthy', message: `probe through ${target} failed (${result.reason}): ${result.message}` };
-    store.db.transaction(() => {
-      store.proxies.writeProbe(record.uid, probe);
-      store.probes.record({ proxyUid: record.uid, target, healthy: probe.healthy, latencyMs: probe.latencyMs ?? 0, probedAtMs: Date.parse(now) });
-      if (flipped) store.events.record(record.uid, { ...event, atMs: clock.now() });
-    })();
+    await store.transaction(async (tx) => {
+      await tx.proxies.writeProbe(record.uid, probe);
+      await tx.probes.record({ proxyUid: record.uid, target, healthy: probe.healthy, latencyMs: probe.latencyMs ?? 0, probedAtMs: Date.parse(now) });
+      if (flipped) await tx.events.record(record.uid, { ...event, atMs: clock.now() });
+    });
     if (flipped) this.options.logger.info({ proxy: record.name, healthy: result.healthy, reason: result.reason }, 'proxy health changed');
   }
 }

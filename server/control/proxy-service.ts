@@ -50,9 +50,8 @@ const matchesLabels = (labels: Record<string, string>, wanted: Record<string, st
 export class ProxyService {
   constructor(private readonly options: ProxyServiceOptions) {}
 
-  list(filter: ProxyFilter = {}): ProxyView[] {
-    return this.options.store.proxies
-      .list()
+  async list(filter: ProxyFilter = {}): Promise<ProxyView[]> {
+    return (await this.options.store.proxies.list())
       .map(toProxyView)
       .filter(
         (view) =>
@@ -63,28 +62,28 @@ export class ProxyService {
       );
   }
 
-  get(name: string): ProxyView {
-    return toProxyView(this.record(name));
+  async get(name: string): Promise<ProxyView> {
+    return toProxyView(await this.record(name));
   }
 
-  create(input: unknown): ProxyView {
+  async create(input: unknown): Promise<ProxyView> {
     const { name, ...spec } = parseOrThrow(proxyCreateSchema, input);
     if (spec.mode === 'Managed') this.requireProvider(spec.provider);
     const uid = (this.options.newUid ?? randomUUID)();
     const { store, clock } = this.options;
-    const record = store.db.transaction(() => {
-      const inserted = store.proxies.insert({ uid, name, spec, now: isoTime(clock) });
-      store.events.record(uid, { type: 'Normal', reason: 'Created', message: 'Proxy created', atMs: clock.now() });
+    const record = await store.transaction(async (tx) => {
+      const inserted = await tx.proxies.insert({ uid, name, spec, now: isoTime(clock) });
+      await tx.events.record(uid, { type: 'Normal', reason: 'Created', message: 'Proxy created', atMs: clock.now() });
       return inserted;
-    })();
+    });
     this.options.onChange(name);
     return toProxyView(record);
   }
 
   /** Replaces the spec; cloud-init left out (both fields) keeps the stored one. `mode` and `provider` are immutable. */
-  update(name: string, input: unknown): ProxyView {
+  async update(name: string, input: unknown): Promise<ProxyView> {
     const update = parseOrThrow(proxyUpdateSchema, input);
-    const record = this.record(name);
+    const record = await this.record(name);
     if (record.deletionRequestedAt) throw new ProxyDeletingError(name);
     const current = record.spec;
     if (update.mode !== current.mode) throw new ProxyValidationError([{ path: 'mode', message: `cannot change (is ${current.mode})` }]);
@@ -99,34 +98,34 @@ export class ProxyService {
     }
     if (JSON.stringify(spec) === JSON.stringify(current)) return toProxyView(record);
     const { store, clock } = this.options;
-    store.db.transaction(() => {
-      store.proxies.updateSpec({ uid: record.uid, spec, now: isoTime(clock) });
-      store.events.record(record.uid, { type: 'Normal', reason: 'SpecUpdated', message: 'spec updated', atMs: clock.now() });
-    })();
+    await store.transaction(async (tx) => {
+      await tx.proxies.updateSpec({ uid: record.uid, spec, now: isoTime(clock) });
+      await tx.events.record(record.uid, { type: 'Normal', reason: 'SpecUpdated', message: 'spec updated', atMs: clock.now() });
+    });
     this.options.onChange(name);
     return this.get(name);
   }
 
   /** Requests deletion; the record stays (phase Deleting) until the provider's Delete succeeded. */
-  delete(name: string): ProxyView {
-    const record = this.record(name);
-    this.options.store.proxies.requestDeletion({ uid: record.uid, now: isoTime(this.options.clock) });
+  async delete(name: string): Promise<ProxyView> {
+    const record = await this.record(name);
+    await this.options.store.proxies.requestDeletion({ uid: record.uid, now: isoTime(this.options.clock) });
     this.options.onChange(name);
     return this.get(name);
   }
 
-  events(name: string, limit = 100): ProxyEventView[] {
-    return this.options.store.events.list(this.record(name).uid, limit);
+  async events(name: string, limit = 100): Promise<ProxyEventView[]> {
+    return this.options.store.events.list((await this.record(name)).uid, limit);
   }
 
   /** Its probes since `sinceMs` (epoch ms), oldest first; thinned past a day. */
-  probes(name: string, sinceMs: number): ProbeSample[] {
-    return this.options.store.probes.history({ proxyUid: this.record(name).uid, sinceMs });
+  async probes(name: string, sinceMs: number): Promise<ProbeSample[]> {
+    return this.options.store.probes.history({ proxyUid: (await this.record(name)).uid, sinceMs });
   }
 
   /** Ready (Running and healthy) proxies, for crawler clients. */
-  discover(filter: { labels?: Record<string, string> } = {}): DiscoveredProxy[] {
-    return this.list({ labels: filter.labels, phase: 'Ready' }).map((view) => ({
+  async discover(filter: { labels?: Record<string, string> } = {}): Promise<DiscoveredProxy[]> {
+    return (await this.list({ labels: filter.labels, phase: 'Ready' })).map((view) => ({
       name: view.name,
       url: proxyUrl(view.status.ip as string, view.port),
       labels: view.labels,
@@ -134,8 +133,8 @@ export class ProxyService {
     }));
   }
 
-  private record(name: string): ProxyRecord {
-    const record = this.options.store.proxies.get(name);
+  private async record(name: string): Promise<ProxyRecord> {
+    const record = await this.options.store.proxies.get(name);
     if (!record) throw new ProxyNotFoundError(name);
     return record;
   }

@@ -7,7 +7,7 @@ import type { Pass, PassOutcome } from './pass';
 export async function runDeletion(pass: Pass): Promise<PassOutcome> {
   const { record, deps } = pass;
   if (pass.status.phase !== 'Deleting') {
-    pass.commit(pass.withProvisioned({ ...pass.status, phase: 'Deleting' }, { status: 'False', reason: 'Deleting', message: 'deletion requested' }));
+    await pass.commit(pass.withProvisioned({ ...pass.status, phase: 'Deleting' }, { status: 'False', reason: 'Deleting', message: 'deletion requested' }));
   }
   const { providerID, instanceSpecHash } = pass.status;
   const mayHaveInstance = record.spec.mode === 'Managed' && (providerID !== undefined || instanceSpecHash !== undefined);
@@ -26,7 +26,7 @@ export async function runDeletion(pass: Pass): Promise<PassOutcome> {
       }
     }
   }
-  deps.store.proxies.remove(record.uid);
+  await deps.store.proxies.remove(record.uid);
   pass.logger.info({ providerID }, 'proxy deleted');
   return { kind: 'removed' };
 }

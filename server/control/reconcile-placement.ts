@@ -19,17 +19,17 @@ export async function placementForCreate(pass: Pass, { provider, spec }: { provi
   try {
     choice = await pickHost({ provider, reader, placement: spec.placement, health: pass.deps.store.health, signal: pass.deps.signal });
   } catch (err) {
-    return { kind: 'wait', outcome: pass.fail(err, 'choosing a host') };
+    return { kind: 'wait', outcome: await pass.fail(err, 'choosing a host') };
   }
   if (choice.kind === 'none') {
     const message = describeRefusals(choice.refusals);
     const previous = pass.status.conditions.find((condition) => condition.type === 'Provisioned');
     const events = previous?.message === message ? [] : [{ type: 'Warning' as const, reason: 'NoHostFits', message }];
-    pass.commit(pass.withProvisioned({ ...pass.status, observedSpecHash: pass.hash }, { status: 'False', reason: 'NoHostFits', message }), events);
+    await pass.commit(pass.withProvisioned({ ...pass.status, observedSpecHash: pass.hash }, { status: 'False', reason: 'NoHostFits', message }), events);
     return { kind: 'wait', outcome: { kind: 'requeue', afterMs: pass.deps.quotaRetryMs } };
   }
   const refused = choice.refusals.map((refusal) => `; refused ${refusal.host}: ${refusal.reason}`).join('');
-  pass.commit({ ...pass.status, chosenPlacement: { zone: choice.host, reason: choice.reason, at: pass.now() } }, [
+  await pass.commit({ ...pass.status, chosenPlacement: { zone: choice.host, reason: choice.reason, at: pass.now() } }, [
     { type: 'Normal', reason: 'Placed', message: `placed on ${choice.reason}${refused}` },
   ]);
   return { kind: 'placed', placement: { ...spec.placement, zone: choice.host } };

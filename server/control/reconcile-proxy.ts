@@ -14,7 +14,7 @@ import { runDeletion } from './reconcile-deletion';
 import { placementForCreate } from './reconcile-placement';
 
 export async function reconcileProxy(deps: PassDeps, name: string): Promise<PassOutcome> {
-  const record = deps.store.proxies.get(name);
+  const record = await deps.store.proxies.get(name);
   if (!record) return { kind: 'skipped' };
   const pass = new Pass(deps, record);
   if (record.deletionRequestedAt) return runDeletion(pass);
@@ -22,13 +22,13 @@ export async function reconcileProxy(deps: PassDeps, name: string): Promise<Pass
   return reconcileManaged(pass, record.spec);
 }
 
-function reconcileStatic(pass: Pass, spec: StaticProxySpec): PassOutcome {
+async function reconcileStatic(pass: Pass, spec: StaticProxySpec): Promise<PassOutcome> {
   const next = pass.withProvisioned(
     { ...pass.status, phase: 'Running', ip: spec.address, observedSpecHash: pass.hash, lastError: undefined },
     { status: 'True', reason: 'StaticAddress', message: `serving ${spec.address}:${spec.port}` },
   );
   const becameRunning = pass.status.phase !== 'Running';
-  pass.commit(next);
+  await pass.commit(next);
   return { kind: 'done', becameRunning };
 }
 
@@ -45,9 +45,9 @@ async function reconcileManaged(pass: Pass, spec: ManagedProxySpec): Promise<Pas
   return createInstance(pass, { provider, spec });
 }
 
-function waitForProvider(pass: Pass, providerName: string): PassOutcome {
+async function waitForProvider(pass: Pass, providerName: string): Promise<PassOutcome> {
   const reason = pass.deps.providers.unavailableReason(providerName) ?? `provider ${JSON.stringify(providerName)} is not configured`;
-  pass.commit(pass.withProvisioned({ ...pass.status, observedSpecHash: pass.hash }, { status: 'False', reason: 'ProviderUnavailable', message: reason }));
+  await pass.commit(pass.withProvisioned({ ...pass.status, observedSpecHash: pass.hash }, { status: 'False', reason: 'ProviderUnavailable', message: reason }));
   // A config reload re-queues every Proxy; the resync looks again meanwhile.
   return { kind: 'done' };
 }
@@ -55,7 +55,7 @@ function waitForProvider(pass: Pass, providerName: string): PassOutcome {
 async function replaceInstance(pass: Pass, provider: Provider): Promise<PassOutcome> {
   const { status } = pass;
   const what = status.providerID ?? `any instance of uid ${pass.record.uid}`;
-  pass.commit(
+  await pass.commit(
     pass.withProvisioned({ ...status, phase: 'Provisioning', observedSpecHash: pass.hash }, { status: 'False', reason: 'Replacing', message: `the spec changed; deleting ${what}` }),
     [{ type: 'Normal', reason: 'Replacing', message: `the spec changed; deleting ${what} before creating the new instance` }],
   );
@@ -65,7 +65,7 @@ async function replaceInstance(pass: Pass, provider: Provider): Promise<PassOutc
   } catch (err) {
     return pass.retry(err, 'deleting the instance of the previous spec');
   }
-  pass.commit(withoutInstance(pass.status), [{ type: 'Normal', reason: 'InstanceDeleted', message: `deleted ${what}` }]);
+  await pass.commit(withoutInstance(pass.status), [{ type: 'Normal', reason: 'InstanceDeleted', message: `deleted ${what}` }]);
   return { kind: 'requeue', afterMs: 0 };
 }
 
@@ -81,7 +81,7 @@ async function observeInstance(pass: Pass, { provider, providerID }: InstanceRef
   } catch (err) {
     if (!isNotFound(err)) return pass.fail(err, `getting ${providerID}`);
     const message = `instance ${providerID} is gone; creating it again`;
-    pass.commit(pass.withProvisioned({ ...withoutInstance(pass.status), phase: 'Provisioning', observedSpecHash: pass.hash }, { status: 'False', reason: 'InstanceNotFound', message }), [
+    await pass.commit(pass.withProvisioned({ ...withoutInstance(pass.status), phase: 'Provisioning', observedSpecHash: pass.hash }, { status: 'False', reason: 'InstanceNotFound', message }), [
       { type: 'Warning', reason: 'InstanceNotFound', message },
     ]);
     return { kind: 'requeue', afterMs: 0 };
@@ -95,10 +95,10 @@ async function observeInstance(pass: Pass, { provider, providerID }: InstanceRef
  * An admin paused the instance on its host (to debug it, say): never resumed, replaced or deleted
  * from here. The Proxy says so, keeps its instance, and is looked at again until it runs.
  */
-function leavePaused(pass: Pass, instance: Instance): PassOutcome {
+async function leavePaused(pass: Pass, instance: Instance): Promise<PassOutcome> {
   const message = instance.detail ?? `instance ${instance.providerID} is paused on its host; nothing here resumes or replaces it until it runs again`;
   const alreadyPaused = pass.status.conditions.some((condition) => condition.type === 'Provisioned' && condition.reason === 'InstancePaused');
-  pass.commit(
+  await pass.commit(
     pass.withProvisioned(
       { ...pass.status, phase: pass.status.phase === 'Pending' ? 'Provisioning' : pass.status.phase, observedSpecHash: pass.hash },
       { status: 'False', reason: 'InstancePaused', message },
@@ -110,7 +110,7 @@ function leavePaused(pass: Pass, instance: Instance): PassOutcome {
 
 async function recreateStopped(pass: Pass, { provider, providerID }: InstanceRef): Promise<PassOutcome> {
   const message = `instance ${providerID} is stopped; deleting and recreating it`;
-  pass.commit(pass.withProvisioned({ ...pass.status, phase: 'Provisioning', observedSpecHash: pass.hash }, { status: 'False', reason: 'InstanceStopped', message }), [
+  await pass.commit(pass.withProvisioned({ ...pass.status, phase: 'Provisioning', observedSpecHash: pass.hash }, { status: 'False', reason: 'InstanceStopped', message }), [
     { type: 'Warning', reason: 'InstanceStopped', message },
   ]);
   try {
@@ -118,7 +118,7 @@ async function recreateStopped(pass: Pass, { provider, providerID }: InstanceRef
   } catch (err) {
     return pass.retry(err, `deleting stopped instance ${providerID}`);
   }
-  pass.commit(withoutInstance(pass.status), [{ type: 'Normal', reason: 'InstanceDeleted', message: `deleted stopped instance ${providerID}` }]);
+  await pass.commit(withoutInstance(pass.status), [{ type: 'Normal', reason: 'InstanceDeleted', message: `deleted stopped instance ${providerID}` }]);
   return { kind: 'requeue', afterMs: 0 };
 }
 
@@ -129,7 +129,7 @@ async function createInstance(pass: Pass, { provider, spec }: { provider: Provid
   const firstAttempt = pass.status.instanceSpecHash !== pass.hash;
   // The intent: after this commit, a crash mid-Create is recovered by the same Create (adopted by
   // uid) or, if the spec changes meanwhile, by deleting whatever carries the uid.
-  pass.commit(
+  await pass.commit(
     pass.withProvisioned(
       { ...pass.status, phase: 'Provisioning', instanceSpecHash: pass.hash, observedSpecHash: pass.hash },
       { status: 'False', reason: 'Creating', message: `creating instance ${name}` },
@@ -155,7 +155,7 @@ async function createInstance(pass: Pass, { provider, spec }: { provider: Provid
   return recordInstance(pass, { instance, events: [{ type: 'Normal', reason: 'Created', message: `instance ${instance.providerID} created` }] });
 }
 
-function recordInstance(pass: Pass, { instance, events = [] }: { instance: Instance; events?: EventInput[] }): PassOutcome {
+async function recordInstance(pass: Pass, { instance, events = [] }: { instance: Instance; events?: EventInput[] }): Promise<PassOutcome> {
   const usable = isUsable(instance);
   const base = { ...pass.status, providerID: instance.providerID, instanceSpecHash: pass.hash, observedSpecHash: pass.hash, lastError: undefined };
   const next = usable
@@ -165,7 +165,7 @@ function recordInstance(pass: Pass, { instance, events = [] }: { instance: Insta
         { status: 'False', reason: 'InstanceProvisioning', message: `${instance.providerID} is ${instance.state}; waiting for it to run with an address` },
       );
   const becameRunning = usable && pass.status.phase !== 'Running';
-  pass.commit(stripUndefined(next), events);
+  await pass.commit(stripUndefined(next), events);
   return usable ? { kind: 'done', becameRunning } : { kind: 'requeue', afterMs: pass.deps.provisioningPollMs };
 }
 

@@ -30,13 +30,15 @@ const metricOutcome: Record<PassOutcome['kind'], ReconcileOutcome> = {
 };
 
 export class Reconciler {
-  private readonly queue: WorkQueue;
+  private queue: WorkQueue;
   private readonly failures = new Map<string, number>();
-  private readonly controller = new AbortController();
+  private controller = new AbortController();
   private readonly resync: Ticker;
   private workers: Promise<void>[] = [];
   private idleWaiters: Array<() => void> = [];
   private running = false;
+  /** store reads of resyncAll/enqueueAll still to land in the queue (the reconciler is not idle) */
+  private listing = 0;
 
   constructor(private readonly options: ReconcilerOptions) {
     this.queue = new WorkQueue(options.clock);
@@ -45,17 +47,21 @@ export class Reconciler {
       clock: options.clock,
       intervalMs: options.resyncIntervalMs,
       logger: options.logger,
-      run: async () => this.resyncAll(),
+      run: () => this.resyncAll(),
     });
   }
 
-  /** Queues every Proxy and starts the workers and the periodic resync. */
+  /** Queues every Proxy and starts the workers and the periodic resync (again after a stop). */
   start(): void {
     if (this.running) return;
+    if (this.controller.signal.aborted) {
+      this.controller = new AbortController();
+      this.queue = new WorkQueue(this.options.clock);
+    }
     this.running = true;
     this.workers = Array.from({ length: this.options.workers }, () => this.work());
     this.resync.start(true);
-    this.resyncAll();
+    this.resyncAll().catch((err: unknown) => this.options.logger.error({ error: errorMessage(err) }, 'listing the Proxies failed; the next resync tries again'));
   }
 
   /** Queues a Proxy now, ahead of any backoff or wait (a spec change, a delete, a reload). */
@@ -64,8 +70,23 @@ export class Reconciler {
   }
 
   /** Queues every Proxy that is not waiting for a scheduled time. */
-  resyncAll(): void {
-    for (const name of this.options.store.proxies.names()) this.queue.addUnlessScheduled(name);
+  resyncAll(): Promise<void> {
+    return this.forEveryProxy((name) => this.queue.addUnlessScheduled(name));
+  }
+
+  /** Queues every Proxy now, waiting or not (a providers config change may unblock any). */
+  enqueueAll(): Promise<void> {
+    return this.forEveryProxy((name) => this.queue.add(name));
+  }
+
+  private async forEveryProxy(queue: (name: string) => void): Promise<void> {
+    this.listing++;
+    try {
+      for (const name of await this.options.store.proxies.names()) queue(name);
+    } finally {
+      this.listing--;
+      if (this.isIdle()) this.wakeIdle();
+    }
   }
 
   /** Consecutive failures of a Proxy's passes (0 after any pass that did not fail). */
@@ -135,7 +156,7 @@ export class Reconciler {
   }
 
   private isIdle(): boolean {
-    return this.queue.inFlight === 0 && this.queue.length === 0;
+    return this.listing === 0 && this.queue.inFlight === 0 && this.queue.length === 0;
   }
 
   private wakeIdle(): void {

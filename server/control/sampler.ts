@@ -94,7 +94,7 @@ export class Sampler {
     const atMs = this.options.clock.now();
     const before = this.previous.get(key);
     const hostNow = hostRates(before?.counters, counters);
-    const owners = this.owners(provider.name);
+    const owners = await this.owners(provider.name);
     const domains = new Map<string, Timed<DomainCounters>>();
     const vms: StatsSample['vms'] = [];
     const owned: Array<{ proxy: string; uid: string; counters: DomainCounters; rates: VmRates; spanMs: number | null }> = [];
@@ -109,7 +109,7 @@ export class Sampler {
       vms.push({ proxy: owner.name, domain: domain.name, ...rates });
     }
     this.previous.set(key, { atMs, counters, domains });
-    this.options.store.stats.record({
+    await this.options.store.stats.record({
       host: { provider: provider.name, target: host, sampledAtMs: atMs, ...hostNow },
       vms: owned.map(({ uid, counters: domain, rates, spanMs }) => ({ proxyUid: uid, provider: provider.name, target: host, domain: domain.name, sampledAtMs: atMs, spanMs, ...rates })),
     });
@@ -126,9 +126,9 @@ export class Sampler {
   }
 
   /** The Managed Proxies on `provider`, by the instance name their VM carries. */
-  private owners(provider: string): Map<string, ProxyRecord> {
+  private async owners(provider: string): Promise<Map<string, ProxyRecord>> {
     const owners = new Map<string, ProxyRecord>();
-    for (const record of this.options.store.proxies.list()) {
+    for (const record of await this.options.store.proxies.list()) {
       if (record.spec.mode === 'Managed' && record.spec.provider === provider) owners.set(instanceName(record.name), record);
     }
     return owners;

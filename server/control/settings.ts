@@ -1,7 +1,19 @@
 // Runtime settings from the environment. Durations read `500ms`, `15s`, `1m`, `2h`, `7d`, or a
 // bare number of seconds. A bad value stops the start with a message naming the variable.
+import { hostname } from 'node:os';
+
 export interface RuntimeSettings {
   dataDir: string;
+  /** DATABASE_URL (postgres://…): the store lives in PostgreSQL, shared by every replica */
+  databaseUrl?: string;
+  /** REPLICA_ID: how /api/cluster names this replica (default `<hostname>-<pid>`) */
+  replicaId: string;
+  /** REPLICA_ADDRESS: where this replica serves, as /api/cluster shows it */
+  replicaAddress: string;
+  /** how often a replica proves it is alive (and the leader that it still holds the lock) */
+  leaderHeartbeatMs: number;
+  /** PostgreSQL ends a silent replica's lock session after this; the leader stops its loops a heartbeat earlier */
+  leaderLeaseMs: number;
   /** path of the providers config; none means zero providers */
   providersConfigPath?: string;
   reconcileWorkers: number;
@@ -61,6 +73,18 @@ function parseUrl(text: string, variable: string): string {
   return url.toString();
 }
 
+/** Only the scheme is checked here; a wrong host or password fails at start with pg's own message. */
+function parseDatabaseUrl(text: string): string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw new SettingsError('DATABASE_URL', 'is not a URL (postgres://user:password@host:port/database)');
+  }
+  if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new SettingsError('DATABASE_URL', 'must be a postgres:// URL');
+  return text;
+}
+
 function parseCount(text: string, variable: string): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1 || value > 64) throw new SettingsError(variable, 'must be an integer from 1 to 64');
@@ -90,6 +114,8 @@ const durations: Record<Exclude<DurationKey, 'reconcileWorkers'>, { variable: st
   statsSampleIntervalMs: { variable: 'STATS_SAMPLE_INTERVAL', fallback: '10s' },
   configReloadDelayMs: { variable: 'CONFIG_RELOAD_DELAY', fallback: '250ms' },
   consoleIdleReleaseMs: { variable: 'CONSOLE_IDLE_RELEASE', fallback: '1m' },
+  leaderHeartbeatMs: { variable: 'LEADER_HEARTBEAT', fallback: '2s' },
+  leaderLeaseMs: { variable: 'LEADER_LEASE', fallback: '10s' },
 };
 
 const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value.trim() === '' ? undefined : value);
@@ -103,11 +129,17 @@ export function settingsFromEnv(env: Environment = process.env): RuntimeSettings
   const probeUrl = nonEmpty(env.PROBE_URL);
   const ipEchoUrl = nonEmpty(env.IP_ECHO_URL);
   const providersConfigPath = nonEmpty(env.PROVIDERS_CONFIG);
+  const databaseUrl = nonEmpty(env.DATABASE_URL);
+  // The lease must outlast a few heartbeats, or a healthy leader would lose it between two.
+  if (timing.leaderLeaseMs < 3 * timing.leaderHeartbeatMs) throw new SettingsError('LEADER_LEASE', 'must be at least three LEADER_HEARTBEAT intervals');
   return {
     ...timing,
     dataDir: nonEmpty(env.DATA_DIR) ?? './data',
+    replicaId: nonEmpty(env.REPLICA_ID) ?? `${hostname()}-${process.pid}`,
+    replicaAddress: nonEmpty(env.REPLICA_ADDRESS) ?? `${hostname()}:${nonEmpty(env.PORT) ?? '3000'}`,
     reconcileWorkers: parseCount(nonEmpty(env.RECONCILE_WORKERS) ?? '3', 'RECONCILE_WORKERS'),
     ...(providersConfigPath ? { providersConfigPath } : {}),
+    ...(databaseUrl ? { databaseUrl: parseDatabaseUrl(databaseUrl) } : {}),
     ...(probeUrl ? { probeUrl: parseUrl(probeUrl, 'PROBE_URL') } : {}),
     ...(ipEchoUrl ? { ipEchoUrl: parseUrl(ipEchoUrl, 'IP_ECHO_URL') } : {}),
   };

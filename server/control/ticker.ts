@@ -1,5 +1,6 @@
 // A periodic loop that never overlaps itself: run, then wait the interval, then run again. Stop
-// aborts the signal handed to the run in progress and waits for it to settle.
+// aborts the signal handed to the run in progress and waits for it to settle; a later start runs
+// it again (a replica that lost leadership and won it back).
 import type { Logger } from '@/server/telemetry/logger';
 import type { Clock, TimerHandle } from './clock';
 
@@ -14,13 +15,17 @@ export interface TickerOptions {
 export class Ticker {
   private timer: TimerHandle | undefined;
   private current: Promise<void> | undefined;
-  private readonly controller = new AbortController();
+  private controller = new AbortController();
   private stopped = false;
 
   constructor(private readonly options: TickerOptions) {}
 
   /** Starts the loop; the first run happens at once unless `delayFirst` is set. */
   start(delayFirst = false): void {
+    if (this.stopped) {
+      this.stopped = false;
+      this.controller = new AbortController();
+    }
     if (delayFirst) this.schedule();
     else void this.tick();
   }

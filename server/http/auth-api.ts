@@ -21,7 +21,7 @@ function withSession<Extra extends object>(options: { request: Request; session:
   return Response.json(body, { headers: { ...noStore, 'set-cookie': cookie } });
 }
 
-export function authStatus(options: { auth: AuthService; sessionCookie: string | undefined }): AuthStatus {
+export function authStatus(options: { auth: AuthService; sessionCookie: string | undefined }): Promise<AuthStatus> {
   return options.auth.status(options.sessionCookie);
 }
 

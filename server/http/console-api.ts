@@ -9,8 +9,8 @@ import { UnsupportedOperationError } from './errors';
 import { liveStreamHeaders } from './live-stream';
 
 /** Throws unless the Proxy exists, has a VM and its provider (when running) can open consoles. */
-function checkConsoleable(runtime: Runtime, name: string): void {
-  const view = runtime.proxies.get(name);
+async function checkConsoleable(runtime: Runtime, name: string): Promise<void> {
+  const view = await runtime.proxies.get(name);
   if (view.mode !== 'Managed' || !view.provider) throw new UnsupportedOperationError(`Proxy ${JSON.stringify(name)} is Static: it has no VM, so no console`);
   const provider = runtime.providers.get(view.provider);
   if (provider && !provider.console) throw new UnsupportedOperationError(`provider ${JSON.stringify(view.provider)} (${provider.type}) cannot open consoles`);
@@ -20,13 +20,13 @@ export interface ConsoleStreamOptions {
   /** aborts when the client disconnects */
   signal: AbortSignal;
   /** asked at each keepalive: false once the session is logged out, which ends the stream */
-  authorised: () => boolean;
+  authorised: () => boolean | Promise<boolean>;
 }
 
 /** The console's SSE stream; ends when the client goes or its session does. */
-export function consoleStream(runtime: Runtime, name: string, options: ConsoleStreamOptions): Response {
+export async function consoleStream(runtime: Runtime, name: string, options: ConsoleStreamOptions): Promise<Response> {
   const { signal, authorised } = options;
-  checkConsoleable(runtime, name);
+  await checkConsoleable(runtime, name);
   const encoder = new TextEncoder();
   let finish = () => {};
   const body = new ReadableStream<Uint8Array>({
@@ -46,7 +46,7 @@ export function consoleStream(runtime: Runtime, name: string, options: ConsoleSt
         status: (status) => send('status', status satisfies ConsoleStatusView),
       });
       // A comment now and then keeps reverse proxies from closing a quiet stream.
-      const keepalive = setInterval(() => (authorised() ? write(': keepalive\n\n') : finish()), liveHeartbeatMs);
+      const keepalive = setInterval(() => void Promise.resolve(authorised()).then((holds) => (holds ? write(': keepalive\n\n') : finish()), finish), liveHeartbeatMs);
       finish = () => {
         if (!open) return;
         open = false;
@@ -72,13 +72,13 @@ export function consoleStream(runtime: Runtime, name: string, options: ConsoleSt
 }
 
 export async function consoleInput(runtime: Runtime, name: string, data: string): Promise<ConsoleInputResult> {
-  checkConsoleable(runtime, name);
+  await checkConsoleable(runtime, name);
   const bytes = Buffer.from(data, 'utf8');
   await runtime.consoles.input(name, bytes);
   return { sentBytes: bytes.length };
 }
 
 export async function consoleTakeover(runtime: Runtime, name: string): Promise<ConsoleStatusView> {
-  checkConsoleable(runtime, name);
+  await checkConsoleable(runtime, name);
   return runtime.consoles.takeOver(name);
 }

@@ -32,7 +32,7 @@ function domainView(domain: DomainListing, proxies: ReadonlyMap<string, ProxyRec
 export async function hostInventory(runtime: Runtime, target: { provider: string; host: string }): Promise<HostInventoryView> {
   const inventory = inventoryOf(runtime, target.provider);
   const listing = await inventory.listHost(target.host);
-  const proxies = new Map(runtime.store.proxies.list().map((record) => [record.uid, record]));
+  const proxies = new Map((await runtime.store.proxies.list()).map((record) => [record.uid, record]));
   return {
     provider: target.provider,
     host: listing.host,

@@ -27,7 +27,7 @@ export interface LiveStreamOptions {
   /** aborts when the client disconnects */
   signal: AbortSignal;
   /** asked at each heartbeat: false once the session is logged out or the token revoked, which ends the stream */
-  authorised: () => boolean;
+  authorised: () => boolean | Promise<boolean>;
   heartbeatMs?: number;
 }
 
@@ -52,11 +52,11 @@ export function streamOwner(principal: Principal | undefined, sessionCookie: str
 }
 
 /** Whether the credentials that opened a stream still hold (a logout or a revoked token ends it). */
-export function credentialsHold(options: { auth: AuthService; principal: Principal | undefined; sessionCookie: string | undefined; bearer: string | undefined }): () => boolean {
+export function credentialsHold(options: { auth: AuthService; principal: Principal | undefined; sessionCookie: string | undefined; bearer: string | undefined }): () => Promise<boolean> {
   const { auth, principal, sessionCookie, bearer } = options;
   if (principal?.kind === 'session' && sessionCookie !== undefined) return () => auth.sessionValid(sessionCookie);
-  if (principal?.kind === 'token' && bearer !== undefined) return () => auth.tokenPrincipal(bearer)?.kind === 'token';
-  return () => false;
+  if (principal?.kind === 'token' && bearer !== undefined) return async () => (await auth.tokenPrincipal(bearer))?.kind === 'token';
+  return async () => false;
 }
 
 /** The SSE response; throws TooManyStreamsError when the owner has its streams open already. */
@@ -102,7 +102,8 @@ export function liveStream(options: LiveStreamOptions): Response {
   else for (const event of resume.events) send(frame(event.message, event.id));
   send(frame({ kind: 'ready', resumed: resume.kind === 'replay' && lastEventId !== undefined }, feed.head()));
   if (ended) return new Response(stream, { headers: liveStreamHeaders });
-  timer = setInterval(() => (authorised() ? send(': heartbeat\n\n') : end()), heartbeatMs);
+  // A store that cannot answer ends the stream too: the browser reconnects (or polls).
+  timer = setInterval(() => void Promise.resolve(authorised()).then((holds) => (holds ? send(': heartbeat\n\n') : end()), end), heartbeatMs);
   if (signal.aborted) end();
   else signal.addEventListener('abort', end, { once: true });
   return new Response(stream, { headers: liveStreamHeaders });

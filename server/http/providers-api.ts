@@ -3,15 +3,16 @@
 // one that is configured but could not be built is a 503 for calls that need it running.
 import type { HealthHistory, ProviderList } from '@/lib/api/providers';
 import type { Provider } from '@/server/providers/contract';
-import type { ProviderSummary, Runtime } from '@/server/runtime';
+import type { ConfigStatus } from '@/server/control/config-reload';
+import type { Runtime } from '@/server/runtime';
 import { ResourceNotFoundError, ResourceUnavailableError } from './errors';
 
-export function listProviders(runtime: Runtime): ProviderList {
-  return { providers: runtime.providers.list() } satisfies ProviderList;
+export async function listProviders(runtime: Runtime): Promise<ProviderList> {
+  return { providers: await runtime.providers.list() } satisfies ProviderList;
 }
 
-export function configuredProvider(runtime: Runtime, name: string): ProviderSummary {
-  const summary = runtime.providers.list().find((entry) => entry.name === name);
+export function configuredProvider(runtime: Runtime, name: string): ConfigStatus['providers'][number] {
+  const summary = runtime.configStatus().providers.find((entry) => entry.name === name);
   if (!summary) throw new ResourceNotFoundError('provider', name);
   return summary;
 }
@@ -24,8 +25,8 @@ export function runningProvider(runtime: Runtime, name: string): Provider {
   return provider;
 }
 
-export function providerHealth(runtime: Runtime, query: { provider: string; sinceMs: number; target?: string }): HealthHistory {
+export async function providerHealth(runtime: Runtime, query: { provider: string; sinceMs: number; target?: string }): Promise<HealthHistory> {
   configuredProvider(runtime, query.provider);
-  const samples = runtime.providers.history(query.provider, { sinceMs: query.sinceMs, ...(query.target ? { target: query.target } : {}) });
+  const samples = await runtime.providers.history(query.provider, { sinceMs: query.sinceMs, ...(query.target ? { target: query.target } : {}) });
   return { provider: query.provider, since: new Date(query.sinceMs).toISOString(), samples } satisfies HealthHistory;
 }

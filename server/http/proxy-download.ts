@@ -3,8 +3,8 @@
 import type { ProxyDownload } from '@/lib/api/proxies';
 import type { Runtime } from '@/server/runtime';
 
-export function proxyDownload(runtime: Runtime, name: string): ProxyDownload {
-  const view = runtime.proxies.get(name);
+export async function proxyDownload(runtime: Runtime, name: string): Promise<ProxyDownload> {
+  const view = await runtime.proxies.get(name);
   if (view.mode !== 'Managed' || !view.provider || !view.placement) return { download: null };
   const inventory = runtime.providers.get(view.provider)?.inventory;
   // An automatically placed Proxy downloads on the host chosen for it.

@@ -59,11 +59,11 @@ export function bearerToken(request: Request): string | undefined {
   return match?.[1];
 }
 
-function authenticate(options: { request: Request; auth: AuthService; access: Access; sessionCookie: string | undefined }): Principal | undefined {
+async function authenticate(options: { request: Request; auth: AuthService; access: Access; sessionCookie: string | undefined }): Promise<Principal | undefined> {
   const { request, auth, access, sessionCookie } = options;
-  if (sessionCookie !== undefined && auth.sessionValid(sessionCookie)) return { kind: 'session' };
+  if (sessionCookie !== undefined && (await auth.sessionValid(sessionCookie))) return { kind: 'session' };
   const token = access === 'reader' ? bearerToken(request) : undefined;
-  const principal = token === undefined ? undefined : auth.tokenPrincipal(token);
+  const principal = token === undefined ? undefined : await auth.tokenPrincipal(token);
   if (principal) return principal;
   if (access === 'public') return undefined;
   throw new UnauthenticatedError(access === 'reader' ? 'send an API token (Authorization: Bearer ...) or log in' : 'log in first');
@@ -80,7 +80,7 @@ export function route<P extends Schema | undefined = undefined, Q extends Schema
       runtime = await getRuntime();
       const { auth } = runtime;
       const sessionCookie = readCookie(request.headers.get('cookie'));
-      const principal = authenticate({ request, auth, access: options.access, sessionCookie });
+      const principal = await authenticate({ request, auth, access: options.access, sessionCookie });
       const params = (options.params ? parseInput(options.params, (await context?.params) ?? {}) : undefined) as Parsed<P>;
       const query = (options.query ? parseInput(options.query, queryObject(new URL(request.url))) : undefined) as Parsed<Q>;
       const body = (options.body ? parseInput(options.body, await readJson(request, options.bodyLimitBytes ?? defaultBodyLimitBytes)) : undefined) as Parsed<B>;

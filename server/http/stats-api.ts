@@ -18,22 +18,22 @@ function windowOf(runtime: Runtime, window: StatsWindowName): { sinceMs: number;
   return { sinceMs: Math.floor((nowMs - spanMs) / stepMs) * stepMs, stepMs: Math.max(stepMs, runtime.settings.statsSampleIntervalMs) };
 }
 
-export function proxyStats(runtime: Runtime, query: { name: string; window: StatsWindowName }): ProxyStats {
-  const record = runtime.store.proxies.get(query.name);
+export async function proxyStats(runtime: Runtime, query: { name: string; window: StatsWindowName }): Promise<ProxyStats> {
+  const record = await runtime.store.proxies.get(query.name);
   if (!record) throw new ProxyNotFoundError(query.name);
   const { sinceMs, stepMs } = windowOf(runtime, query.window);
-  const points = runtime.store.stats.proxyHistory({ proxyUid: record.uid, sinceMs, stepMs }).map(({ atMs, ...values }) => ({ at: iso(atMs), ...values }));
+  const points = (await runtime.store.stats.proxyHistory({ proxyUid: record.uid, sinceMs, stepMs })).map(({ atMs, ...values }) => ({ at: iso(atMs), ...values }));
   return { proxy: record.name, window: query.window, stepSeconds: stepMs / 1000, points } satisfies ProxyStats;
 }
 
-export function hostStats(runtime: Runtime, query: { provider: string; host: string; window: StatsWindowName }): HostStats {
+export async function hostStats(runtime: Runtime, query: { provider: string; host: string; window: StatsWindowName }): Promise<HostStats> {
   const provider = runningProvider(runtime, query.provider);
   if (!provider.stats) throw new UnsupportedOperationError(`provider ${JSON.stringify(query.provider)} is of type ${provider.type}, which has no host stats`);
   if (!provider.stats.hosts().includes(query.host)) throw new ResourceNotFoundError('host', query.host);
   const { sinceMs, stepMs } = windowOf(runtime, query.window);
   const target = { provider: query.provider, target: query.host, sinceMs };
-  const names = new Map(runtime.store.proxies.list().map((record) => [record.uid, record.name]));
-  const domains = runtime.store.stats.domainHistories({ ...target, stepMs: Math.max(stepMs, minute) }).map((series) => {
+  const names = new Map((await runtime.store.proxies.list()).map((record) => [record.uid, record.name]));
+  const domains = (await runtime.store.stats.domainHistories({ ...target, stepMs: Math.max(stepMs, minute) })).map((series) => {
     const proxy = names.get(series.proxyUid);
     return { domain: series.domain, ...(proxy ? { proxy } : {}), points: series.points.map(({ atMs, ...values }) => ({ at: iso(atMs), ...values })) };
   });
@@ -42,15 +42,15 @@ export function hostStats(runtime: Runtime, query: { provider: string; host: str
     host: query.host,
     window: query.window,
     stepSeconds: stepMs / 1000,
-    points: runtime.store.stats.hostHistory({ ...target, stepMs }).map(({ atMs, ...values }) => ({ at: iso(atMs), ...values })),
+    points: (await runtime.store.stats.hostHistory({ ...target, stepMs })).map(({ atMs, ...values }) => ({ at: iso(atMs), ...values })),
     domains,
   } satisfies HostStats;
 }
 
-export function trafficOverview(runtime: Runtime): TrafficOverview {
+export async function trafficOverview(runtime: Runtime): Promise<TrafficOverview> {
   const { sinceMs } = windowOf(runtime, '1h');
-  const names = new Map(runtime.store.proxies.list().map((record) => [record.uid, record.name]));
-  const perProxy = runtime.store.stats.trafficByProxy(sinceMs);
+  const names = new Map((await runtime.store.proxies.list()).map((record) => [record.uid, record.name]));
+  const perProxy = await runtime.store.stats.trafficByProxy(sinceMs);
   const busiest = perProxy.flatMap(({ proxyUid, rxBytes, txBytes }) => {
     const proxy = names.get(proxyUid);
     return proxy ? [{ proxy, rxBytes, txBytes }] : [];
@@ -60,7 +60,7 @@ export function trafficOverview(runtime: Runtime): TrafficOverview {
     stepSeconds: minute / 1000,
     rxBytes: perProxy.reduce((total, entry) => total + entry.rxBytes, 0),
     txBytes: perProxy.reduce((total, entry) => total + entry.txBytes, 0),
-    points: runtime.store.stats.totalTraffic({ sinceMs, stepMs: minute }).map(({ atMs, ...values }) => ({ at: iso(atMs), ...values })),
+    points: (await runtime.store.stats.totalTraffic({ sinceMs, stepMs: minute })).map(({ atMs, ...values }) => ({ at: iso(atMs), ...values })),
     busiest: busiest.slice(0, busiestCount),
   } satisfies TrafficOverview;
 }

@@ -1,6 +1,6 @@
 // Thinning old history rows: past a cut-off, keep the first row of each (series, time bucket),
 // so a week of history stays small while the last day keeps every sample.
-import type { Database } from 'better-sqlite3';
+import type { SqlExecutor } from './sql';
 
 export interface DownsampleOptions {
   table: 'probe_history' | 'provider_health_history';
@@ -14,10 +14,12 @@ export interface DownsampleOptions {
 }
 
 /** Deletes every row older than `beforeMs` but the first of its (series, bucket); returns how many. */
-export function downsample(db: Database, options: DownsampleOptions): number {
+export async function downsample(db: SqlExecutor, options: DownsampleOptions): Promise<number> {
   const { table, series, time, bucketMs } = options;
   const group = [...series, `${time} / ${Math.max(1, Math.floor(bucketMs))}`].join(', ');
-  return db
-    .prepare(`DELETE FROM ${table} WHERE ${time} < ? AND id NOT IN (SELECT MIN(id) FROM ${table} WHERE ${time} < ? GROUP BY ${group})`)
-    .run(options.beforeMs, options.beforeMs).changes;
+  const result = await db.run(`DELETE FROM ${table} WHERE ${time} < ? AND id NOT IN (SELECT MIN(id) FROM ${table} WHERE ${time} < ? GROUP BY ${group})`, [
+    options.beforeMs,
+    options.beforeMs,
+  ]);
+  return result.changes;
 }

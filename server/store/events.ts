@@ -2,8 +2,8 @@
 // the newest event (same type, reason, message) bumps its count instead of adding a row, so a
 // Proxy retrying the same error for a day stays one line; each Proxy keeps its newest
 // `maxPerProxy` events and everything older than the retention is pruned.
-import type { Database } from 'better-sqlite3';
 import type { ProxyEventView } from '@/lib/proxy-spec';
+import type { SqlExecutor } from './sql';
 
 export interface EventInput {
   type: 'Normal' | 'Warning';
@@ -33,43 +33,43 @@ const toView = (row: EventRow): ProxyEventView => ({
 
 export class EventStore {
   constructor(
-    private readonly db: Database,
+    private readonly db: SqlExecutor,
     private readonly maxPerProxy = 200,
   ) {}
 
   /** Records `event` for the Proxy `uid`, at `atMs` (epoch ms). */
-  record(uid: string, event: EventInput & { atMs: number }): void {
+  async record(uid: string, event: EventInput & { atMs: number }): Promise<void> {
     const nowMs = event.atMs;
-    this.db.transaction(() => {
-      const newest = this.db
-        .prepare(`SELECT * FROM proxy_events WHERE proxy_uid = ? ORDER BY id DESC LIMIT 1`)
-        .get(uid) as EventRow | undefined;
+    await this.db.transaction(async (tx) => {
+      const newest = await tx.get<EventRow>(`SELECT * FROM proxy_events WHERE proxy_uid = ? ORDER BY id DESC LIMIT 1`, [uid]);
       if (newest && newest.type === event.type && newest.reason === event.reason && newest.message === event.message) {
-        this.db.prepare(`UPDATE proxy_events SET count = count + 1, last_at = ? WHERE id = ?`).run(nowMs, newest.id);
+        await tx.run(`UPDATE proxy_events SET count = count + 1, last_at = ? WHERE id = ?`, [nowMs, newest.id]);
         return;
       }
-      this.db
-        .prepare(`INSERT INTO proxy_events (proxy_uid, type, reason, message, first_at, last_at) VALUES (?, ?, ?, ?, ?, ?)`)
-        .run(uid, event.type, event.reason, event.message, nowMs, nowMs);
-      this.db
-        .prepare(
-          `DELETE FROM proxy_events WHERE proxy_uid = ? AND id NOT IN
-             (SELECT id FROM proxy_events WHERE proxy_uid = ? ORDER BY id DESC LIMIT ?)`,
-        )
-        .run(uid, uid, this.maxPerProxy);
-    })();
+      await tx.run(`INSERT INTO proxy_events (proxy_uid, type, reason, message, first_at, last_at) VALUES (?, ?, ?, ?, ?, ?)`, [
+        uid,
+        event.type,
+        event.reason,
+        event.message,
+        nowMs,
+        nowMs,
+      ]);
+      await tx.run(
+        `DELETE FROM proxy_events WHERE proxy_uid = ? AND id NOT IN
+           (SELECT id FROM proxy_events WHERE proxy_uid = ? ORDER BY id DESC LIMIT ?)`,
+        [uid, uid, this.maxPerProxy],
+      );
+    });
   }
 
   /** Newest first. */
-  list(uid: string, limit = 100): ProxyEventView[] {
-    const rows = this.db
-      .prepare(`SELECT * FROM proxy_events WHERE proxy_uid = ? ORDER BY id DESC LIMIT ?`)
-      .all(uid, limit) as EventRow[];
+  async list(uid: string, limit = 100): Promise<ProxyEventView[]> {
+    const rows = await this.db.all<EventRow>(`SELECT * FROM proxy_events WHERE proxy_uid = ? ORDER BY id DESC LIMIT ?`, [uid, limit]);
     return rows.map(toView);
   }
 
   /** Drops events whose last occurrence is older than `beforeMs`; returns how many. */
-  pruneBefore(beforeMs: number): number {
-    return this.db.prepare(`DELETE FROM proxy_events WHERE last_at < ?`).run(beforeMs).changes;
+  async pruneBefore(beforeMs: number): Promise<number> {
+    return (await this.db.run(`DELETE FROM proxy_events WHERE last_at < ?`, [beforeMs])).changes;
   }
 }

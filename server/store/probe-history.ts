@@ -1,7 +1,7 @@
 // Probe history: a row for every probe of a Proxy through itself, for the dashboard's latency
 // chart; pruned after the retention period and thinned past a day (housekeeping).
-import type { Database } from 'better-sqlite3';
 import { downsample } from './downsample';
+import type { SqlExecutor } from './sql';
 
 export interface ProbeSample {
   probedAt: string;
@@ -16,29 +16,34 @@ interface ProbeRow {
 }
 
 export class ProbeHistoryStore {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: SqlExecutor) {}
 
-  record(options: { proxyUid: string; target: string; healthy: boolean; latencyMs: number; probedAtMs: number }): void {
-    this.db
-      .prepare(`INSERT INTO probe_history (proxy_uid, target, healthy, latency_ms, probed_at) VALUES (?, ?, ?, ?, ?)`)
-      .run(options.proxyUid, options.target, options.healthy ? 1 : 0, options.latencyMs, options.probedAtMs);
+  async record(options: { proxyUid: string; target: string; healthy: boolean; latencyMs: number; probedAtMs: number }): Promise<void> {
+    await this.db.run(`INSERT INTO probe_history (proxy_uid, target, healthy, latency_ms, probed_at) VALUES (?, ?, ?, ?, ?)`, [
+      options.proxyUid,
+      options.target,
+      options.healthy ? 1 : 0,
+      options.latencyMs,
+      options.probedAtMs,
+    ]);
   }
 
   /** Every probe of the Proxy since `sinceMs`, oldest first. */
-  history(options: { proxyUid: string; sinceMs: number }): ProbeSample[] {
-    const rows = this.db
-      .prepare(`SELECT healthy, latency_ms, probed_at FROM probe_history WHERE proxy_uid = ? AND probed_at >= ? ORDER BY probed_at, id`)
-      .all(options.proxyUid, options.sinceMs) as ProbeRow[];
+  async history(options: { proxyUid: string; sinceMs: number }): Promise<ProbeSample[]> {
+    const rows = await this.db.all<ProbeRow>(`SELECT healthy, latency_ms, probed_at FROM probe_history WHERE proxy_uid = ? AND probed_at >= ? ORDER BY probed_at, id`, [
+      options.proxyUid,
+      options.sinceMs,
+    ]);
     return rows.map((row) => ({ probedAt: new Date(row.probed_at).toISOString(), healthy: row.healthy === 1, latencyMs: row.latency_ms }));
   }
 
   /** Drops probes older than `beforeMs`; returns how many. */
-  pruneBefore(beforeMs: number): number {
-    return this.db.prepare(`DELETE FROM probe_history WHERE probed_at < ?`).run(beforeMs).changes;
+  async pruneBefore(beforeMs: number): Promise<number> {
+    return (await this.db.run(`DELETE FROM probe_history WHERE probed_at < ?`, [beforeMs])).changes;
   }
 
   /** Keeps one probe per Proxy and `bucketMs` before `beforeMs`; returns how many went. */
-  downsampleBefore(beforeMs: number, bucketMs: number): number {
+  downsampleBefore(beforeMs: number, bucketMs: number): Promise<number> {
     return downsample(this.db, { table: 'probe_history', series: ['proxy_uid'], time: 'probed_at', beforeMs, bucketMs });
   }
 }

@@ -1,9 +1,9 @@
 // Provider health: the latest result per (provider, target), in the provider's target order, and
 // a history row for every check for the dashboard's charts, pruned after the retention period and
 // thinned past a day.
-import type { Database } from 'better-sqlite3';
 import type { Target } from '@/server/providers/contract';
 import { downsample } from './downsample';
+import type { SqlExecutor } from './sql';
 
 export interface ProviderHealth {
   provider: string;
@@ -47,36 +47,35 @@ function checkedAtMs(target: Target, fallbackMs: number): number {
 }
 
 export class ProviderHealthStore {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: SqlExecutor) {}
 
   /** Replaces the provider's latest results with `targets` and appends them to the history. */
-  record(options: { provider: string; targets: readonly Target[]; nowMs: number }): void {
+  async record(options: { provider: string; targets: readonly Target[]; nowMs: number }): Promise<void> {
     const { provider, targets, nowMs } = options;
-    this.db.transaction(() => {
-      this.db.prepare(`DELETE FROM provider_health WHERE provider = ?`).run(provider);
-      const latest = this.db.prepare(
-        `INSERT INTO provider_health (provider, target, position, ready, reason, message, details, latency_ms, checked_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
-      const history = this.db.prepare(
-        `INSERT INTO provider_health_history (provider, target, ready, reason, message, details, latency_ms, checked_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-      );
-      targets.forEach((target, position) => {
+    await this.db.transaction(async (tx) => {
+      await tx.run(`DELETE FROM provider_health WHERE provider = ?`, [provider]);
+      for (const [position, target] of targets.entries()) {
         const values = [target.ready ? 1 : 0, target.reason, target.message, JSON.stringify(target.details), target.latencyMs, checkedAtMs(target, nowMs)];
-        latest.run(provider, target.name, position, ...values);
-        history.run(provider, target.name, ...values);
-      });
-    })();
+        await tx.run(
+          `INSERT INTO provider_health (provider, target, position, ready, reason, message, details, latency_ms, checked_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          [provider, target.name, position, ...values],
+        );
+        await tx.run(
+          `INSERT INTO provider_health_history (provider, target, ready, reason, message, details, latency_ms, checked_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          [provider, target.name, ...values],
+        );
+      }
+    });
   }
 
   /** Latest results per provider (all providers when `provider` is omitted). */
-  latest(provider?: string): ProviderHealth[] {
-    const rows = (
+  async latest(provider?: string): Promise<ProviderHealth[]> {
+    const rows =
       provider === undefined
-        ? this.db.prepare(`SELECT * FROM provider_health ORDER BY provider, position`).all()
-        : this.db.prepare(`SELECT * FROM provider_health WHERE provider = ? ORDER BY position`).all(provider)
-    ) as TargetRow[];
+        ? await this.db.all<TargetRow>(`SELECT * FROM provider_health ORDER BY provider, position`)
+        : await this.db.all<TargetRow>(`SELECT * FROM provider_health WHERE provider = ? ORDER BY position`, [provider]);
     const byProvider = new Map<string, Target[]>();
     for (const row of rows) {
       const list = byProvider.get(row.provider) ?? [];
@@ -87,16 +86,18 @@ export class ProviderHealthStore {
   }
 
   /** Every check of `provider` since `sinceMs`, oldest first. */
-  history(options: { provider: string; sinceMs: number; target?: string }): HealthSample[] {
-    const rows = (
+  async history(options: { provider: string; sinceMs: number; target?: string }): Promise<HealthSample[]> {
+    const rows =
       options.target === undefined
-        ? this.db
-            .prepare(`SELECT * FROM provider_health_history WHERE provider = ? AND checked_at >= ? ORDER BY checked_at, id`)
-            .all(options.provider, options.sinceMs)
-        : this.db
-            .prepare(`SELECT * FROM provider_health_history WHERE provider = ? AND target = ? AND checked_at >= ? ORDER BY checked_at, id`)
-            .all(options.provider, options.target, options.sinceMs)
-    ) as TargetRow[];
+        ? await this.db.all<TargetRow>(`SELECT * FROM provider_health_history WHERE provider = ? AND checked_at >= ? ORDER BY checked_at, id`, [
+            options.provider,
+            options.sinceMs,
+          ])
+        : await this.db.all<TargetRow>(`SELECT * FROM provider_health_history WHERE provider = ? AND target = ? AND checked_at >= ? ORDER BY checked_at, id`, [
+            options.provider,
+            options.target,
+            options.sinceMs,
+          ]);
     return rows.map((row) => {
       const poolAvailableGiB = Number((JSON.parse(row.details) as Record<string, string>).poolAvailableGiB);
       return {
@@ -111,12 +112,12 @@ export class ProviderHealthStore {
   }
 
   /** Drops history older than `beforeMs`; returns how many rows. */
-  pruneBefore(beforeMs: number): number {
-    return this.db.prepare(`DELETE FROM provider_health_history WHERE checked_at < ?`).run(beforeMs).changes;
+  async pruneBefore(beforeMs: number): Promise<number> {
+    return (await this.db.run(`DELETE FROM provider_health_history WHERE checked_at < ?`, [beforeMs])).changes;
   }
 
   /** Keeps one check per target and `bucketMs` before `beforeMs`; returns how many went. */
-  downsampleBefore(beforeMs: number, bucketMs: number): number {
+  downsampleBefore(beforeMs: number, bucketMs: number): Promise<number> {
     return downsample(this.db, { table: 'provider_health_history', series: ['provider', 'target'], time: 'checked_at', beforeMs, bucketMs });
   }
 }

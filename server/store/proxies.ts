@@ -1,10 +1,10 @@
 // Proxy records. Three writers never overwrite each other: the API writes the spec and the
 // deletion request, the reconciler writes `status`, the prober writes `probe`, each its own column.
 // Every method is one statement or one transaction, committed when it returns.
-import type { Database } from 'better-sqlite3';
 import type { ChosenPlacement } from '@/lib/api/proxies';
 import type { Condition, ErrorClassName, ProxySpec } from '@/lib/proxy-spec';
 import { ProxyExistsError } from './errors';
+import type { SqlExecutor } from './sql';
 
 /** What the reconciler records; `Ready` is never stored (it is Running plus a healthy probe). */
 export type StoredPhase = 'Pending' | 'Provisioning' | 'Running' | 'Failed' | 'Deleting';
@@ -79,101 +79,123 @@ function fromRow(row: ProxyRow): ProxyRecord {
   };
 }
 
-const isUniqueViolation = (err: unknown): boolean =>
-  (err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE' || (err as { code?: string }).code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+/** SQLite's and PostgreSQL's (23505) unique-constraint codes. */
+const uniqueViolationCodes = new Set(['SQLITE_CONSTRAINT_UNIQUE', 'SQLITE_CONSTRAINT_PRIMARYKEY', '23505']);
+const isUniqueViolation = (err: unknown): boolean => uniqueViolationCodes.has((err as { code?: string }).code ?? '');
 
-/** Told the name of every Proxy whose record was written or removed (after the write, inside any transaction). */
+/** Told the name of every Proxy whose record was written or removed (after the write is committed). */
 export type ProxyWriteListener = (name: string) => void;
 
-export class ProxyStore {
+/** The listeners of one store's Proxy writes. */
+export class ProxyWrites {
   private readonly listeners = new Set<ProxyWriteListener>();
 
-  constructor(private readonly db: Database) {}
-
-  /** Calls `listener` after every write; the returned function stops it. */
   watch(listener: ProxyWriteListener): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
 
-  private written(name: string | undefined): void {
-    if (name === undefined) return;
+  emit(name: string): void {
     for (const listener of this.listeners) listener(name);
   }
+}
 
-  private nameOf(uid: string): string | undefined {
-    return this.db.prepare(`SELECT name FROM proxies WHERE uid = ?`).pluck().get(uid) as string | undefined;
+export class ProxyStore {
+  constructor(
+    private readonly db: SqlExecutor,
+    private readonly writes = new ProxyWrites(),
+    /** how a write is told; inside a transaction the store collects them until the commit */
+    private readonly written: ProxyWriteListener = (name) => writes.emit(name),
+  ) {}
+
+  /** Calls `listener` after every write; the returned function stops it. */
+  watch(listener: ProxyWriteListener): () => void {
+    return this.writes.watch(listener);
   }
 
-  /** `changed` after a write by uid that touched a row: the listeners hear of it. */
-  private afterWrite(uid: string, changed: boolean): boolean {
-    if (changed && this.listeners.size > 0) this.written(this.nameOf(uid));
+  private async nameOf(uid: string): Promise<string | undefined> {
+    return (await this.db.get<{ name: string }>(`SELECT name FROM proxies WHERE uid = ?`, [uid]))?.name;
+  }
+
+  /** `changed` after a write by uid that touched a row: the listener hears of it. */
+  private async afterWrite(uid: string, changed: boolean): Promise<boolean> {
+    const name = changed ? await this.nameOf(uid) : undefined;
+    if (name !== undefined) this.written(name);
     return changed;
   }
 
-  insert(options: { uid: string; name: string; spec: ProxySpec; now: string }): ProxyRecord {
+  async insert(options: { uid: string; name: string; spec: ProxySpec; now: string }): Promise<ProxyRecord> {
     try {
-      this.db
-        .prepare(`INSERT INTO proxies (uid, name, spec, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`)
-        .run(options.uid, options.name, JSON.stringify(options.spec), JSON.stringify(initialStatus()), options.now, options.now);
+      await this.db.run(`INSERT INTO proxies (uid, name, spec, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`, [
+        options.uid,
+        options.name,
+        JSON.stringify(options.spec),
+        JSON.stringify(initialStatus()),
+        options.now,
+        options.now,
+      ]);
     } catch (err) {
       if (isUniqueViolation(err)) throw new ProxyExistsError(options.name, { cause: err });
       throw err;
     }
     this.written(options.name);
-    return this.get(options.name) as ProxyRecord;
+    return (await this.get(options.name)) as ProxyRecord;
   }
 
-  get(name: string): ProxyRecord | undefined {
-    const row = this.db.prepare(`SELECT * FROM proxies WHERE name = ?`).get(name) as ProxyRow | undefined;
+  async get(name: string): Promise<ProxyRecord | undefined> {
+    const row = await this.db.get<ProxyRow>(`SELECT * FROM proxies WHERE name = ?`, [name]);
     return row ? fromRow(row) : undefined;
   }
 
-  list(): ProxyRecord[] {
-    return (this.db.prepare(`SELECT * FROM proxies ORDER BY name`).all() as ProxyRow[]).map(fromRow);
+  async list(): Promise<ProxyRecord[]> {
+    return (await this.db.all<ProxyRow>(`SELECT * FROM proxies ORDER BY name`)).map(fromRow);
   }
 
-  names(): string[] {
-    return this.db.prepare(`SELECT name FROM proxies ORDER BY name`).pluck().all() as string[];
+  async names(): Promise<string[]> {
+    return (await this.db.all<{ name: string }>(`SELECT name FROM proxies ORDER BY name`)).map((row) => row.name);
   }
 
   /** Every Proxy's uid, deleting ones included: GC must spare their instances. */
-  uids(): Set<string> {
-    return new Set(this.db.prepare(`SELECT uid FROM proxies`).pluck().all() as string[]);
+  async uids(): Promise<Set<string>> {
+    return new Set((await this.db.all<{ uid: string }>(`SELECT uid FROM proxies`)).map((row) => row.uid));
   }
 
   /** Replaces the spec and bumps the generation; false when the record is gone. */
-  updateSpec(options: { uid: string; spec: ProxySpec; now: string }): boolean {
-    const result = this.db
-      .prepare(`UPDATE proxies SET spec = ?, generation = generation + 1, updated_at = ? WHERE uid = ?`)
-      .run(JSON.stringify(options.spec), options.now, options.uid);
+  async updateSpec(options: { uid: string; spec: ProxySpec; now: string }): Promise<boolean> {
+    const result = await this.db.run(`UPDATE proxies SET spec = ?, generation = generation + 1, updated_at = ? WHERE uid = ?`, [
+      JSON.stringify(options.spec),
+      options.now,
+      options.uid,
+    ]);
     return this.afterWrite(options.uid, result.changes === 1);
   }
 
   /** Records the deletion request once; the reconciler removes the record when the instance is gone. */
-  requestDeletion(options: { uid: string; now: string }): boolean {
-    const result = this.db
-      .prepare(`UPDATE proxies SET deletion_requested_at = COALESCE(deletion_requested_at, ?), updated_at = ? WHERE uid = ?`)
-      .run(options.now, options.now, options.uid);
+  async requestDeletion(options: { uid: string; now: string }): Promise<boolean> {
+    const result = await this.db.run(`UPDATE proxies SET deletion_requested_at = COALESCE(deletion_requested_at, ?), updated_at = ? WHERE uid = ?`, [
+      options.now,
+      options.now,
+      options.uid,
+    ]);
     return this.afterWrite(options.uid, result.changes === 1);
   }
 
-  writeStatus(uid: string, status: ReconcileStatus): boolean {
-    return this.afterWrite(uid, this.db.prepare(`UPDATE proxies SET status = ? WHERE uid = ?`).run(JSON.stringify(status), uid).changes === 1);
+  async writeStatus(uid: string, status: ReconcileStatus): Promise<boolean> {
+    return this.afterWrite(uid, (await this.db.run(`UPDATE proxies SET status = ? WHERE uid = ?`, [JSON.stringify(status), uid])).changes === 1);
   }
 
-  writeProbe(uid: string, probe: ProbeStatus): boolean {
-    return this.afterWrite(uid, this.db.prepare(`UPDATE proxies SET probe = ? WHERE uid = ?`).run(JSON.stringify(probe), uid).changes === 1);
+  async writeProbe(uid: string, probe: ProbeStatus): Promise<boolean> {
+    return this.afterWrite(uid, (await this.db.run(`UPDATE proxies SET probe = ? WHERE uid = ?`, [JSON.stringify(probe), uid])).changes === 1);
   }
 
   /** Removes the record and its events in one transaction. */
-  remove(uid: string): void {
-    const name = this.nameOf(uid);
-    this.db.transaction(() => {
-      this.db.prepare(`DELETE FROM proxy_events WHERE proxy_uid = ?`).run(uid);
-      this.db.prepare(`DELETE FROM probe_history WHERE proxy_uid = ?`).run(uid);
-      this.db.prepare(`DELETE FROM proxies WHERE uid = ?`).run(uid);
-    })();
-    this.written(name);
+  async remove(uid: string): Promise<void> {
+    const name = await this.nameOf(uid);
+    await this.db.transaction(async (tx) => {
+      await tx.run(`DELETE FROM proxy_events WHERE proxy_uid = ?`, [uid]);
+      await tx.run(`DELETE FROM probe_history WHERE proxy_uid = ?`, [uid]);
+      await tx.run(`DELETE FROM proxies WHERE uid = ?`, [uid]);
+    });
+    if (name !== undefined) this.written(name);
   }
 }

@@ -2,8 +2,8 @@
 // per VM and per host each interval; consolidation thins them like an RRD: raw samples for an hour,
 // one-minute averages for a day, ten-minute averages for seven days, nothing older. Reads average
 // the rows into one point per step of the window asked for. Plain SQL (integer division for the
-// buckets), so a port to another database changes nothing here but the driver calls.
-import type { Database } from 'better-sqlite3';
+// buckets), the same on SQLite and PostgreSQL.
+import type { SqlExecutor } from './sql';
 import type { StatsWindowName } from '@/lib/api/stats';
 
 const minute = 60_000;
@@ -113,51 +113,39 @@ const vmPoint = (row: VmPointRow): VmPoint => ({
 });
 
 export class StatsHistoryStore {
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: SqlExecutor) {}
 
   /** One sampling round: every VM row and the host row, in one transaction. */
-  record(round: { host: HostStatsRow; vms: VmStatsRow[] }): void {
-    const insertVm = this.db.prepare(
-      `INSERT INTO vm_stats (proxy_uid, provider, target, domain, sampled_at, bucket_ms, span_ms, ${vmValueColumns.join(', ')}) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`,
-    );
-    const insertHost = this.db.prepare(`INSERT INTO host_stats (provider, target, sampled_at, bucket_ms, ${hostValueColumns.join(', ')}) VALUES (?, ?, ?, 0, ?, ?, ?)`);
-    this.db.transaction(() => {
+  async record(round: { host: HostStatsRow; vms: VmStatsRow[] }): Promise<void> {
+    const insertVm = `INSERT INTO vm_stats (proxy_uid, provider, target, domain, sampled_at, bucket_ms, span_ms, ${vmValueColumns.join(', ')}) VALUES (?, ?, ?, ?, ?, 0, ?, ?, ?, ?, ?, ?, ?, ?)`;
+    const insertHost = `INSERT INTO host_stats (provider, target, sampled_at, bucket_ms, ${hostValueColumns.join(', ')}) VALUES (?, ?, ?, 0, ?, ?, ?)`;
+    await this.db.transaction(async (tx) => {
       const { host } = round;
-      insertHost.run(host.provider, host.target, host.sampledAtMs, host.cpuPercent, host.memoryUsedBytes, host.memoryTotalBytes);
+      await tx.run(insertHost, [host.provider, host.target, host.sampledAtMs, host.cpuPercent, host.memoryUsedBytes, host.memoryTotalBytes]);
       for (const vm of round.vms) {
-        insertVm.run(vm.proxyUid, vm.provider, vm.target, vm.domain, vm.sampledAtMs, vm.spanMs, vm.cpuPercent, vm.memoryBytes, vm.memoryTotalBytes, vm.netRxBps, vm.netTxBps, vm.diskReadBps, vm.diskWriteBps);
+        await tx.run(insertVm, [vm.proxyUid, vm.provider, vm.target, vm.domain, vm.sampledAtMs, vm.spanMs, vm.cpuPercent, vm.memoryBytes, vm.memoryTotalBytes, vm.netRxBps, vm.netTxBps, vm.diskReadBps, vm.diskWriteBps]);
       }
-    })();
+    });
   }
 
   /** A Proxy's VM over the window, one averaged point per step, oldest first. */
-  proxyHistory(options: { proxyUid: string; sinceMs: number; stepMs: number }): VmPoint[] {
+  async proxyHistory(options: { proxyUid: string; sinceMs: number; stepMs: number }): Promise<VmPoint[]> {
     const averages = vmValueColumns.map((column) => `AVG(${column}) AS ${column}`).join(', ');
-    const rows = this.db
-      .prepare(`SELECT ${bucketOf(options.stepMs)} AS at, ${averages} FROM vm_stats WHERE proxy_uid = ? AND sampled_at >= ? GROUP BY at ORDER BY at`)
-      .all(options.proxyUid, options.sinceMs) as VmPointRow[];
+    const rows = await this.db.all<VmPointRow>(`SELECT ${bucketOf(options.stepMs)} AS at, ${averages} FROM vm_stats WHERE proxy_uid = ? AND sampled_at >= ? GROUP BY at ORDER BY at`, [options.proxyUid, options.sinceMs]);
     return rows.map(vmPoint);
   }
 
   /** A host over the window, one averaged point per step, oldest first. */
-  hostHistory(options: { provider: string; target: string; sinceMs: number; stepMs: number }): HostPoint[] {
-    const rows = this.db
-      .prepare(
-        `SELECT ${bucketOf(options.stepMs)} AS at, AVG(cpu_percent) AS cpu_percent, AVG(memory_used_bytes) AS memory_used_bytes, AVG(memory_total_bytes) AS memory_total_bytes
-         FROM host_stats WHERE provider = ? AND target = ? AND sampled_at >= ? GROUP BY at ORDER BY at`,
-      )
-      .all(options.provider, options.target, options.sinceMs) as Array<{ at: number; cpu_percent: number | null; memory_used_bytes: number | null; memory_total_bytes: number | null }>;
+  async hostHistory(options: { provider: string; target: string; sinceMs: number; stepMs: number }): Promise<HostPoint[]> {
+    const rows = await this.db.all<{ at: number; cpu_percent: number | null; memory_used_bytes: number | null; memory_total_bytes: number | null }>(`SELECT ${bucketOf(options.stepMs)} AS at, AVG(cpu_percent) AS cpu_percent, AVG(memory_used_bytes) AS memory_used_bytes, AVG(memory_total_bytes) AS memory_total_bytes
+         FROM host_stats WHERE provider = ? AND target = ? AND sampled_at >= ? GROUP BY at ORDER BY at`, [options.provider, options.target, options.sinceMs]);
     return rows.map((row) => ({ atMs: row.at, cpuPercent: row.cpu_percent, memoryUsedBytes: row.memory_used_bytes, memoryTotalBytes: row.memory_total_bytes }));
   }
 
   /** Every VM sampled on a host over the window, CPU and traffic per step, by domain name. */
-  domainHistories(options: { provider: string; target: string; sinceMs: number; stepMs: number }): DomainSeries[] {
-    const rows = this.db
-      .prepare(
-        `SELECT domain, proxy_uid, ${bucketOf(options.stepMs)} AS at, AVG(cpu_percent) AS cpu_percent, AVG(net_rx_bps) AS net_rx_bps, AVG(net_tx_bps) AS net_tx_bps
-         FROM vm_stats WHERE provider = ? AND target = ? AND sampled_at >= ? GROUP BY domain, proxy_uid, at ORDER BY domain, at`,
-      )
-      .all(options.provider, options.target, options.sinceMs) as Array<{ domain: string; proxy_uid: string; at: number; cpu_percent: number | null; net_rx_bps: number | null; net_tx_bps: number | null }>;
+  async domainHistories(options: { provider: string; target: string; sinceMs: number; stepMs: number }): Promise<DomainSeries[]> {
+    const rows = await this.db.all<{ domain: string; proxy_uid: string; at: number; cpu_percent: number | null; net_rx_bps: number | null; net_tx_bps: number | null }>(`SELECT domain, proxy_uid, ${bucketOf(options.stepMs)} AS at, AVG(cpu_percent) AS cpu_percent, AVG(net_rx_bps) AS net_rx_bps, AVG(net_tx_bps) AS net_tx_bps
+         FROM vm_stats WHERE provider = ? AND target = ? AND sampled_at >= ? GROUP BY domain, proxy_uid, at ORDER BY domain, at`, [options.provider, options.target, options.sinceMs]);
     const series = new Map<string, DomainSeries>();
     for (const row of rows) {
       const key = `${row.domain}\u0000${row.proxy_uid}`;
@@ -169,13 +157,9 @@ export class StatsHistoryStore {
   }
 
   /** Bytes each Proxy moved since `sinceMs` (rate times the span it covers), most first. */
-  trafficByProxy(sinceMs: number): ProxyTraffic[] {
-    const rows = this.db
-      .prepare(
-        `SELECT proxy_uid, SUM(net_rx_bps * span_ms) / 1000.0 AS rx_bytes, SUM(net_tx_bps * span_ms) / 1000.0 AS tx_bytes
-         FROM vm_stats WHERE sampled_at >= ? AND span_ms IS NOT NULL GROUP BY proxy_uid`,
-      )
-      .all(sinceMs) as Array<{ proxy_uid: string; rx_bytes: number | null; tx_bytes: number | null }>;
+  async trafficByProxy(sinceMs: number): Promise<ProxyTraffic[]> {
+    const rows = await this.db.all<{ proxy_uid: string; rx_bytes: number | null; tx_bytes: number | null }>(`SELECT proxy_uid, SUM(net_rx_bps * span_ms) / 1000.0 AS rx_bytes, SUM(net_tx_bps * span_ms) / 1000.0 AS tx_bytes
+         FROM vm_stats WHERE sampled_at >= ? AND span_ms IS NOT NULL GROUP BY proxy_uid`, [sinceMs]);
     return rows
       .map((row) => ({ proxyUid: row.proxy_uid, rxBytes: row.rx_bytes ?? 0, txBytes: row.tx_bytes ?? 0 }))
       .sort((a, b) => b.rxBytes + b.txBytes - (a.rxBytes + a.txBytes));
@@ -186,15 +170,11 @@ export class StatsHistoryStore {
    * time-weighted average rate, summed. A step the samples only partly cover (the current minute)
    * reads at its true rate instead of dipping.
    */
-  totalTraffic(options: { sinceMs: number; stepMs: number }): Array<{ atMs: number; rxBps: number; txBps: number }> {
-    const rows = this.db
-      .prepare(
-        `SELECT at, SUM(rx / span) AS rx_bps, SUM(tx / span) AS tx_bps FROM (
+  async totalTraffic(options: { sinceMs: number; stepMs: number }): Promise<Array<{ atMs: number; rxBps: number; txBps: number }>> {
+    const rows = await this.db.all<{ at: number; rx_bps: number | null; tx_bps: number | null }>(`SELECT at, SUM(rx / span) AS rx_bps, SUM(tx / span) AS tx_bps FROM (
            SELECT ${bucketOf(options.stepMs)} AS at, proxy_uid, SUM(span_ms) AS span, SUM(net_rx_bps * span_ms) AS rx, SUM(net_tx_bps * span_ms) AS tx
            FROM vm_stats WHERE sampled_at >= ? AND span_ms IS NOT NULL GROUP BY at, proxy_uid
-         ) AS per_proxy GROUP BY at ORDER BY at`,
-      )
-      .all(options.sinceMs) as Array<{ at: number; rx_bps: number | null; tx_bps: number | null }>;
+         ) AS per_proxy GROUP BY at ORDER BY at`, [options.sinceMs]);
     return rows.map((row) => ({ atMs: row.at, rxBps: row.rx_bps ?? 0, txBps: row.tx_bps ?? 0 }));
   }
 
@@ -202,30 +182,30 @@ export class StatsHistoryStore {
    * The RRD step: drops rows past the retention, then averages each tier's rows older than its age
    * into buckets of its size (whole buckets only). Returns how many rows went.
    */
-  consolidate(nowMs: number): number {
+  async consolidate(nowMs: number): Promise<number> {
     let removed = 0;
-    this.db.transaction(() => {
+    await this.db.transaction(async (tx) => {
       for (const table of tables) {
-        removed += this.db.prepare(`DELETE FROM ${table.name} WHERE sampled_at < ?`).run(nowMs - statsRetentionMs).changes;
-        for (const tier of consolidationTiers) removed += this.consolidateTier(table, { beforeMs: Math.floor((nowMs - tier.after) / tier.bucketMs) * tier.bucketMs, bucketMs: tier.bucketMs });
+        removed += (await tx.run(`DELETE FROM ${table.name} WHERE sampled_at < ?`, [nowMs - statsRetentionMs])).changes;
+        for (const tier of consolidationTiers) {
+          removed += await this.consolidateTier(tx, table, { beforeMs: Math.floor((nowMs - tier.after) / tier.bucketMs) * tier.bucketMs, bucketMs: tier.bucketMs });
+        }
       }
-    })();
+    });
     return removed;
   }
 
-  private consolidateTier(table: Table, options: { beforeMs: number; bucketMs: number }): number {
+  private async consolidateTier(tx: SqlExecutor, table: Table, options: { beforeMs: number; bucketMs: number }): Promise<number> {
     const { beforeMs, bucketMs } = options;
     const bucket = bucketOf(bucketMs);
     const series = table.series.join(', ');
     const columns = [...table.series, 'sampled_at', 'bucket_ms', ...table.sums, ...table.values].join(', ');
     const aggregates = [...table.series, bucket, String(bucketMs), ...table.sums.map((column) => `SUM(${column})`), ...table.values.map((column) => `AVG(${column})`)].join(', ');
     const finer = `sampled_at < ? AND bucket_ms < ?`;
-    const before = this.db.prepare(`SELECT COUNT(*) AS count FROM ${table.name} WHERE ${finer}`).get(beforeMs, bucketMs) as { count: number };
+    const before = (await tx.get<{ count: number }>(`SELECT COUNT(*) AS count FROM ${table.name} WHERE ${finer}`, [beforeMs, bucketMs]))!;
     if (before.count === 0) return 0;
-    const inserted = this.db
-      .prepare(`INSERT INTO ${table.name} (${columns}) SELECT ${aggregates} FROM ${table.name} WHERE ${finer} GROUP BY ${series}, ${bucket}`)
-      .run(beforeMs, bucketMs).changes;
-    this.db.prepare(`DELETE FROM ${table.name} WHERE ${finer}`).run(beforeMs, bucketMs);
+    const inserted = (await tx.run(`INSERT INTO ${table.name} (${columns}) SELECT ${aggregates} FROM ${table.name} WHERE ${finer} GROUP BY ${series}, ${bucket}`, [beforeMs, bucketMs])).changes;
+    await tx.run(`DELETE FROM ${table.name} WHERE ${finer}`, [beforeMs, bucketMs]);
     return before.count - inserted;
   }
 }

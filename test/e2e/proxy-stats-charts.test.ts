@@ -21,11 +21,11 @@ let session: Session;
 let dataDir: string;
 
 /** Seven days of samples every 10 minutes, then the last hour every 10 s, consolidated. */
-function seedHistory(): void {
-  const store = openStore({ dataDir, logger: createLogger({ level: 'silent' }) });
+async function seedHistory(): Promise<void> {
+  const store = await openStore({ dataDir, logger: createLogger({ level: 'silent' }) });
   try {
     const spec = proxySpecSchema.parse({ mode: 'Managed', provider: 'gone', placement: { zone: 'h1', machineType: 'small', image: 'debian-13' } });
-    const record = store.proxies.insert({ uid: 'uid-charted', name: proxy, spec, now: new Date().toISOString() });
+    const record = await store.proxies.insert({ uid: 'uid-charted', name: proxy, spec, now: new Date().toISOString() });
     const now = Date.now();
     const row = (atMs: number, index: number) => ({
       proxyUid: record.uid,
@@ -44,11 +44,11 @@ function seedHistory(): void {
     });
     const host = (atMs: number) => ({ provider: 'gone', target: 'h1', sampledAtMs: atMs, cpuPercent: 30, memoryUsedBytes: 1, memoryTotalBytes: 2 });
     let index = 0;
-    for (let at = now - 7 * 86_400_000 + 600_000; at < now - 3_600_000; at += 600_000) store.stats.record({ host: host(at), vms: [row(at, index++)] });
-    for (let at = now - 3_590_000; at <= now; at += 10_000) store.stats.record({ host: host(at), vms: [row(at, index++)] });
-    store.stats.consolidate(now);
+    for (let at = now - 7 * 86_400_000 + 600_000; at < now - 3_600_000; at += 600_000) await store.stats.record({ host: host(at), vms: [row(at, index++)] });
+    for (let at = now - 3_590_000; at <= now; at += 10_000) await store.stats.record({ host: host(at), vms: [row(at, index++)] });
+    await store.stats.consolidate(now);
   } finally {
-    store.close();
+    await store.close();
   }
 }
 
@@ -56,7 +56,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(join(tmpdir(), 'kvm2-e2e-stats-'));
   // A build can take minutes: seed after it, so the seeded hour is the hour the server counts back.
   await ensureBuilt();
-  seedHistory();
+  await seedHistory();
   session = await openSession({ dataDir });
 });
 

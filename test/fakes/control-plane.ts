@@ -45,7 +45,7 @@ export interface Harness {
 export async function controlPlane(options: { providers: Provider[]; clock?: Clock } & Partial<Omit<ReconcilerOptions, 'providers'>>): Promise<Harness> {
   const { providers: list, clock: givenClock, ...overrides } = options;
   const dir = tempDir();
-  const store = openStore({ dataDir: dir.path });
+  const store = await openStore({ dataDir: dir.path });
   const providers = await providerSetOf(list);
   const metrics = createMetrics();
   const clock = givenClock ?? systemClock;
@@ -83,7 +83,7 @@ export async function controlPlane(options: { providers: Provider[]; clock?: Clo
     },
     close: async () => {
       await reconciler.stop();
-      store.close();
+      await store.close();
       dir.remove();
     },
   };

@@ -14,6 +14,7 @@ import { ProviderRegistry } from '@/server/providers/registry';
 import { createRuntime, type Runtime } from '@/server/runtime';
 import { createLogger } from '@/server/telemetry/logger';
 import { createMetrics } from '@/server/telemetry/metrics';
+import { startUntilSigterm, stubProbe } from './child-runtime';
 import { FakeProvider } from './fake-provider';
 
 export interface DesiredProxy {
@@ -48,9 +49,9 @@ function specOf(proxy: DesiredProxy) {
 }
 
 /** Every Proxy Running on exactly its own instance, built from its current spec; nothing else exists. */
-function convergence(runtime: Runtime, provider: FakeProvider): { done: boolean; snapshot: SnapshotEntry[]; problems: string[] } {
+async function convergence(runtime: Runtime, provider: FakeProvider): Promise<{ done: boolean; snapshot: SnapshotEntry[]; problems: string[] }> {
   const problems: string[] = [];
-  const views: ProxyView[] = runtime.proxies.list();
+  const views: ProxyView[] = await runtime.proxies.list();
   for (const view of views) {
     if (view.deletionRequestedAt) problems.push(`${view.name} still deleting`);
     if (view.status.phase !== 'Running' && view.status.phase !== 'Ready') problems.push(`${view.name} is ${view.status.phase}`);
@@ -66,7 +67,7 @@ function convergence(runtime: Runtime, provider: FakeProvider): { done: boolean;
 async function waitForConvergence(runtime: Runtime, provider: FakeProvider): Promise<SnapshotEntry[]> {
   const deadline = Date.now() + 15_000;
   for (;;) {
-    const state = convergence(runtime, provider);
+    const state = await convergence(runtime, provider);
     if (state.done) return state.snapshot;
     if (Date.now() > deadline) {
       say('stuck', state.problems);
@@ -76,8 +77,8 @@ async function waitForConvergence(runtime: Runtime, provider: FakeProvider): Pro
   }
 }
 
-function opsTowards(runtime: Runtime, desired: DesiredProxy[]): CrashOp[] {
-  const current = new Map(runtime.proxies.list().map((view) => [view.name, view]));
+async function opsTowards(runtime: Runtime, desired: DesiredProxy[]): Promise<CrashOp[]> {
+  const current = new Map((await runtime.proxies.list()).map((view) => [view.name, view]));
   const ops: CrashOp[] = [];
   for (const proxy of desired) {
     const view = current.get(proxy.name);
@@ -88,10 +89,10 @@ function opsTowards(runtime: Runtime, desired: DesiredProxy[]): CrashOp[] {
   return ops;
 }
 
-function apply(runtime: Runtime, op: CrashOp): void {
-  if (op.kind === 'delete') runtime.proxies.delete(op.name);
-  else if (op.kind === 'create') runtime.proxies.create({ name: op.proxy.name, ...specOf(op.proxy) });
-  else runtime.proxies.update(op.proxy.name, specOf(op.proxy));
+async function apply(runtime: Runtime, op: CrashOp): Promise<void> {
+  if (op.kind === 'delete') await runtime.proxies.delete(op.name);
+  else if (op.kind === 'create') await runtime.proxies.create({ name: op.proxy.name, ...specOf(op.proxy) });
+  else await runtime.proxies.update(op.proxy.name, specOf(op.proxy));
 }
 
 async function main(): Promise<void> {
@@ -103,6 +104,9 @@ async function main(): Promise<void> {
   writeFileSync(configPath, '- {name: fake-1, type: fake}\n');
   const settings = settingsFromEnv({
     DATA_DIR: dataDir,
+    DATABASE_URL: process.env.DATABASE_URL,
+    LEADER_HEARTBEAT: process.env.LEADER_HEARTBEAT,
+    LEADER_LEASE: process.env.LEADER_LEASE,
     PROVIDERS_CONFIG: configPath,
     RESYNC_INTERVAL: '200ms',
     PROVISIONING_POLL_INTERVAL: '20ms',
@@ -118,26 +122,18 @@ async function main(): Promise<void> {
     configLoader: async () => [{ name: 'fake-1', type: 'fake' }],
     logger: createLogger({ level: 'silent' }),
     metrics: createMetrics(),
-    // The fake's addresses are documentation ranges: nothing is sent anywhere.
-    probe: async () => ({ healthy: true, reason: 'ProxyAnswered', message: 'stub', latencyMs: 1 }),
+    probe: stubProbe,
   });
-  process.once('SIGTERM', () => {
-    void runtime.stop().then(() => {
-      say('stopped');
-      process.exit(0);
-    });
-  });
-  await runtime.start();
-  say('started');
+  await startUntilSigterm(runtime, say);
   say('converged', await waitForConvergence(runtime, provider));
   if (!desiredFile) return;
   const { readFileSync } = await import('node:fs');
   // Stages: the later ones change Proxies whose Create the earlier ones set off, while it runs.
   const stages = JSON.parse(readFileSync(desiredFile, 'utf8')) as DesiredProxy[][];
   for (const desired of stages) {
-    for (const op of opsTowards(runtime, desired)) {
+    for (const op of await opsTowards(runtime, desired)) {
       say('applying', op);
-      apply(runtime, op);
+      await apply(runtime, op);
       say('applied', op);
       // Spread the changes over the reconcile work so kills land between and inside passes.
       await new Promise((resolve) => setTimeout(resolve, 5));

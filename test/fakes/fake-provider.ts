@@ -36,6 +36,8 @@ export interface FakeProviderOptions {
   type?: string;
   /** persist instances to this file after every change and load them at construction */
   stateFile?: string;
+  /** several processes share stateFile (replicas): read it again before every call */
+  sharedState?: boolean;
   /** ms Create waits after its side effect (the instance exists) before it returns */
   createDelayMs?: number;
   /** ms after creation before Get reports Running; 0 means Running at once */
@@ -219,6 +221,10 @@ export class FakeProvider implements Provider {
 
   private async enter(method: FakeMethod, subject: string | undefined, options?: CallOptions): Promise<void> {
     this.calls.push({ method, ...(subject ? { subject } : {}) });
+    if (this.options.sharedState && this.options.stateFile) {
+      this.instances.clear();
+      this.load(this.options.stateFile);
+    }
     if (this.closed) throw new ErrTransient(`provider ${this.name} is closed`);
     if (options?.signal?.aborted) throw new ErrTransient('call abandoned', { cause: options.signal.reason });
     const fixed = this.always.get(method);

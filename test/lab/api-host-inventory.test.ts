@@ -102,7 +102,7 @@ describe('the host listing on the lab', () => {
   it('evicts the image once its Proxy is deleted: marker, then base, gone from the pool', async () => {
     const name = api.proxyName('inv');
     expect((await api.call(h.proxy.DELETE, `/api/proxies/${name}`, 'DELETE', { session: true, params: { name } })).status).toBe(202);
-    await expect.poll(() => api.runtime.store.proxies.get(name) === undefined, { message: `${name} to be deleted`, timeout: 110_000, interval: 500 }).toBe(true);
+    await expect.poll(async () => (await api.runtime.store.proxies.get(name)) === undefined, { message: `${name} to be deleted`, timeout: 110_000, interval: 500 }).toBe(true);
     const base = `base-${api.entryName}-lab.qcow2`;
     const evicted = await evict(base);
     expect(evicted.status, evicted.text).toBe(200);

@@ -92,9 +92,9 @@ export async function startLabApi(lab: Lab): Promise<LabApi> {
     async close() {
       // Deleting through the control plane removes domain, overlay and seed; whatever is left after
       // a minute (a failed test) goes by hand.
-      for (const name of proxyNames) if (runtime.store.proxies.get(name)) runtime.proxies.delete(name);
+      for (const name of proxyNames) if (await runtime.store.proxies.get(name)) await runtime.proxies.delete(name);
       await vi
-        .waitFor(() => expect([...proxyNames].filter((name) => runtime.store.proxies.get(name)), 'the run’s Proxies to go').toEqual([]), { timeout: 60_000, interval: 500 })
+        .waitFor(async () => expect(new Set((await runtime.store.proxies.names()).filter((name) => proxyNames.has(name))), 'the run’s Proxies to go').toEqual(new Set()), { timeout: 60_000, interval: 500 })
         .catch(() => undefined);
       await stopRuntimeForTests();
       for (const name of proxyNames) {

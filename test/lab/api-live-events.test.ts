@@ -23,7 +23,7 @@ describe('the event stream on the lab', () => {
     const body = { name, mode: 'Managed', provider: api.entryName, placement: { zone: 'lab1', machineType: 'small', image: 'lab' }, cloudInit: '' };
     expect((await api.call(h.proxies.POST, '/api/proxies', 'POST', { session: api.session, body })).status).toBe(201);
     await expect.poll(async () => (await virsh(['domstate', domain]).catch(() => '')).trim(), { message: `${domain} running`, timeout: 110_000, interval: 500 }).toBe('running');
-    await expect.poll(() => api.runtime.proxies.get(name).status.providerID, { timeout: 30_000 }).toBe(`hosts/lab1/domains/${domain}`);
+    await expect.poll(async () => (await api.runtime.proxies.get(name)).status.providerID, { timeout: 30_000 }).toBe(`hosts/lab1/domains/${domain}`);
 
     const stream = await watchLiveEvents(api);
     try {

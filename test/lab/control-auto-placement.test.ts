@@ -33,7 +33,7 @@ afterAll(async () => {
   await run?.cleanUp();
 });
 
-const view = (name: string): ProxyView => runtime.proxies.get(name);
+const view = (name: string): Promise<ProxyView> => runtime.proxies.get(name);
 const autoProxy = (name: string, provider: string) => {
   const proxy = labProxy({ name, provider });
   return { ...proxy, placement: { machineType: proxy.placement.machineType, image: proxy.placement.image } };
@@ -42,41 +42,41 @@ const autoProxy = (name: string, provider: string) => {
 describe('automatic placement on the lab', () => {
   it('creates a Proxy without a zone on the host that fits and records why', async () => {
     const name = run.proxyName('auto');
-    runtime.proxies.create(autoProxy(name, oneFits));
-    await expect.poll(() => view(name).status.providerID, { message: `${name} to be created`, timeout: 90_000, interval: 250 }).toBeDefined();
+    await runtime.proxies.create(autoProxy(name, oneFits));
+    await expect.poll(async () => (await view(name)).status.providerID, { message: `${name} to be created`, timeout: 90_000, interval: 250 }).toBeDefined();
 
-    const { status, placement } = view(name);
+    const { status, placement } = await view(name);
     expect(placement?.zone).toBeUndefined();
     expect(status.providerID).toBe(`hosts/lab1/domains/${instanceName(name)}`);
     expect(status.chosenPlacement?.zone).toBe('lab1');
     expect(status.chosenPlacement?.reason).toMatch(/^lab1: [\d.]+ GiB free, [\d.]+ GiB memory free, \d+ VMs? \(spread\)$/);
-    const placed = runtime.proxies.events(name).filter((event) => event.reason === 'Placed');
+    const placed = (await runtime.proxies.events(name)).filter((event) => event.reason === 'Placed');
     expect(placed).toHaveLength(1);
-    expect(placed[0]?.message).toBe(`placed on ${status.chosenPlacement?.reason}; refused lab2: ${refusalOfStoppedPool(oneFits, 'lab2')}`);
+    expect(placed[0]?.message).toBe(`placed on ${status.chosenPlacement?.reason}; refused lab2: ${await refusalOfStoppedPool(oneFits, 'lab2')}`);
     expect(await domainState(instanceName(name))).toBe('running');
   });
 
   it('waits, not Failed, naming why each host was refused, when no host fits', async () => {
     const name = run.proxyName('nofit');
-    runtime.proxies.create(autoProxy(name, noneFits));
-    await expect.poll(() => healthOf(noneFits).length, { message: 'the first health check', timeout: 30_000, interval: 250 }).toBe(2);
-    const expected = `no host fits: lab1: ${refusalOfStoppedPool(noneFits, 'lab1')}; lab2: ${refusalOfStoppedPool(noneFits, 'lab2')}`;
-    const condition = () => view(name).status.conditions.find((c) => c.type === 'Provisioned');
-    await expect.poll(() => condition()?.message, { timeout: 30_000, interval: 250 }).toBe(expected);
+    await runtime.proxies.create(autoProxy(name, noneFits));
+    await expect.poll(async () => (await healthOf(noneFits)).length, { message: 'the first health check', timeout: 30_000, interval: 250 }).toBe(2);
+    const expected = `no host fits: lab1: ${await refusalOfStoppedPool(noneFits, 'lab1')}; lab2: ${await refusalOfStoppedPool(noneFits, 'lab2')}`;
+    const condition = async () => (await view(name)).status.conditions.find((c) => c.type === 'Provisioned');
+    await expect.poll(async () => (await condition())?.message, { timeout: 30_000, interval: 250 }).toBe(expected);
 
-    expect(condition()?.reason).toBe('NoHostFits');
-    expect(view(name).status.phase).not.toBe('Failed');
-    expect(runtime.proxies.events(name).filter((event) => event.reason === 'NoHostFits').at(-1)?.message).toBe(expected);
-    expect(view(name).status.providerID).toBeUndefined();
+    expect((await condition())?.reason).toBe('NoHostFits');
+    expect((await view(name)).status.phase).not.toBe('Failed');
+    expect((await runtime.proxies.events(name)).filter((event) => event.reason === 'NoHostFits').at(-1)?.message).toBe(expected);
+    expect((await view(name)).status.providerID).toBeUndefined();
     expect(await domainState(instanceName(name))).toBeUndefined();
   });
 });
 
-const healthOf = (provider: string) => runtime.providers.list().find((entry) => entry.name === provider)?.targets ?? [];
+const healthOf = async (provider: string) => (await runtime.providers.list()).find((entry) => entry.name === provider)?.targets ?? [];
 
 /** The refusal of a host whose health check found its pool stopped, with that check's own message. */
-function refusalOfStoppedPool(provider: string, host: string): string {
-  const target = healthOf(provider).find((candidate) => candidate.name === host);
+async function refusalOfStoppedPool(provider: string, host: string): Promise<string> {
+  const target = (await healthOf(provider)).find((candidate) => candidate.name === host);
   expect(target).toMatchObject({ ready: false, reason: 'PoolNotActive' });
   return `not healthy: PoolNotActive${target?.message ? ` (${target.message})` : ''}`;
 }

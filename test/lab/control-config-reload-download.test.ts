@@ -37,7 +37,7 @@ afterAll(async () => {
   await run?.cleanUp();
 });
 
-const view = (name: string): ProxyView => runtime.proxies.get(name);
+const view = (name: string): Promise<ProxyView> => runtime.proxies.get(name);
 const proxy = (name: string) => ({ ...labProxy({ name, provider: entry, zone: 'lab1' }), placement: { zone: 'lab1', machineType: 'small', image: 'slow' } });
 
 describe('a config reload during a download', () => {
@@ -48,7 +48,7 @@ describe('a config reload during a download', () => {
     const getsBefore = await gets();
     const first = run.proxyName('first');
     const second = run.proxyName('second');
-    runtime.proxies.create(proxy(first));
+    await runtime.proxies.create(proxy(first));
     await expect.poll(() => run.baseVolumes(), { message: 'the base volume to be uploading', timeout: 60_000, interval: 250 }).toContain(base);
     const providerBefore = runtime.providers.get(entry);
 
@@ -58,9 +58,9 @@ describe('a config reload during a download', () => {
     // The download is still under way after the reload: no marker yet.
     expect(await run.baseVolumes()).toEqual([base]);
 
-    runtime.proxies.create(proxy(second));
+    await runtime.proxies.create(proxy(second));
     for (const name of [first, second]) {
-      await vi.waitFor(() => expect(view(name).status.providerID, `${name} to record its instance`).toBeDefined(), { timeout: 90_000, interval: 250 });
+      await vi.waitFor(async () => expect((await view(name)).status.providerID, `${name} to record its instance`).toBeDefined(), { timeout: 90_000, interval: 250 });
       await vi.waitFor(async () => expect(await domainState(instanceName(name)), `${instanceName(name)} to run`).toBe('running'), { timeout: 60_000, interval: 250 });
     }
     expect((await gets()) - getsBefore).toBe(1);
@@ -69,6 +69,6 @@ describe('a config reload during a download', () => {
     await virsh(['vol-download', '--pool', lab.pool.name, `${base}.sha256`, markerCopy]);
     expect(readFileSync(markerCopy, 'latin1').trim()).toBe(lab.imageServer.image.sha256);
     rmSync(dirname(markerCopy), { recursive: true, force: true });
-    for (const name of [first, second]) expect(runtime.proxies.events(name).some((event) => event.reason === 'Failed')).toBe(false);
+    for (const name of [first, second]) expect((await runtime.proxies.events(name)).some((event) => event.reason === 'Failed')).toBe(false);
   });
 });

@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 async function runningDomain(name: string, host: string): Promise<void> {
-  await vi.waitFor(() => expect(runtime.proxies.get(name).status.providerID, `${name} to record its instance`).toBeDefined(), { timeout: 90_000, interval: 250 });
+  await vi.waitFor(async () => expect((await runtime.proxies.get(name)).status.providerID, `${name} to record its instance`).toBeDefined(), { timeout: 90_000, interval: 250 });
   await vi.waitFor(async () => expect(await domainState(instanceName(name), host)).toBe('running'), { timeout: 60_000, interval: 250 });
 }
 
@@ -39,7 +39,7 @@ async function runningDomain(name: string, host: string): Promise<void> {
  */
 async function observable(name: string, host: string) {
   const domain = instanceName(name);
-  const record = runtime.store.proxies.get(name);
+  const record = await runtime.store.proxies.get(name);
   return {
     state: await domainState(domain, host),
     xml: await virsh(['dumpxml', domain], host),
@@ -55,7 +55,7 @@ describe.each(['lab1', 'lab2'])('the diagnosis of a managed domain that boots no
 
   it('passes host, domain and seed, and fails first at "boot reached cloud-init", then at the guest agent', async () => {
     const name = proxies[host] as string;
-    runtime.proxies.create(labProxy({ name, provider: entry, zone: host }));
+    await runtime.proxies.create(labProxy({ name, provider: entry, zone: host }));
     await runningDomain(name, host);
     await vi.waitFor(() => expect(runtime.consoleLog(name) ?? '', 'the boot capture to hold the UEFI shell').toContain('UEFI Interactive Shell'), { timeout: 110_000, interval: 500 });
     const before = await observable(name, host);

@@ -35,8 +35,8 @@ afterAll(async () => {
   await run?.cleanUp();
 });
 
-const target = (host: string) => runtime.providers.list().find((summary) => summary.name === entry)?.targets.find((candidate) => candidate.name === host);
-const reasonOf = (host: string) => target(host)?.reason;
+const target = async (host: string) => (await runtime.providers.list()).find((summary) => summary.name === entry)?.targets.find((candidate) => candidate.name === host);
+const reasonOf = async (host: string) => (await target(host))?.reason;
 
 async function stopDaemon(host: LabHost, daemon: string): Promise<void> {
   const pid = hostDaemonPid(host, daemon);
@@ -47,61 +47,61 @@ async function stopDaemon(host: LabHost, daemon: string): Promise<void> {
 /** A Proxy on lab1 goes all the way: a running domain, then deleted with nothing left. */
 async function createAndDeleteOnLab1(what: string): Promise<void> {
   const name = run.proxyName(what);
-  runtime.proxies.create(labProxy({ name, provider: entry, zone: lab1.name }));
+  await runtime.proxies.create(labProxy({ name, provider: entry, zone: lab1.name }));
   await vi.waitFor(async () => expect(await domainState(instanceName(name), lab1.name), `${name} to run on lab1`).toBe('running'), { timeout: 90_000, interval: 250 });
-  runtime.proxies.delete(name);
-  await vi.waitFor(() => expect(() => runtime.proxies.get(name), `${name} to be removed`).toThrow(ProxyNotFoundError), { timeout: 60_000, interval: 250 });
+  await runtime.proxies.delete(name);
+  await vi.waitFor(async () => await expect(runtime.proxies.get(name), `${name} to be removed`).rejects.toThrow(ProxyNotFoundError), { timeout: 60_000, interval: 250 });
   expect(await domainState(instanceName(name), lab1.name)).toBeUndefined();
 }
 
 /** The waiting Proxy on lab2 has not failed and its last error is transient. */
-function stillWaiting(): void {
-  const view = runtime.proxies.get(waiting);
+async function stillWaiting(): Promise<void> {
+  const view = await runtime.proxies.get(waiting);
   expect(view.status.phase).not.toBe('Failed');
   expect(view.status.providerID).toBeUndefined();
-  expect(runtime.proxies.events(waiting).some((event) => event.reason === 'Failed')).toBe(false);
+  expect((await runtime.proxies.events(waiting)).some((event) => event.reason === 'Failed')).toBe(false);
 }
 
 describe('one hypervisor down while the other keeps working', () => {
   const seen: Record<string, { reason?: string; message?: string }> = {};
 
   it('both hosts are Reachable to begin with', async () => {
-    await vi.waitFor(() => expect([reasonOf(lab1.name), reasonOf(lab2.name)], 'both hosts Reachable').toEqual(['Reachable', 'Reachable']), { timeout: 60_000, interval: 250 });
+    await vi.waitFor(async () => expect([await reasonOf(lab1.name), await reasonOf(lab2.name)], 'both hosts Reachable').toEqual(['Reachable', 'Reachable']), { timeout: 60_000, interval: 250 });
   });
 
   it("with lab2's libvirtd stopped: lab2 has a reason, lab1 stays Reachable and keeps creating and deleting", async () => {
     await stopDaemon(lab2, 'libvirtd');
-    await vi.waitFor(() => expect(target(lab2.name)?.ready, 'lab2 to be reported down').toBe(false), { timeout: 30_000, interval: 250 });
-    seen.libvirtd = { reason: reasonOf(lab2.name), message: target(lab2.name)?.message };
+    await vi.waitFor(async () => expect((await target(lab2.name))?.ready, 'lab2 to be reported down').toBe(false), { timeout: 30_000, interval: 250 });
+    seen.libvirtd = { reason: await reasonOf(lab2.name), message: (await target(lab2.name))?.message };
     // sshd answers, the forward to libvirt's socket does not: the socket is refused.
     expect(seen.libvirtd.reason).toBe('Unreachable');
     expect(seen.libvirtd.message).toContain('libvirt-sock');
-    expect(reasonOf(lab1.name)).toBe('Reachable');
+    expect(await reasonOf(lab1.name)).toBe('Reachable');
 
-    runtime.proxies.create(labProxy({ name: waiting, provider: entry, zone: lab2.name }));
+    await runtime.proxies.create(labProxy({ name: waiting, provider: entry, zone: lab2.name }));
     await createAndDeleteOnLab1('while-libvirtd-down');
-    await vi.waitFor(() => expect(runtime.proxies.get(waiting).status.lastError, `${waiting} to record an error`).toBeDefined(), { timeout: 30_000, interval: 250 });
-    expect(runtime.proxies.get(waiting).status.lastError?.class).toBe('transient');
-    stillWaiting();
+    await vi.waitFor(async () => expect((await runtime.proxies.get(waiting)).status.lastError, `${waiting} to record an error`).toBeDefined(), { timeout: 30_000, interval: 250 });
+    expect((await runtime.proxies.get(waiting)).status.lastError?.class).toBe('transient');
+    await stillWaiting();
   });
 
   it("with lab2's sshd stopped as well: another reason for lab2, lab1 still unaffected", async () => {
     await stopDaemon(lab2, 'sshd');
-    await vi.waitFor(() => expect(target(lab2.name)?.message, 'lab2 to be reported without its sshd').not.toBe(seen.libvirtd?.message), { timeout: 30_000, interval: 250 });
-    seen.sshd = { reason: reasonOf(lab2.name), message: target(lab2.name)?.message };
+    await vi.waitFor(async () => expect((await target(lab2.name))?.message, 'lab2 to be reported without its sshd').not.toBe(seen.libvirtd?.message), { timeout: 30_000, interval: 250 });
+    seen.sshd = { reason: await reasonOf(lab2.name), message: (await target(lab2.name))?.message };
     expect(seen.sshd.reason).toBe('Unreachable');
     expect(seen.sshd.message).toMatch(/ECONNREFUSED|refused/i);
-    expect(reasonOf(lab1.name)).toBe('Reachable');
+    expect(await reasonOf(lab1.name)).toBe('Reachable');
     await createAndDeleteOnLab1('while-sshd-down');
-    stillWaiting();
+    await stillWaiting();
   });
 
   it('lab2 recovers once up.sh brings its daemons back, and the waiting Proxy gets its domain there', async () => {
     const up = await runCommand(['bash', upScript], { timeoutMs: 300_000 });
     expect(up.exitCode, up.stderr).toBe(0);
-    await vi.waitFor(() => expect(reasonOf(lab2.name), 'lab2 Reachable again').toBe('Reachable'), { timeout: 60_000, interval: 250 });
+    await vi.waitFor(async () => expect(await reasonOf(lab2.name), 'lab2 Reachable again').toBe('Reachable'), { timeout: 60_000, interval: 250 });
     await vi.waitFor(async () => expect(await domainState(instanceName(waiting), lab2.name), `${waiting} to run on lab2`).toBe('running'), { timeout: 120_000, interval: 500 });
-    expect(runtime.proxies.get(waiting).status.providerID).toBe(`hosts/lab2/domains/${instanceName(waiting)}`);
+    expect((await runtime.proxies.get(waiting)).status.providerID).toBe(`hosts/lab2/domains/${instanceName(waiting)}`);
     expect(await domainState(instanceName(waiting), lab1.name)).toBeUndefined();
   });
 });

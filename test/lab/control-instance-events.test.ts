@@ -18,8 +18,8 @@ describe('instance events on the lab', () => {
   it('a domain destroyed behind our back is reconciled within seconds, by its lifecycle event', async () => {
     const { run, runtime, entry, proxy } = suite;
     const domain = instanceName(proxy);
-    runtime.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
-    await expect.poll(() => runtime.proxies.get(proxy).status.providerID, { message: `${proxy} to record its instance`, timeout: 90_000, interval: 250 }).toBe(`hosts/lab1/domains/${domain}`);
+    await runtime.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
+    await expect.poll(async () => (await runtime.proxies.get(proxy)).status.providerID, { message: `${proxy} to record its instance`, timeout: 90_000, interval: 250 }).toBe(`hosts/lab1/domains/${domain}`);
     const providerID = `hosts/lab1/domains/${domain}`;
     await runs(domain, 60_000);
 
@@ -35,8 +35,8 @@ describe('instance events on the lab', () => {
     await virsh(['destroy', domain]);
     const virshReturnedAt = Date.now();
     const stopped = await vi.waitFor(
-      () => {
-        const event = runtime.proxies.events(proxy).find((candidate) => candidate.reason === 'InstanceStopped');
+      async () => {
+        const event = (await runtime.proxies.events(proxy)).find((candidate) => candidate.reason === 'InstanceStopped');
         expect(event, 'the Proxy to notice the stop').toBeDefined();
         return event as NonNullable<typeof event>;
       },
@@ -49,7 +49,7 @@ describe('instance events on the lab', () => {
     console.info(`virsh destroy: returned ${since(virshReturnedAt)}, event logged ${since(Number(logged?.time))}, InstanceStopped recorded ${since(Date.parse(stopped.firstAt))} after it started`);
 
     // And the reconciler carries on as for any stopped instance: deleted and created again.
-    await expect.poll(() => runtime.proxies.events(proxy).map((event) => event.reason), { message: 'the stopped instance to be deleted', timeout: 30_000 }).toContain('InstanceDeleted');
+    await expect.poll(async () => (await runtime.proxies.events(proxy)).map((event) => event.reason), { message: 'the stopped instance to be deleted', timeout: 30_000 }).toContain('InstanceDeleted');
     await runs(domain, 60_000);
   });
 });

@@ -32,19 +32,19 @@ afterAll(async () => {
   await run?.cleanUp();
 });
 
-const view = (name: string): ProxyView => runtime.proxies.get(name);
+const view = (name: string): Promise<ProxyView> => runtime.proxies.get(name);
 
 /** Waits until the Proxy has a providerID and its domain runs; returns the providerID. */
 async function provisioned(name: string): Promise<string> {
   const providerID = await vi.waitFor(
-    () => {
-      const recorded = view(name).status.providerID;
+    async () => {
+      const recorded = (await view(name)).status.providerID;
       expect(recorded, `${name} to record its instance`).toBeDefined();
       return recorded as string;
     },
     { timeout: 90_000, interval: 250 },
   );
-  const host = view(name).placement?.zone;
+  const host = (await view(name)).placement?.zone;
   await vi.waitFor(async () => expect(await domainState(instanceName(name), host), `${instanceName(name)} to run on ${host}`).toBe('running'), { timeout: 60_000, interval: 250 });
   return providerID;
 }
@@ -55,8 +55,8 @@ async function staysProvisioning(name: string, providerID: string, passes: numbe
   const target = (scoped?.gets.get(providerID) ?? 0) + passes;
   const seen: string[] = [];
   await vi.waitFor(
-    () => {
-      seen.push(view(name).status.phase);
+    async () => {
+      seen.push((await view(name)).status.phase);
       expect(scoped?.gets.get(providerID) ?? 0, `${passes} more reconcile passes of ${name}`).toBeGreaterThanOrEqual(target);
     },
     { timeout: 30_000, interval: 100 },
@@ -66,17 +66,17 @@ async function staysProvisioning(name: string, providerID: string, passes: numbe
 
 describe('the runtime on the lab', () => {
   it('two Proxies reach Provisioning with running domains and stay there, retrying, over several passes', async () => {
-    runtime.proxies.create(labProxy({ name: kept, provider: entry, zone: 'lab1' }));
+    await runtime.proxies.create(labProxy({ name: kept, provider: entry, zone: 'lab1' }));
     const keptID = await provisioned(kept);
     // The second one on lab2, a hypervisor of its own: it downloads the base into its own pool.
-    runtime.proxies.create(labProxy({ name: orphaned, provider: entry, zone: 'lab2' }));
+    await runtime.proxies.create(labProxy({ name: orphaned, provider: entry, zone: 'lab2' }));
     const orphanedID = await provisioned(orphaned);
     expect(keptID).toBe(`hosts/lab1/domains/${instanceName(kept)}`);
     expect(orphanedID).toBe(`hosts/lab2/domains/${instanceName(orphaned)}`);
 
     for (const [name, providerID] of [[kept, keptID], [orphaned, orphanedID]] as const) {
       expect(await staysProvisioning(name, providerID, 3)).toEqual(['Provisioning']);
-      const { status } = view(name);
+      const { status } = await view(name);
       expect(status.ip).toBeUndefined();
       const provisionedCondition = status.conditions.find((condition) => condition.type === 'Provisioned');
       expect(provisionedCondition?.status).toBe('False');
@@ -88,8 +88,8 @@ describe('the runtime on the lab', () => {
       } else {
         expect(provisionedCondition?.reason).toBe('InstanceProvisioning');
       }
-      expect(runtime.proxies.events(name).some((event) => event.reason === 'Failed')).toBe(false);
-      expect(await domainState(instanceName(name), view(name).placement?.zone)).toBe('running');
+      expect((await runtime.proxies.events(name)).some((event) => event.reason === 'Failed')).toBe(false);
+      expect(await domainState(instanceName(name), (await view(name)).placement?.zone)).toBe('running');
     }
     expect(run.probes).toEqual([]);
   });
@@ -101,7 +101,7 @@ describe('the runtime on the lab', () => {
     expect(listed).toEqual([`hosts/lab1/domains/${instanceName(kept)}`, `hosts/lab2/domains/${instanceName(orphaned)}`]);
 
     const orphanDomain = instanceName(orphaned);
-    runtime.store.proxies.remove(view(orphaned).uid);
+    await runtime.store.proxies.remove((await view(orphaned)).uid);
     await vi.waitFor(async () => expect(await domainState(orphanDomain, 'lab2'), `GC to delete ${orphanDomain}`).toBeUndefined(), { timeout: 30_000, interval: 250 });
     expect(await run.instanceVolumes(orphanDomain, 'lab2')).toEqual([]);
     expect(run.logs.filter((line) => line.msg === 'orphan instance deleted').map((line) => line.providerID)).toEqual([
@@ -113,17 +113,17 @@ describe('the runtime on the lab', () => {
     expect(report).toMatchObject({ provider: entry, listed: 1, deleted: [], failed: [] });
     expect(await domainState(instanceName(kept))).toBe('running');
     expect(await run.instanceVolumes(instanceName(kept))).toEqual([`${instanceName(kept)}-seed.iso`, `${instanceName(kept)}.qcow2`]);
-    expect(view(kept).status.phase).toBe('Provisioning');
+    expect((await view(kept)).status.phase).toBe('Provisioning');
   });
 
   it('deleting a Proxy removes its domain, overlay and seed, then its record', async () => {
     const domain = instanceName(kept);
-    expect(runtime.proxies.delete(kept).deletionRequestedAt).toBeDefined();
+    expect((await runtime.proxies.delete(kept)).deletionRequestedAt).toBeDefined();
     const phases: string[] = [];
     await vi.waitFor(
-      () => {
-        const record = runtime.store.proxies.get(kept);
-        if (record) phases.push(view(kept).status.phase);
+      async () => {
+        const record = await runtime.store.proxies.get(kept);
+        if (record) phases.push((await view(kept)).status.phase);
         expect(record, `${kept} to be removed`).toBeUndefined();
       },
       { timeout: 60_000, interval: 50 },
@@ -131,7 +131,7 @@ describe('the runtime on the lab', () => {
     expect(phases.filter((phase) => phase !== 'Provisioning' && phase !== 'Deleting')).toEqual([]);
     expect(await domainState(domain)).toBeUndefined();
     expect(await run.instanceVolumes(domain)).toEqual([]);
-    expect(runtime.proxies.list().map((proxy) => proxy.name)).not.toContain(kept);
+    expect((await runtime.proxies.list()).map((proxy) => proxy.name)).not.toContain(kept);
     // The cached base stays for the next Proxy.
     expect(await run.baseVolumes()).toEqual([`base-${entry}-lab.qcow2`, `base-${entry}-lab.qcow2.sha256`]);
   });

@@ -10,17 +10,17 @@ import { domainState, labProxy, singleProxySuite } from './control-support';
 
 const suite = singleProxySuite({ suffix: 'paused' });
 
-const view = (): ProxyView => suite.runtime.proxies.get(suite.proxy);
-const provisionedReason = () => view().status.conditions.find((condition) => condition.type === 'Provisioned')?.reason;
+const view = (): Promise<ProxyView> => suite.runtime.proxies.get(suite.proxy);
+const provisionedReason = async () => (await view()).status.conditions.find((condition) => condition.type === 'Provisioned')?.reason;
 
 describe('a VM paused on the host', () => {
   it('is left alone while paused and converges again once resumed', async () => {
     const { run, runtime, entry, proxy } = suite;
     const domain = instanceName(proxy);
-    runtime.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
+    await runtime.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
     const providerID = await vi.waitFor(
-      () => {
-        const recorded = view().status.providerID;
+      async () => {
+        const recorded = (await view()).status.providerID;
         expect(recorded, 'the Proxy to record its instance').toBeDefined();
         return recorded as string;
       },
@@ -31,7 +31,7 @@ describe('a VM paused on the host', () => {
 
     await virsh(['suspend', domain]);
     await expect.poll(provisionedReason, { message: 'the Proxy to say the VM is paused', timeout: 30_000 }).toBe('InstancePaused');
-    const condition = view().status.conditions.find((c) => c.type === 'Provisioned');
+    const condition = (await view()).status.conditions.find((c) => c.type === 'Provisioned');
     expect(condition?.message).toBe(
       `domain ${domain} is DomainPaused on host lab1; nothing here resumes or replaces it; resume it on the host with virsh resume ${domain}`,
     );
@@ -42,15 +42,15 @@ describe('a VM paused on the host', () => {
     await expect.poll(() => scoped?.gets.get(providerID) ?? 0, { message: 'three more reconcile passes', timeout: 30_000, interval: 100 }).toBeGreaterThanOrEqual(target);
     expect(await domainState(domain)).toBe('paused');
     expect((await virsh(['domuuid', domain])).trim()).toBe(uuid);
-    expect(provisionedReason()).toBe('InstancePaused');
-    expect(view().status.providerID).toBe(providerID);
+    expect(await provisionedReason()).toBe('InstancePaused');
+    expect((await view()).status.providerID).toBe(providerID);
 
     await virsh(['resume', domain]);
     await expect.poll(provisionedReason, { message: 'the Proxy to leave InstancePaused', timeout: 30_000 }).not.toBe('InstancePaused');
     expect(await domainState(domain)).toBe('running');
     expect((await virsh(['domuuid', domain])).trim()).toBe(uuid);
-    expect(view().status).toMatchObject({ phase: 'Provisioning', providerID });
-    const reasons = runtime.proxies.events(proxy).map((event) => event.reason);
+    expect((await view()).status).toMatchObject({ phase: 'Provisioning', providerID });
+    const reasons = (await runtime.proxies.events(proxy)).map((event) => event.reason);
     expect(reasons.filter((reason) => reason === 'InstancePaused')).toHaveLength(1);
     for (const never of ['InstanceStopped', 'InstanceDeleted', 'Failed']) expect(reasons).not.toContain(never);
   });

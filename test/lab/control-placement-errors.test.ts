@@ -40,28 +40,28 @@ afterAll(async () => {
   await run?.cleanUp();
 });
 
-const view = (name: string): ProxyView => runtime.proxies.get(name);
-const provisionedCondition = (name: string) => view(name).status.conditions.find((condition) => condition.type === 'Provisioned');
+const view = (name: string): Promise<ProxyView> => runtime.proxies.get(name);
+const provisionedCondition = async (name: string) => (await view(name)).status.conditions.find((condition) => condition.type === 'Provisioned');
 async function skippedPasses(): Promise<number> {
   const { values } = await runtime.metrics.reconcileTotal.get();
   return values.find((value) => value.labels.outcome === 'skipped')?.value ?? 0;
 }
 /** How often an event was recorded (repeats are folded into one row with a count). */
-const eventCount = (name: string, reason: string) =>
-  runtime.proxies.events(name).reduce((sum, event) => sum + (event.reason === reason ? event.count : 0), 0);
+const eventCount = async (name: string, reason: string) =>
+  (await runtime.proxies.events(name)).reduce((sum, event) => sum + (event.reason === reason ? event.count : 0), 0);
 
 describe('placement refusals through the runtime on the lab', () => {
   it('a provider entry whose diskSizeGb exceeds the pool gives Provisioned=False QuotaExceeded, retried, never Failed', async () => {
     const name = run.proxyName('quota');
-    runtime.proxies.create(labProxy({ name, provider: tooBig }));
+    await runtime.proxies.create(labProxy({ name, provider: tooBig }));
     await expect.poll(() => eventCount(name, 'QuotaExceeded'), { message: 'a second QuotaExceeded attempt', timeout: 30_000, interval: 250 }).toBeGreaterThanOrEqual(2);
 
-    const { status } = view(name);
+    const { status } = await view(name);
     expect(status.phase).toBe('Provisioning');
-    expect(provisionedCondition(name)).toMatchObject({ status: 'False', reason: 'QuotaExceeded' });
-    expect(provisionedCondition(name)?.message).toMatch(/^storage pool "default" on host lab1 has \d+ bytes available, \d+ needed/);
+    expect(await provisionedCondition(name)).toMatchObject({ status: 'False', reason: 'QuotaExceeded' });
+    expect((await provisionedCondition(name))?.message).toMatch(/^storage pool "default" on host lab1 has \d+ bytes available, \d+ needed/);
     expect(status.lastError?.class).toBe('quotaExceeded');
-    expect(eventCount(name, 'Failed')).toBe(0);
+    expect(await eventCount(name, 'Failed')).toBe(0);
     // Refused before anything was made: no domain, no overlay or seed, no base downloaded.
     expect(await domainState(instanceName(name))).toBeUndefined();
     expect(await run.instanceVolumes(instanceName(name))).toEqual([]);
@@ -70,21 +70,21 @@ describe('placement refusals through the runtime on the lab', () => {
 
   it('an unknown machineType is Failed with the spec message, and stays Failed without retrying', async () => {
     const name = run.proxyName('badtype');
-    runtime.proxies.create(labProxy({ name, provider: fits, machineType: 'x' }));
-    await expect.poll(() => view(name).status.phase, { message: `${name} to fail`, timeout: 30_000, interval: 250 }).toBe('Failed');
+    await runtime.proxies.create(labProxy({ name, provider: fits, machineType: 'x' }));
+    await expect.poll(async () => (await view(name)).status.phase, { message: `${name} to fail`, timeout: 30_000, interval: 250 }).toBe('Failed');
 
     const message = 'placement.machineType "x" is not in kvm2.machineTypes';
-    expect(view(name).status.lastError).toMatchObject({ class: 'permanent', message });
-    expect(provisionedCondition(name)).toMatchObject({ status: 'False', reason: 'ProvisioningFailed', message });
-    const failedEvents = runtime.proxies.events(name).filter((event) => event.reason === 'Failed');
+    expect((await view(name)).status.lastError).toMatchObject({ class: 'permanent', message });
+    expect(await provisionedCondition(name)).toMatchObject({ status: 'False', reason: 'ProvisioningFailed', message });
+    const failedEvents = (await runtime.proxies.events(name)).filter((event) => event.reason === 'Failed');
     expect(failedEvents.map((event) => event.message)).toEqual([`creating instance ${instanceName(name)}: permanent: ${message}`]);
 
     // Two more passes find the latch (only this Proxy's passes end `skipped` here): no new attempt.
     const target = (await skippedPasses()) + 2;
     await expect.poll(() => skippedPasses(), { message: 'two more passes over the Failed Proxy', timeout: 30_000, interval: 250 }).toBeGreaterThanOrEqual(target);
-    expect(view(name).status.phase).toBe('Failed');
-    expect(eventCount(name, 'Failed')).toBe(1);
-    expect(eventCount(name, 'Creating')).toBe(1);
+    expect((await view(name)).status.phase).toBe('Failed');
+    expect(await eventCount(name, 'Failed')).toBe(1);
+    expect(await eventCount(name, 'Creating')).toBe(1);
     expect(await domainState(instanceName(name))).toBeUndefined();
   });
 });

@@ -33,8 +33,8 @@ describe('the provider health monitor on the lab', () => {
   it('records Reachable for both lab hosts and PoolNotActive for an entry on the inactive pool', async () => {
     // The first round runs at start; wait until both entries have results.
     const summaries = await vi.waitFor(
-      () => {
-        const list = runtime.providers.list();
+      async () => {
+        const list = await runtime.providers.list();
         expect(list.filter((summary) => summary.targets.length === 0), 'the first health round').toEqual([]);
         return list;
       },
@@ -58,8 +58,8 @@ describe('the provider health monitor on the lab', () => {
 
     // History for the charts, and the gauge.
     for (const host of hostNames) {
-      expect(runtime.providers.history(reachable, { sinceMs: 0, target: host }).map((sample) => [sample.ready, sample.reason])).toEqual([[true, 'Reachable']]);
-      expect(runtime.providers.history(stopped, { sinceMs: 0, target: host }).map((sample) => [sample.ready, sample.reason])).toEqual([[false, 'PoolNotActive']]);
+      expect((await runtime.providers.history(reachable, { sinceMs: 0, target: host })).map((sample) => [sample.ready, sample.reason])).toEqual([[true, 'Reachable']]);
+      expect((await runtime.providers.history(stopped, { sinceMs: 0, target: host })).map((sample) => [sample.ready, sample.reason])).toEqual([[false, 'PoolNotActive']]);
     }
     expect(await gauge()).toEqual(
       Object.fromEntries(hostNames.flatMap((host) => [[`${reachable}/${host}`, 1], [`${stopped}/${host}`, 0]])),

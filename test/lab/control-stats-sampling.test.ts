@@ -23,8 +23,8 @@ describe('stats sampling on the lab', () => {
     const domain = instanceName(proxy);
     const samples: StatsSample[] = [];
     runtime.sampler.onSample((sample) => samples.push(sample));
-    runtime.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
-    await expect.poll(() => runtime.proxies.get(proxy).status.providerID, { message: `${proxy} to record its instance`, timeout: 90_000, interval: 250 }).toBe(`hosts/lab1/domains/${domain}`);
+    await runtime.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
+    await expect.poll(async () => (await runtime.proxies.get(proxy)).status.providerID, { message: `${proxy} to record its instance`, timeout: 90_000, interval: 250 }).toBe(`hosts/lab1/domains/${domain}`);
     await expect.poll(() => domainState(domain), { timeout: 60_000, interval: 250 }).toBe('running');
 
     const ours = () => samples.flatMap((sample) => sample.vms.filter((vm) => vm.proxy === proxy).map((vm) => ({ ...vm, target: sample.target })));
@@ -38,15 +38,15 @@ describe('stats sampling on the lab', () => {
     expect(withRate.netRxBps).not.toBeNull();
 
     // The 1 h window averages into 10 s steps: the 1 s samples so far may share one step.
-    const stats = proxyStats(runtime, { name: proxy, window: '1h' });
+    const stats = await proxyStats(runtime, { name: proxy, window: '1h' });
     expect(stats.stepSeconds).toBe(10);
     expect(stats.points.some((point) => (point.cpuPercent ?? 0) > 0)).toBe(true);
     expect(stats.points.at(-1)?.memoryTotalBytes).toBe(256 * 1024 * 1024);
-    const host = hostStats(runtime, { provider: entry, host: 'lab1', window: '1h' });
+    const host = await hostStats(runtime, { provider: entry, host: 'lab1', window: '1h' });
     expect(host.points.at(-1)).toMatchObject({ cpuPercent: expect.any(Number), memoryTotalBytes: expect.any(Number) });
     expect(host.points.at(-1)!.memoryUsedBytes!).toBeLessThan(host.points.at(-1)!.memoryTotalBytes!);
     expect(host.domains).toEqual([expect.objectContaining({ domain, proxy })]);
-    expect(trafficOverview(runtime).busiest.map((entryRow) => entryRow.proxy)).toEqual([proxy]);
+    expect((await trafficOverview(runtime)).busiest.map((entryRow) => entryRow.proxy)).toEqual([proxy]);
     const rounds = samples.filter((sample) => sample.target === 'lab1').length;
     console.info(`${rounds} rounds on lab1; cpu seconds ${first} -> ${await cpuSeconds(proxy)}; last CPU ${withRate.cpuPercent?.toFixed(1)} %`);
   });

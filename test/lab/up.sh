@@ -2,18 +2,20 @@
 # Brings the kvm2 lab up (idempotent): two hypervisors, lab1 (this machine's Debian 12 libvirt) and
 # lab2 (a Debian 13 root with libvirt 11.3), each in network, mount and pid namespaces of its own
 # with its own libvirtd, virtlogd, D-Bus, polkitd, dnsmasq, VM bridge, pools and sshd; users, keys,
-# known_hosts, an image server; writes .lab/lab.json, .lab/guest.json and .lab/providers.yaml.
+# known_hosts, an image server, a PostgreSQL for the replica tests; writes .lab/lab.json (with
+# postgresUrl), .lab/guest.json and .lab/providers.yaml.
 # Every daemon is checked by asking it on its socket; one that does not answer is restarted. When
 # it fails or refuses, it stops whatever this run started.
 set -euo pipefail
 here=$(dirname "${BASH_SOURCE[0]}")
-for part in lib packages host network guest-network libvirt ssh image legacy; do
+for part in lib packages host network guest-network libvirt ssh image legacy postgres; do
   # shellcheck source=/dev/null
   source "$here/scripts/$part.sh"
 done
 
 STARTED_HOSTS=()
 STARTED_IMAGE_SERVER=0
+STARTED_POSTGRES=0
 
 # What this run started goes again when it does not finish: a refused or failed up.sh leaves
 # nothing of its own running.
@@ -22,6 +24,7 @@ stop_what_this_run_started() {
   ((rc != 0)) || return 0
   for host in "${STARTED_HOSTS[@]}"; do stop_host "$host"; done
   ((STARTED_IMAGE_SERVER == 0)) || remove_image_server
+  ((STARTED_POSTGRES == 0)) || stop_postgres
   exit "$rc"
 }
 
@@ -40,7 +43,7 @@ refuse_foreign_lab() {
 
 write_config() {
   export LAB_DIR LAB_USER NOLV_USER LIBVIRT_SOCKET POOL_DIR POOL_NAME INACTIVE_POOL_NAME BRIDGE \
-    IMAGE_SERVER_URL IMAGE_SERVER_VM_URL VM_LINK_ROOT_IP HOST_POOL_DIR HOST_RUN LAB_SRC
+    IMAGE_SERVER_URL IMAGE_SERVER_VM_URL VM_LINK_ROOT_IP HOST_POOL_DIR HOST_RUN LAB_SRC POSTGRES_URL
   local host field
   for host in "${LAB_HOSTS[@]}"; do
     for field in NETNS ADDR PORT BRIDGE_ADDR VM_NET; do export "${host^^}_$field"; done
@@ -66,6 +69,8 @@ main() {
   ensure_ssh
   ensure_image
   ensure_image_server
+  postgres_running || STARTED_POSTGRES=1
+  ensure_postgres
   write_config
   log "lab is up: $LAB_DIR/lab.json"
   log "providers config: $LAB_DIR/providers.yaml"

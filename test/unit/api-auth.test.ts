@@ -25,10 +25,10 @@ const setCookieOf = (headers: Headers) => headers.get('set-cookie') ?? '';
 describe('authentication', () => {
   it('answers 401 on every route without a session, with a forged cookie, and with a token where none is accepted', async () => {
     api = await startApi();
-    const token = api.auth.createToken('reader').token;
+    const token = (await api.auth.createToken('reader')).token;
     const guarded = routeTable.filter((row) => row.access !== 'public');
     expect(guarded.length).toBeGreaterThanOrEqual(18);
-    const before = api.snapshot();
+    const before = await api.snapshot();
     for (const row of guarded) {
       const body = bodyFor[`${row.method} ${row.path}`];
       for (const credentials of [{}, { session: 'forged.cookie' }, { session: `${api.session?.split('.')[0]}.AAAA` }]) {
@@ -42,30 +42,30 @@ describe('authentication', () => {
         expect(withToken.status, `${row.method} ${row.path} with a token`).toBe(401);
       }
     }
-    expect(api.snapshot()).toBe(before);
+    expect(await api.snapshot()).toBe(before);
   });
 
   it('accepts an API token on discovery, metrics and the event stream only, and refuses a revoked or malformed one', async () => {
     api = await startApi();
-    const created = api.auth.createToken('crawler');
+    const created = await api.auth.createToken('crawler');
     for (const row of routeTable.filter((entry) => entry.access === 'reader')) {
       expect((await api.call(row.handler, row.path, row.method, { bearer: created.token })).status).toBe(200);
       expect((await api.call(row.handler, row.path, row.method, { bearer: `${created.token}x` })).status).toBe(401);
       expect((await api.call(row.handler, row.path, row.method, { bearer: created.token.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')) })).status).toBe(401);
     }
-    api.auth.revokeToken(created.id);
+    await api.auth.revokeToken(created.id);
     expect((await api.call(h.discovery.GET, '/api/discovery/proxies', 'GET', { bearer: created.token })).status).toBe(401);
-    const row = api.runtime.store.db.prepare(`SELECT * FROM api_tokens`).all();
+    const row = await api.runtime.store.sql.all(`SELECT * FROM api_tokens`);
     expect(JSON.stringify(row)).not.toContain(created.token.split('_').at(-1));
   });
 
   it('refuses every mutating request from a foreign Origin with 403, session or not, and changes nothing', async () => {
     api = await startApi();
     await api.call(h.proxies.POST, '/api/proxies', 'POST', { session: true, body: { name: 'alpha', mode: 'Static', address: '192.0.2.10' } });
-    await expect.poll(() => api!.runtime.store.proxies.get('alpha')?.status.phase === 'Running', { message: 'alpha Running', timeout: 5_000 }).toBe(true);
+    await expect.poll(async () => (await api!.runtime.store.proxies.get('alpha'))?.status.phase === 'Running', { message: 'alpha Running', timeout: 5_000 }).toBe(true);
     const mutating = routeTable.filter((row) => row.method !== 'GET');
     expect(mutating.length).toBeGreaterThanOrEqual(9);
-    const before = api.snapshot();
+    const before = await api.snapshot();
     const foreign: Array<{ origin: string | null; headers?: Record<string, string> }> = [
       { origin: 'https://evil.example' },
       { origin: 'http://127.0.0.1:3001' },
@@ -85,7 +85,7 @@ describe('authentication', () => {
         expect(answer.json.error.message).toContain('cross-site');
       }
     }
-    expect(api.snapshot()).toBe(before);
+    expect(await api.snapshot()).toBe(before);
     // The same request from our own page, or from a script that sends no Origin, goes through.
     expect((await api.call(h.tokens.POST, '/api/tokens', 'POST', { session: true, body: { name: 'ok' } })).status).toBe(201);
     expect((await api.call(h.tokens.POST, '/api/tokens', 'POST', { session: true, body: { name: 'script' }, origin: null })).status).toBe(201);
@@ -195,7 +195,7 @@ describe('authentication', () => {
     expect((await api.call(h.providers.GET, '/api/providers', 'GET', { session: fresh })).status).toBe(200);
     expect((await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: adminPassword } })).status).toBe(401);
     await api.logIn('brand new password');
-    const stored = api.runtime.store.db.prepare(`SELECT hash, source FROM admin_password`).get() as { hash: string; source: string };
+    const stored = (await api.runtime.store.sql.get<{ hash: string; source: string }>(`SELECT hash, source FROM admin_password`))!;
     expect(stored.hash).toMatch(/^scrypt\$/);
     expect(stored.hash).not.toContain('brand new password');
     expect(stored.source).toBe('change');
@@ -203,17 +203,17 @@ describe('authentication', () => {
 
   it('revokes every API token along with the sessions when the password change asks for it', async () => {
     api = await startApi();
-    const kept = api.auth.createToken('kept');
+    const kept = await api.auth.createToken('kept');
     const change = (body: Record<string, unknown>) => api!.call(h.password.POST, '/api/auth/password', 'POST', { session: true, body });
     const plain = await change({ currentPassword: adminPassword, newPassword: 'second password' });
     expect(plain.json).toMatchObject({ authenticated: true, revokedTokens: 0 });
-    expect(api.auth.tokenPrincipal(kept.token)).toBeDefined();
+    expect(await api.auth.tokenPrincipal(kept.token)).toBeDefined();
     api.session = /kvm2_session=([^;]+)/.exec(setCookieOf(plain.headers))![1]!;
     expect((await change({ currentPassword: 'second password', newPassword: 'third password', revokeTokens: 'yes' })).status).toBe(400);
     const revoking = await change({ currentPassword: 'second password', newPassword: 'third password', revokeTokens: true });
     expect(revoking.json).toMatchObject({ authenticated: true, revokedTokens: 1 });
     expect((await api.call(h.discovery.GET, '/api/discovery/proxies', 'GET', { bearer: kept.token })).status).toBe(401);
-    expect(api.auth.listTokens()).toEqual([]);
+    expect(await api.auth.listTokens()).toEqual([]);
   });
 
   it('on first start offers setup once, only with the logged setup code, and tells strangers no more than that', async () => {
@@ -221,7 +221,7 @@ describe('authentication', () => {
     const status = await api.call(h.status.GET, '/api/auth/status', 'GET');
     expect(status.json).toEqual({ passwordConfigured: false, authenticated: false });
     expect((await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: 'anything' } })).status).toBe(409);
-    const setupCode = api.auth.pendingSetupCode()!;
+    const setupCode = (await api.auth.pendingSetupCode())!;
     const short = await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'short', setupCode } });
     expect(short.status).toBe(400);
     expect(errorOf(short).fields).toEqual([{ path: 'password', message: 'must be at least 8 characters' }]);
@@ -232,7 +232,7 @@ describe('authentication', () => {
     expect(wrongCode.status).toBe(403);
     expect(wrongCode.json.error.code).toBe('ERR_INVALID_SETUP_CODE');
     expect(errorOf(wrongCode).message).toContain('log at start');
-    expect(api.runtime.store.db.prepare(`SELECT count(*) FROM admin_password`).pluck().get()).toBe(0);
+    expect(await api.runtime.store.sql.all(`SELECT * FROM admin_password`)).toEqual([]);
     expect((await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'first password', setupCode } })).status).toBe(201);
     expect((await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'second password', setupCode } })).status).toBe(409);
     await api.logIn('first password');

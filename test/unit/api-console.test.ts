@@ -26,7 +26,7 @@ async function startWithProxy(): Promise<{ api: ApiHarness; providerID: string }
   expect(created.status).toBe(201);
   // Boot capture: the fake started the instance, the console opened without any page watching.
   await expect.poll(() => started.runtime.consoles.status('alpha').state).toBe('live');
-  return { api: started, providerID: started.runtime.proxies.get('alpha').status.providerID! };
+  return { api: started, providerID: (await started.runtime.proxies.get('alpha')).status.providerID! };
 }
 
 async function readEvents(reader: ReadableStreamDefaultReader<Uint8Array>, until: (text: string) => boolean): Promise<string> {

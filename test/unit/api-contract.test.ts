@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { authStatusSchema, createdTokenSchema, loggedOutSchema, passwordChangedSchema, passwordSetSchema, revokedTokenSchema, sessionSchema, tokenListSchema } from '@/lib/api/auth';
+import { clusterSchema } from '@/lib/api/cluster';
 import { configSummarySchema } from '@/lib/api/config';
 import { consoleEventSchema, consoleInputResultSchema, consoleTakeoverSchema } from '@/lib/api/console';
 import { parseEventStream } from '@/lib/api/event-stream';
@@ -58,10 +59,10 @@ let liveFrom = '';
 let tokenId = '';
 
 /** One sampling round of a Proxy's VM and its host, as the sampler stores it. */
-function seedStats(proxy: string, provider: string, target: string): void {
-  const record = api.runtime.store.proxies.get(proxy)!;
+async function seedStats(proxy: string, provider: string, target: string): Promise<void> {
+  const record = (await api.runtime.store.proxies.get(proxy))!;
   const sampledAtMs = Date.now() - 1_000;
-  api.runtime.store.stats.record({
+  await api.runtime.store.stats.record({
     host: { provider, target, sampledAtMs, cpuPercent: 40, memoryUsedBytes: 3_000, memoryTotalBytes: 8_000 },
     vms: [
       {
@@ -96,7 +97,7 @@ interface ContractCase {
   schema: z.ZodType;
   call: () => Promise<Answer>;
   /** what the parsed answer must show beyond its shape */
-  check?: (body: any) => void;
+  check?: (body: any) => void | Promise<void>;
 }
 
 // In order: each case may rely on what the ones before it did.
@@ -105,7 +106,7 @@ const cases: ContractCase[] = [
     route: 'POST /api/auth/setup',
     status: 201,
     schema: passwordSetSchema,
-    call: () => api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: adminPassword, setupCode: api.auth.pendingSetupCode() } }),
+    call: async () => api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: adminPassword, setupCode: await api.auth.pendingSetupCode() } }),
   },
   {
     route: 'POST /api/auth/login',
@@ -119,6 +120,13 @@ const cases: ContractCase[] = [
     schema: authStatusSchema,
     call: () => api.call(h.status.GET, '/api/auth/status', 'GET', session()),
     check: (body) => expect(body).toEqual({ passwordConfigured: true, authenticated: true, passwordSource: 'setup' }),
+  },
+  {
+    route: 'GET /api/cluster',
+    status: 200,
+    schema: clusterSchema,
+    call: () => api.call(h.cluster.GET, '/api/cluster', 'GET', session()),
+    check: (body) => expect(body).toMatchObject({ store: 'sqlite', leader: body.replicas[0].id, replicas: [{ alive: true, leader: true, self: true }] }),
   },
   {
     route: 'GET /api/config',
@@ -155,7 +163,7 @@ const cases: ContractCase[] = [
     status: 200,
     schema: proxyViewSchema,
     call: async () => {
-      await expect.poll(() => api.runtime.proxies.get('alpha').status.phase).toBe('Ready');
+      await expect.poll(async () => (await api.runtime.proxies.get('alpha')).status.phase).toBe('Ready');
       return api.call(h.proxy.GET, '/api/proxies/alpha', 'GET', { ...session(), ...alpha });
     },
     check: (body) => expect(body.status).toMatchObject({ phase: 'Ready', healthy: true, probeLatencyMs: 3, egressIP: '203.0.113.9' }),
@@ -186,7 +194,7 @@ const cases: ContractCase[] = [
     status: 200,
     schema: z.array(consoleEventSchema),
     call: async () => {
-      const providerID = api.runtime.proxies.get('alpha').status.providerID!;
+      const providerID = (await api.runtime.proxies.get('alpha')).status.providerID!;
       // Boot capture opened it when the fake started the instance.
       await expect.poll(() => api.runtime.consoles.status('alpha').state).toBe('live');
       api.fake.consoles.of(providerID).print('login: ');
@@ -206,9 +214,9 @@ const cases: ContractCase[] = [
     status: 200,
     schema: consoleInputResultSchema,
     call: () => api.call(h.proxyConsoleInput.POST, '/api/proxies/alpha/console/input', 'POST', { ...session(), ...alpha, body: { data: 'root\r' } }),
-    check: (body) => {
+    check: async (body) => {
       expect(body).toEqual({ sentBytes: 5 });
-      const providerID = api.runtime.proxies.get('alpha').status.providerID!;
+      const providerID = (await api.runtime.proxies.get('alpha')).status.providerID!;
       expect(Buffer.concat(api.fake.consoles.of(providerID).input).toString()).toBe('root\r');
     },
   },
@@ -216,8 +224,8 @@ const cases: ContractCase[] = [
     route: 'POST /api/proxies/alpha/console/takeover',
     status: 200,
     schema: consoleTakeoverSchema,
-    call: () => {
-      api.fake.consoles.of(api.runtime.proxies.get('alpha').status.providerID!).holdElsewhere();
+    call: async () => {
+      api.fake.consoles.of((await api.runtime.proxies.get('alpha')).status.providerID!).holdElsewhere();
       return api.call(h.proxyConsoleTakeover.POST, '/api/proxies/alpha/console/takeover', 'POST', { ...session(), ...alpha });
     },
     check: (body) => expect(body).toEqual({ state: 'live' }),
@@ -247,8 +255,8 @@ const cases: ContractCase[] = [
     route: 'GET /api/proxies/alpha/stats',
     status: 200,
     schema: proxyStatsSchema,
-    call: () => {
-      seedStats('alpha', 'fake-1', 'host-a');
+    call: async () => {
+      await seedStats('alpha', 'fake-1', 'host-a');
       return api.call(h.proxyStats.GET, '/api/proxies/alpha/stats?window=24h', 'GET', { ...session(), ...alpha });
     },
     check: (body) => {
@@ -288,9 +296,9 @@ const cases: ContractCase[] = [
     route: 'GET /api/providers/kvm2-home/hosts/hv-1',
     status: 200,
     schema: hostInventorySchema,
-    call: () => {
+    call: async () => {
       // The fixture's managed domain belongs to uid-a: a Proxy record the reconciler never sees (no resync here).
-      api.runtime.store.proxies.insert({
+      await api.runtime.store.proxies.insert({
         uid: 'uid-a',
         name: 'beta',
         spec: { mode: 'Static', address: '192.0.2.10', port: 3128, labels: {} },
@@ -310,8 +318,8 @@ const cases: ContractCase[] = [
     route: 'GET /api/providers/kvm2-home/hosts/hv-1/stats',
     status: 200,
     schema: hostStatsSchema,
-    call: () => {
-      seedStats('beta', 'kvm2-home', 'hv-1');
+    call: async () => {
+      await seedStats('beta', 'kvm2-home', 'hv-1');
       return api.call(h.hostStats.GET, '/api/providers/kvm2-home/hosts/hv-1/stats', 'GET', { ...session(), params: hostParams });
     },
     check: (body) => {
@@ -422,7 +430,7 @@ const cases: ContractCase[] = [
     status: 200,
     schema: discoveryListSchema,
     call: async () => {
-      await expect.poll(() => api.runtime.proxies.get('alpha').status.phase).toBe('Ready');
+      await expect.poll(async () => (await api.runtime.proxies.get('alpha')).status.phase).toBe('Ready');
       return api.call(h.discovery.GET, '/api/discovery/proxies', 'GET', { bearer: token });
     },
     check: (body) => expect(body.proxies).toEqual([expect.objectContaining({ name: 'alpha', labels: { pool: 'b' } })]),
@@ -506,6 +514,6 @@ describe('the API contract', () => {
     expect(answer.status, answer.text.slice(0, 500)).toBe(status);
     const parsed = schema.safeParse(answer.json);
     expect(parsed.success ? [] : parsed.error.issues).toEqual([]);
-    check?.(answer.json);
+    await check?.(answer.json);
   });
 });

@@ -10,6 +10,7 @@ import * as logout from '@/app/api/auth/logout/route';
 import * as password from '@/app/api/auth/password/route';
 import * as setup from '@/app/api/auth/setup/route';
 import * as status from '@/app/api/auth/status/route';
+import * as cluster from '@/app/api/cluster/route';
 import * as config from '@/app/api/config/route';
 import * as discovery from '@/app/api/discovery/proxies/route';
 import * as liveEvents from '@/app/api/events/route';
@@ -89,6 +90,7 @@ export const routeTable: RouteRow[] = [
   { method: 'GET', path: '/api/auth/status', handler: status.GET, access: 'public' },
   { method: 'POST', path: '/api/auth/logout', handler: logout.POST, access: 'admin' },
   { method: 'POST', path: '/api/auth/password', handler: password.POST, access: 'admin' },
+  { method: 'GET', path: '/api/cluster', handler: cluster.GET, access: 'admin' },
   { method: 'GET', path: '/api/config', handler: config.GET, access: 'admin' },
   { method: 'GET', path: '/api/providers', handler: providers.GET, access: 'admin' },
   { method: 'GET', path: '/api/providers/fake-1/health', handler: providerHealth.GET, params: p({ provider: 'fake-1' }), access: 'admin' },
@@ -142,6 +144,7 @@ export const handlers = {
   password,
   setup,
   status,
+  cluster,
   config,
   discovery,
   liveEvents,
@@ -284,7 +287,7 @@ export function createClient(options: { responses: string[]; session: () => stri
 
 /** First-start setup as the admin does it, with the code the server would have logged. */
 export async function setUpPassword(auth: AuthService, password: string): Promise<void> {
-  const setupCode = auth.pendingSetupCode();
+  const setupCode = await auth.pendingSetupCode();
   if (setupCode === undefined) throw new Error('no setup code: a password is set already, or init() did not run');
   await auth.setup({ password, setupCode, client: 'test setup' });
 }
@@ -305,7 +308,7 @@ export interface ApiHarness {
   open: Client['open'];
   logIn: Client['logIn'];
   /** everything in the store, the fakes' instances and the hypervisor's volumes and domains, as JSON */
-  snapshot(): string;
+  snapshot(): Promise<string>;
   close(): Promise<void>;
 }
 
@@ -377,12 +380,12 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
   const responses: string[] = [];
   const { call, open, logIn } = createClient({ responses, session: () => harness.session, defaultPassword: options.environmentPassword ?? adminPassword });
 
-  const snapshot = () => {
-    const db = runtime.store.db;
-    const tables = db.prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`).pluck().all() as string[];
-    const stored = Object.fromEntries(
-      tables.filter((table) => !table.startsWith('provider_health')).map((table) => [table, db.prepare(`SELECT * FROM ${table} ORDER BY rowid`).all()]),
-    );
+  const snapshot = async () => {
+    const db = runtime.store.sql;
+    const tables = (await db.all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)).map((row) => row.name);
+    const stored: Record<string, unknown> = {};
+    // Replicas heartbeat on their own; provider health is written by the monitor's checks.
+    for (const table of tables.filter((name) => !name.startsWith('provider_health') && name !== 'replicas')) stored[table] = await db.all(`SELECT * FROM ${table} ORDER BY rowid`);
     const volumes = [...hypervisor.pools.values()].map((pool) => [pool.name, [...pool.volumes.keys()].sort()]);
     return JSON.stringify({ stored, fake: [...fake.instances.keys()].sort(), volumes, domains: [...hypervisor.domains.keys()].sort() });
   };
@@ -406,7 +409,7 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
     },
   };
   // The monitor's first check runs at start; wait for it so snapshots do not race it.
-  await vi.waitFor(() => expect(runtime.store.health.latest(), 'the first provider health check').toHaveLength(2), { timeout: 5_000 });
+  await vi.waitFor(async () => expect(await runtime.store.health.latest(), 'the first provider health check').toHaveLength(2), { timeout: 5_000 });
   if (options.passwordConfigured !== false || options.environmentPassword) harness.session = await logIn();
   return harness;
 }

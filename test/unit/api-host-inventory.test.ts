@@ -9,14 +9,14 @@ let api: ApiHarness;
 beforeAll(async () => {
   api = await startApi();
   populateHost(api.hypervisor);
-  api.runtime.store.proxies.insert({
+  await api.runtime.store.proxies.insert({
     uid: 'uid-a',
     name: 'alpha',
     spec: { mode: 'Managed', provider: 'fake-1', placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' }, cloudInit: '', port: 3128, labels: {} },
     now: new Date().toISOString(),
   });
   api.runtime.reconciler.enqueue('alpha');
-  await vi.waitFor(() => expect(api.runtime.store.proxies.get('alpha')?.status.ip, 'alpha to have an IP').toBeDefined(), { timeout: 5_000 });
+  await vi.waitFor(async () => expect((await api.runtime.store.proxies.get('alpha'))?.status.ip, 'alpha to have an IP').toBeDefined(), { timeout: 5_000 });
 });
 afterAll(async () => {
   await api?.close();
@@ -38,7 +38,7 @@ describe('a host through the API', () => {
     ]);
     const used = answer.json.images.find((image: { volume: string }) => image.volume === images.used);
     expect(used).toMatchObject({ key: 'debian', complete: true, usedBy: 2, domains: ['proxy-a', 'proxy-b'], sha256: expect.stringMatching(/^[0-9a-f]{64}$/) });
-    const ip = api.runtime.store.proxies.get('alpha')?.status.ip;
+    const ip = (await api.runtime.store.proxies.get('alpha'))?.status.ip;
     expect(answer.json.domains).toEqual([
       { name: 'broken-mark', state: 'shut off', kind: 'foreign', note: expect.stringContaining('corrupt kvm2 metadata') },
       { name: 'hand-made', state: 'running', kind: 'foreign' },
@@ -50,12 +50,12 @@ describe('a host through the API', () => {
   });
 
   it('refuses to evict an image in use with 409, naming the domains, and leaves it in place', async () => {
-    const before = api.snapshot();
+    const before = await api.snapshot();
     const refused = await evict(images.used);
     expect(refused.status).toBe(409);
     expect(refused.json.error.code).toBe('ERR_IMAGE_IN_USE');
     expect(refused.json.error.message).toContain('proxy-a, proxy-b');
-    expect(api.snapshot()).toBe(before);
+    expect(await api.snapshot()).toBe(before);
   });
 
   it('evicts an unused image, marker first, and the host no longer lists it', async () => {

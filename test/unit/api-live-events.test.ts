@@ -51,6 +51,21 @@ describe('GET /api/events', () => {
     expect(api.runtime.live.subscriberCount).toBe(0);
   });
 
+  it('is served by the leading replica only: another answers 503 and opens no stream, and a step-down ends the open ones', async () => {
+    api = await startApi();
+    const open = await api.open(h.liveEvents.GET, '/api/events', { session: true });
+    const stream = streamReader(open);
+    await stream.until(hasReady);
+    vi.spyOn(api.runtime.cluster, 'isLeader').mockReturnValue(false);
+    const refused = await api.call(h.liveEvents.GET, '/api/events', 'GET', { session: true });
+    expect(refused.status).toBe(503);
+    expect(refused.json.error.code).toBe('ERR_RESOURCE_UNAVAILABLE');
+    expect(api.runtime.live.subscriberCount).toBe(1);
+    api.runtime.live.endStreams();
+    expect(await stream.ended()).toBe(true);
+    expect(api.runtime.live.subscriberCount).toBe(0);
+  });
+
   it('starts with the reconnect delay and `ready` carrying the feed head as its id, then sends changes as they happen', async () => {
     api = await startApi();
     const response = await api.open(h.liveEvents.GET, '/api/events', { session: true });

@@ -88,7 +88,7 @@ describe('the HTTP API', () => {
     const created = await api.call(h.proxies.POST, '/api/proxies', 'POST', { session: true, body: managed('alpha') });
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ name: 'alpha', mode: 'Managed', provider: 'fake-1', port: 3128, cloudInit: { bytes: 32 } });
-    await expect.poll(() => api.runtime.proxies.get('alpha').status.phase === 'Ready', { message: 'alpha to be Ready', timeout: 5_000 }).toBe(true);
+    await expect.poll(async () => (await api.runtime.proxies.get('alpha')).status.phase === 'Ready', { message: 'alpha to be Ready', timeout: 5_000 }).toBe(true);
 
     const one = await api.call(h.proxy.GET, '/api/proxies/alpha', 'GET', { session: true, params: { name: 'alpha' } });
     expect(one.status).toBe(200);
@@ -127,7 +127,7 @@ describe('the HTTP API', () => {
   });
 
   it('updates a spec (the VM is replaced) and records the events of the Proxy', async () => {
-    const before = api.runtime.proxies.get('alpha');
+    const before = await api.runtime.proxies.get('alpha');
     const updated = await api.call(h.proxy.PUT, '/api/proxies/alpha', 'PUT', {
       session: true,
       params: { name: 'alpha' },
@@ -138,7 +138,7 @@ describe('the HTTP API', () => {
     expect(updated.json.status.specHash).not.toBe(before.status.specHash);
     // cloudInit left out keeps the stored one
     expect(updated.json.cloudInit).toEqual({ bytes: 32 });
-    await expect.poll(() => api.runtime.proxies.get('alpha').status.observedSpecHash === updated.json.status.specHash, { message: 'the replacement', timeout: 5_000 }).toBe(true);
+    await expect.poll(async () => (await api.runtime.proxies.get('alpha')).status.observedSpecHash === updated.json.status.specHash, { message: 'the replacement', timeout: 5_000 }).toBe(true);
     const events = await api.call(h.proxyEvents.GET, '/api/proxies/alpha/events?limit=50', 'GET', { session: true, params: { name: 'alpha' } });
     expect(events.status).toBe(200);
     expect(events.json.events.map((event: { reason: string }) => event.reason)).toEqual(expect.arrayContaining(['Created', 'SpecUpdated']));
@@ -148,10 +148,10 @@ describe('the HTTP API', () => {
     const created = await api.call(h.tokens.POST, '/api/tokens', 'POST', { session: true, body: { name: 'crawler' } });
     expect(created.status).toBe(201);
     const secret: string = created.json.token;
-    await expect.poll(() => api.runtime.proxies.get('alpha').status.phase === 'Ready', { message: 'alpha Ready again', timeout: 5_000 }).toBe(true);
+    await expect.poll(async () => (await api.runtime.proxies.get('alpha')).status.phase === 'Ready', { message: 'alpha Ready again', timeout: 5_000 }).toBe(true);
     const found = await api.call(h.discovery.GET, '/api/discovery/proxies?labels=pool%3Dcrawlers', 'GET', { bearer: secret });
     expect(found.status).toBe(200);
-    const ip = api.runtime.proxies.get('alpha').status.ip;
+    const ip = (await api.runtime.proxies.get('alpha')).status.ip;
     expect(found.json.proxies).toEqual([{ name: 'alpha', url: `http://${ip}:3128`, labels: { pool: 'crawlers' }, egressIP: '203.0.113.9' }]);
     const none = await api.call(h.discovery.GET, '/api/discovery/proxies?label=pool%3Dnobody', 'GET', { bearer: secret });
     expect(none.json).toEqual({ proxies: [] });
@@ -185,7 +185,7 @@ describe('the HTTP API', () => {
     api.kvm2.downloads.start({ host: 'hv-1', volume: 'base-kvm2-home-debian.qcow2', urlHost: '127.0.0.1:9', totalBytes: 1000 })(250);
     // The reconciler would try (and fail) to fetch the image meanwhile; the tracker entry is ours.
     api.fake.failAlways('create', new Error('not used'));
-    api.runtime.store.proxies.insert({
+    await api.runtime.store.proxies.insert({
       uid: 'uid-kvm',
       name: 'on-kvm2',
       spec: { mode: 'Managed', provider: 'kvm2-home', placement: { zone: 'hv-1', machineType: 'small', image: 'debian' }, cloudInit: '', port: 3128, labels: {} },
@@ -194,7 +194,7 @@ describe('the HTTP API', () => {
     const progress = await api.call(h.proxyDownload.GET, '/api/proxies/on-kvm2/download', 'GET', { session: true, params: { name: 'on-kvm2' } });
     expect(progress.json.download).toMatchObject({ host: 'hv-1', volume: 'base-kvm2-home-debian.qcow2', totalBytes: 1000, doneBytes: 250 });
     api.kvm2.downloads.finish('hv-1', 'base-kvm2-home-debian.qcow2');
-    api.runtime.store.proxies.remove('uid-kvm');
+    await api.runtime.store.proxies.remove('uid-kvm');
     api.fake.failAlways('create', undefined);
   });
 
@@ -203,7 +203,7 @@ describe('the HTTP API', () => {
     expect(deleted.status).toBe(202);
     expect(typeof deleted.json.deletionRequestedAt).toBe('string');
     expect(deleted.json.status.phase).toBe('Deleting');
-    await expect.poll(() => api.runtime.store.proxies.get('static-1') === undefined, { message: 'static-1 to go', timeout: 5_000 }).toBe(true);
+    await expect.poll(async () => await api.runtime.store.proxies.get('static-1') === undefined, { message: 'static-1 to go', timeout: 5_000 }).toBe(true);
     const gone = await api.call(h.proxy.GET, '/api/proxies/static-1', 'GET', { session: true, params: { name: 'static-1' } });
     expect(gone.status).toBe(404);
   });

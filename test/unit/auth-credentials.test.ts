@@ -1,18 +1,19 @@
 // The credentials behind the API, below HTTP: scrypt password hashes, signed sessions that expire
 // and end on logout, first-start setup behind the logged setup code, API tokens stored as hashes,
 // and the login limiter's per-client backoff, all over a real store with a clock the test moves.
-import BetterSqlite3 from 'better-sqlite3';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { InvalidCredentialsError, InvalidSetupCodeError, PasswordAlreadySetError, TooManyAttemptsError } from '@/server/auth/errors';
 import { hashPassword, verifyPassword } from '@/server/auth/password';
 import { clientKey, LoginRateLimiter } from '@/server/auth/rate-limit';
 import { AuthService } from '@/server/auth/service';
-import { migrate } from '@/server/store/migrations';
+import type { SqlExecutor } from '@/server/store/sql';
 import { createLogger } from '@/server/telemetry/logger';
+import { storeEngines, storeEnginesForFile } from '@/test/fakes/store-engines';
 
 const cheapCost = { N: 1024, r: 8, p: 1 };
 
-let db: BetterSqlite3.Database;
+const engines = storeEnginesForFile();
+let db: SqlExecutor;
 let nowMs = Date.parse('2026-05-01T10:00:00Z');
 const now = () => nowMs;
 const newService = (options: Partial<ConstructorParameters<typeof AuthService>[0]> = {}) => new AuthService({ db, cost: cheapCost, now, sessionTtlMs: 60_000, ...options });
@@ -22,15 +23,10 @@ const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (er
 async function serviceWithPassword(password: string, options: Partial<ConstructorParameters<typeof AuthService>[0]> = {}): Promise<AuthService> {
   const auth = newService(options);
   await auth.init();
-  await auth.setup({ password, setupCode: auth.pendingSetupCode()!, client: 'setup' });
+  await auth.setup({ password, setupCode: (await auth.pendingSetupCode())!, client: 'setup' });
   return auth;
 }
 
-beforeEach(() => {
-  db = new BetterSqlite3(':memory:');
-  migrate(db);
-});
-afterEach(() => db.close());
 
 describe('password hashes', () => {
   it('verify the password they were made from and nothing else, with a fresh salt each time', async () => {
@@ -45,96 +41,102 @@ describe('password hashes', () => {
   });
 });
 
-describe('sessions', () => {
-  it('expire after their lifetime, end on logout, and survive a restart of the service (the key is stored)', async () => {
-    const auth = await serviceWithPassword('first password');
-    const session = await auth.login({ password: 'first password', client: 'c' });
-    expect(auth.sessionValid(session.cookieValue)).toBe(true);
-    expect(newService().sessionValid(session.cookieValue)).toBe(true);
-    nowMs += 60_001;
-    expect(auth.sessionValid(session.cookieValue)).toBe(false);
-    const second = await auth.login({ password: 'first password', client: 'c' });
-    auth.logout(second.cookieValue);
-    expect(auth.sessionValid(second.cookieValue)).toBe(false);
+describe.each(storeEngines)('credentials in the %s store', (engine) => {
+  beforeEach(async () => {
+    db = (await engines.open(engine)).sql;
   });
 
-  it('refuse a cookie whose id or signature was altered, and store only a hash of the id', async () => {
-    const auth = await serviceWithPassword('first password');
-    const { cookieValue } = await auth.login({ password: 'first password', client: 'c' });
-    const [id, signature] = cookieValue.split('.') as [string, string];
-    const flip = (text: string) => (text.startsWith('A') ? `B${text.slice(1)}` : `A${text.slice(1)}`);
-    for (const forged of [`${flip(id)}.${signature}`, `${id}.${flip(signature)}`, id, `${cookieValue}.x`, '']) expect(auth.sessionValid(forged)).toBe(false);
-    expect(JSON.stringify(db.prepare(`SELECT * FROM sessions`).all())).not.toContain(id);
-  });
-});
+  describe('sessions', () => {
+    it('expire after their lifetime, end on logout, and survive a restart of the service (the key is stored)', async () => {
+      const auth = await serviceWithPassword('first password');
+      const session = await auth.login({ password: 'first password', client: 'c' });
+      expect(await auth.sessionValid(session.cookieValue)).toBe(true);
+      expect(await newService().sessionValid(session.cookieValue)).toBe(true);
+      nowMs += 60_001;
+      expect(await auth.sessionValid(session.cookieValue)).toBe(false);
+      const second = await auth.login({ password: 'first password', client: 'c' });
+      await auth.logout(second.cookieValue);
+      expect(await auth.sessionValid(second.cookieValue)).toBe(false);
+    });
 
-describe('admin password', () => {
-  it('is set once by setup with the logged setup code, and ADMIN_PASSWORD replaces it at start, ending every session', async () => {
-    const auth = await serviceWithPassword('first password');
-    expect(await failure(auth.setup({ password: 'second password', setupCode: 'anything', client: 'c' }))).toBeInstanceOf(PasswordAlreadySetError);
-    const session = await auth.login({ password: 'first password', client: 'c' });
-    const restarted = newService({ adminPassword: 'from the environment' });
-    await restarted.init();
-    expect(restarted.sessionValid(session.cookieValue)).toBe(false);
-    expect(await failure(restarted.login({ password: 'first password', client: 'c' }))).toBeInstanceOf(InvalidCredentialsError);
-    const kept = await restarted.login({ password: 'from the environment', client: 'c' });
-    // The same ADMIN_PASSWORD at the next start changes nothing.
-    await newService({ adminPassword: 'from the environment' }).init();
-    expect(restarted.sessionValid(kept.cookieValue)).toBe(true);
+    it('refuse a cookie whose id or signature was altered, and store only a hash of the id', async () => {
+      const auth = await serviceWithPassword('first password');
+      const { cookieValue } = await auth.login({ password: 'first password', client: 'c' });
+      const [id, signature] = cookieValue.split('.') as [string, string];
+      const flip = (text: string) => (text.startsWith('A') ? `B${text.slice(1)}` : `A${text.slice(1)}`);
+      for (const forged of [`${flip(id)}.${signature}`, `${id}.${flip(signature)}`, id, `${cookieValue}.x`, '']) expect(await auth.sessionValid(forged)).toBe(false);
+      expect(JSON.stringify(await db.all(`SELECT * FROM sessions`))).not.toContain(id);
+    });
   });
 
-  it('on first start needs the one-time setup code that init logs: none, a wrong one or a stale one set nothing', async () => {
-    const lines: string[] = [];
-    const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
-    const auth = newService({ logger });
-    await auth.init();
-    const code = auth.pendingSetupCode()!;
-    expect(code).toMatch(/^[A-HJ-NP-Z2-9]{5}-[A-HJ-NP-Z2-9]{5}-[A-HJ-NP-Z2-9]{5}$/);
-    expect(lines.join('')).toContain(code);
-    expect(await failure(auth.setup({ password: 'my password', setupCode: '', client: 'c' }))).toBeInstanceOf(InvalidSetupCodeError);
-    expect(await failure(auth.setup({ password: 'my password', setupCode: 'AAAAA-BBBBB-CCCCC', client: 'c' }))).toBeInstanceOf(InvalidSetupCodeError);
-    // A restart makes a new code; the old one no longer works.
-    const restarted = newService({ logger });
-    await restarted.init();
-    expect(restarted.pendingSetupCode()).not.toBe(code);
-    expect(await failure(restarted.setup({ password: 'my password', setupCode: code, client: 'c' }))).toBeInstanceOf(InvalidSetupCodeError);
-    expect(db.prepare(`SELECT count(*) FROM admin_password`).pluck().get()).toBe(0);
-    // Spaces, dashes and case do not matter; afterwards the code is spent.
-    await restarted.setup({ password: 'my password', setupCode: ` ${restarted.pendingSetupCode()!.toLowerCase().replaceAll('-', ' ')} `, client: 'c' });
-    expect(restarted.pendingSetupCode()).toBeUndefined();
-    await restarted.login({ password: 'my password', client: 'c' });
+  describe('admin password', () => {
+    it('is set once by setup with the logged setup code, and ADMIN_PASSWORD replaces it at start, ending every session', async () => {
+      const auth = await serviceWithPassword('first password');
+      expect(await failure(auth.setup({ password: 'second password', setupCode: 'anything', client: 'c' }))).toBeInstanceOf(PasswordAlreadySetError);
+      const session = await auth.login({ password: 'first password', client: 'c' });
+      const restarted = newService({ adminPassword: 'from the environment' });
+      await restarted.init();
+      expect(await restarted.sessionValid(session.cookieValue)).toBe(false);
+      expect(await failure(restarted.login({ password: 'first password', client: 'c' }))).toBeInstanceOf(InvalidCredentialsError);
+      const kept = await restarted.login({ password: 'from the environment', client: 'c' });
+      // The same ADMIN_PASSWORD at the next start changes nothing.
+      await newService({ adminPassword: 'from the environment' }).init();
+      expect(await restarted.sessionValid(kept.cookieValue)).toBe(true);
+    });
+
+    it('on first start needs the one-time setup code that init logs: none, a wrong one or a stale one set nothing', async () => {
+      const lines: string[] = [];
+      const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
+      const auth = newService({ logger });
+      await auth.init();
+      const code = (await auth.pendingSetupCode())!;
+      expect(code).toMatch(/^[A-HJ-NP-Z2-9]{5}-[A-HJ-NP-Z2-9]{5}-[A-HJ-NP-Z2-9]{5}$/);
+      expect(lines.join('')).toContain(code);
+      expect(await failure(auth.setup({ password: 'my password', setupCode: '', client: 'c' }))).toBeInstanceOf(InvalidSetupCodeError);
+      expect(await failure(auth.setup({ password: 'my password', setupCode: 'AAAAA-BBBBB-CCCCC', client: 'c' }))).toBeInstanceOf(InvalidSetupCodeError);
+      // A restart makes a new code; the old one no longer works.
+      const restarted = newService({ logger });
+      await restarted.init();
+      expect(await restarted.pendingSetupCode()).not.toBe(code);
+      expect(await failure(restarted.setup({ password: 'my password', setupCode: code, client: 'c' }))).toBeInstanceOf(InvalidSetupCodeError);
+      expect(await db.all(`SELECT * FROM admin_password`)).toEqual([]);
+      // Spaces, dashes and case do not matter; afterwards the code is spent.
+      await restarted.setup({ password: 'my password', setupCode: ` ${(await restarted.pendingSetupCode())!.toLowerCase().replaceAll('-', ' ')} `, client: 'c' });
+      expect(await restarted.pendingSetupCode()).toBeUndefined();
+      await restarted.login({ password: 'my password', client: 'c' });
+    });
+
+    it('lets exactly one of two racing setups with the right code set the password', async () => {
+      const auth = newService();
+      await auth.init();
+      const setupCode = (await auth.pendingSetupCode())!;
+      const outcomes = await Promise.all(['first racer', 'second racer'].map((password) => failure(auth.setup({ password, setupCode, client: password }))));
+      expect(outcomes.filter((outcome) => outcome === undefined)).toHaveLength(1);
+      expect(outcomes.find((outcome) => outcome !== undefined)).toBeInstanceOf(PasswordAlreadySetError);
+      const winner = outcomes[0] === undefined ? 'first racer' : 'second racer';
+      await auth.login({ password: winner, client: 'c' });
+    });
+
+    it('with ADMIN_PASSWORD set, init makes no setup code', async () => {
+      const auth = newService({ adminPassword: 'from the environment' });
+      await auth.init();
+      expect(await auth.pendingSetupCode()).toBeUndefined();
+    });
   });
 
-  it('lets exactly one of two racing setups with the right code set the password', async () => {
-    const auth = newService();
-    await auth.init();
-    const setupCode = auth.pendingSetupCode()!;
-    const outcomes = await Promise.all(['first racer', 'second racer'].map((password) => failure(auth.setup({ password, setupCode, client: password }))));
-    expect(outcomes.filter((outcome) => outcome === undefined)).toHaveLength(1);
-    expect(outcomes.find((outcome) => outcome !== undefined)).toBeInstanceOf(PasswordAlreadySetError);
-    const winner = outcomes[0] === undefined ? 'first racer' : 'second racer';
-    await auth.login({ password: winner, client: 'c' });
-  });
-
-  it('with ADMIN_PASSWORD set, init makes no setup code', async () => {
-    const auth = newService({ adminPassword: 'from the environment' });
-    await auth.init();
-    expect(auth.pendingSetupCode()).toBeUndefined();
-  });
-});
-
-describe('API tokens', () => {
-  it('verify while they exist, are stored only as a hash, and record when they were last used', () => {
-    const auth = newService();
-    const created = auth.createToken('crawler');
-    expect(created.token).toMatch(/^kvm2p_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
-    expect(auth.tokenPrincipal(created.token)).toEqual({ kind: 'token', tokenId: created.id });
-    expect(auth.listTokens()).toEqual([{ id: created.id, name: 'crawler', prefix: created.prefix, createdAt: created.createdAt, lastUsedAt: new Date(nowMs).toISOString() }]);
-    expect(JSON.stringify(db.prepare(`SELECT * FROM api_tokens`).all())).not.toContain(created.token.slice(created.prefix.length + 1));
-    expect(auth.tokenPrincipal(created.token.slice(0, -1) + (created.token.endsWith('A') ? 'B' : 'A'))).toBeUndefined();
-    expect(auth.tokenPrincipal(`Bearer ${created.token}`)).toBeUndefined();
-    auth.revokeToken(created.id);
-    expect(auth.tokenPrincipal(created.token)).toBeUndefined();
+  describe('API tokens', () => {
+    it('verify while they exist, are stored only as a hash, and record when they were last used', async () => {
+      const auth = newService();
+      const created = await auth.createToken('crawler');
+      expect(created.token).toMatch(/^kvm2p_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
+      expect(await auth.tokenPrincipal(created.token)).toEqual({ kind: 'token', tokenId: created.id });
+      expect(await auth.listTokens()).toEqual([{ id: created.id, name: 'crawler', prefix: created.prefix, createdAt: created.createdAt, lastUsedAt: new Date(nowMs).toISOString() }]);
+      expect(JSON.stringify(await db.all(`SELECT * FROM api_tokens`))).not.toContain(created.token.slice(created.prefix.length + 1));
+      expect(await auth.tokenPrincipal(created.token.slice(0, -1) + (created.token.endsWith('A') ? 'B' : 'A'))).toBeUndefined();
+      expect(await auth.tokenPrincipal(`Bearer ${created.token}`)).toBeUndefined();
+      await auth.revokeToken(created.id);
+      expect(await auth.tokenPrincipal(created.token)).toBeUndefined();
+    });
   });
 });
 

@@ -27,7 +27,7 @@ describe('cloud-init as base64', () => {
     const kvm2 = makeHarness({ mirror });
     kvm2.seedCache();
     harness = await controlPlane({ providers: [kvm2.provider] });
-    const view = harness.proxies.create(
+    const view = await harness.proxies.create(
       managedProxy('gz', { provider: kvm2.provider.name, placement: { zone: 'h1', machineType: 'small', image: 'img' }, cloudInit: undefined, cloudInitBase64: userData.toString('base64') }),
     );
     expect(view.cloudInit).toEqual({ bytes: userData.length });
@@ -49,10 +49,10 @@ describe('cloud-init as base64', () => {
     const kvm2 = makeHarness({ mirror });
     harness = await controlPlane({ providers: [kvm2.provider] });
     const created = managedProxy('sw', { provider: kvm2.provider.name, placement: { zone: 'h1', machineType: 'small', image: 'img' } });
-    harness.proxies.create(created);
+    await harness.proxies.create(created);
     const { name: _name, cloudInit: _cloudInit, ...update } = created as Extract<typeof created, { mode: 'Managed' }>;
-    expect(harness.proxies.update('sw', { ...update, cloudInitBase64: userData.toString('base64') }).cloudInit).toEqual({ bytes: userData.length });
-    expect(harness.proxies.update('sw', { ...update, labels: { a: 'b' } }).cloudInit).toEqual({ bytes: userData.length });
-    expect(harness.proxies.update('sw', { ...update, cloudInit: 'x' }).cloudInit).toEqual({ bytes: 1 });
+    expect((await harness.proxies.update('sw', { ...update, cloudInitBase64: userData.toString('base64') })).cloudInit).toEqual({ bytes: userData.length });
+    expect((await harness.proxies.update('sw', { ...update, labels: { a: 'b' } })).cloudInit).toEqual({ bytes: userData.length });
+    expect((await harness.proxies.update('sw', { ...update, cloudInit: 'x' })).cloudInit).toEqual({ bytes: 1 });
   });
 });

@@ -51,16 +51,16 @@ function runtimeOver(options: { configText?: string; loader?: ConfigLoader; regi
   return { runtime, configPath };
 }
 
-const up = (rt: Runtime, name: string) => ['Running', 'Ready'].includes(rt.proxies.get(name).status.phase);
+const up = async (rt: Runtime, name: string) => ['Running', 'Ready'].includes((await rt.proxies.get(name)).status.phase);
 
 describe('providers config hot reload', () => {
   it('applies a valid file when it lands: an unchanged entry keeps its provider, a changed one is replaced and the old one closed', async () => {
     const built: FakeProvider[] = [];
     const { runtime: rt, configPath } = runtimeOver({ configText: '- {name: fake-1, type: fake}\n', loader: fakeLoader, registry: fakeRegistry(built) });
     await rt.start();
-    rt.proxies.create(managedProxy('alpha'));
+    await rt.proxies.create(managedProxy('alpha'));
     await expect.poll(() => up(rt, 'alpha'), { message: 'alpha runs', timeout: 5_000 }).toBe(true);
-    expect(() => rt.proxies.create(managedProxy('beta', { provider: 'fake-2' }))).toThrow(/not a configured provider/);
+    await expect(rt.proxies.create(managedProxy('beta', { provider: 'fake-2' }))).rejects.toThrow(/not a configured provider/);
 
     writeFileSync(configPath, '- {name: fake-1, type: fake}\n- {name: fake-2, type: fake}\n');
     await expect.poll(() => rt.configStatus().providers.length === 2, { message: 'the new config is applied', timeout: 5_000 }).toBe(true);
@@ -70,7 +70,7 @@ describe('providers config hot reload', () => {
       { name: 'fake-1', type: 'fake', available: true },
       { name: 'fake-2', type: 'fake', available: true },
     ]);
-    rt.proxies.create(managedProxy('beta', { provider: 'fake-2' }));
+    await rt.proxies.create(managedProxy('beta', { provider: 'fake-2' }));
     await expect.poll(() => up(rt, 'beta'), { message: 'beta runs on the new provider', timeout: 5_000 }).toBe(true);
     expect(built[0]?.callsOf('create')).toHaveLength(1);
 
@@ -80,7 +80,7 @@ describe('providers config hot reload', () => {
     await expect.poll(() => built[0]?.closed, { message: 'the replaced fake-1 is closed', timeout: 5_000 }).toBe(true);
     expect(rt.providers.get('fake-1')).toBe(built[2]);
     expect(rt.providers.get('fake-2')).toBe(built[1]);
-    await expect.poll(() => up(rt, 'alpha') && (built[2]?.instances.size ?? 0) === 1, { message: 'alpha runs on the new fake-1', timeout: 5_000 }).toBe(true);
+    await expect.poll(async () => (await up(rt, 'alpha')) && (built[2]?.instances.size ?? 0) === 1, { message: 'alpha runs on the new fake-1', timeout: 5_000 }).toBe(true);
   });
 
   it('keeps the running providers on an invalid file and reports every validation message', async () => {
@@ -116,8 +116,8 @@ describe('providers config hot reload', () => {
     });
     await rt.start();
     expect(rt.configStatus().providers).toEqual([{ name: 'kvm2-home', type: 'kvm2', available: false, reason: 'provider "kvm2-home": type kvm2 has no implementation in this server yet' }]);
-    rt.proxies.create(managedProxy('alpha', { provider: 'kvm2-home' }));
-    await expect.poll(() => rt.proxies.get('alpha').status.conditions[0]?.reason === 'ProviderUnavailable', { message: 'alpha waits for its provider', timeout: 5_000 }).toBe(true);
+    await rt.proxies.create(managedProxy('alpha', { provider: 'kvm2-home' }));
+    await expect.poll(async () => (await rt.proxies.get('alpha')).status.conditions[0]?.reason === 'ProviderUnavailable', { message: 'alpha waits for its provider', timeout: 5_000 }).toBe(true);
   });
 
   it('runs with zero providers when PROVIDERS_CONFIG is not set', async () => {
@@ -125,7 +125,7 @@ describe('providers config hot reload', () => {
     runtime = createRuntime({ settings: settingsFromEnv({ DATA_DIR: dir.path }), registry: new ProviderRegistry(), logger: silentLogger(), metrics: createMetrics(), probe: noNetworkProbe });
     await runtime.start();
     expect(runtime.configStatus()).toEqual({ providers: [] });
-    const edge = runtime.proxies.create({ name: 'edge', mode: 'Static', address: '192.0.2.1' });
+    const edge = await runtime.proxies.create({ name: 'edge', mode: 'Static', address: '192.0.2.1' });
     expect(edge.port).toBe(3128);
   });
 });

@@ -70,7 +70,7 @@ describe('a config reload during a download', () => {
     });
     await runtime.start();
     const placement = { zone: 'h1', machineType: 'small', image: 'img' };
-    runtime.proxies.create(managedProxy('alpha', { provider: 'kvm2-home', placement }));
+    await runtime.proxies.create(managedProxy('alpha', { provider: 'kvm2-home', placement }));
     const [first] = built;
     await expect.poll(() => first?.downloads.list()[0]?.doneBytes ?? 0, { message: 'the upload is under way', timeout: 5_000 }).toBeGreaterThan(0);
 
@@ -82,7 +82,7 @@ describe('a config reload during a download', () => {
     expect(second.downloads.list()).toMatchObject([{ host: 'h1', totalBytes: testImage.length }]);
 
     // A Create on the new provider for the same image waits for the upload; nothing is deleted.
-    runtime.proxies.create(managedProxy('beta', { provider: 'kvm2-home', placement }));
+    await runtime.proxies.create(managedProxy('beta', { provider: 'kvm2-home', placement }));
     await new Promise((resolve) => setTimeout(resolve, 200));
     const [baseVolume, marker] = ['base-kvm2-home-img.qcow2', 'base-kvm2-home-img.qcow2.sha256'];
     expect(hypervisor.volume(baseVolume)).toBeDefined();
@@ -90,7 +90,7 @@ describe('a config reload during a download', () => {
     expect(closed).toEqual([]);
 
     release();
-    const recorded = () => ['alpha', 'beta'].every((name) => runtime?.proxies.get(name).status.providerID !== undefined);
+    const recorded = async () => (await Promise.all(['alpha', 'beta'].map((name) => runtime!.proxies.get(name)))).every((view) => view.status.providerID !== undefined);
     await expect.poll(recorded, { message: 'both Proxies have their instance', timeout: 5_000 }).toBe(true);
     await expect.poll(() => closed.includes(first as Kvm2Provider), { message: 'the old provider is closed after its upload', timeout: 5_000 }).toBe(true);
     expect(mirror.gets('/held.qcow2')).toBe(1);

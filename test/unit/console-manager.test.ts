@@ -24,8 +24,8 @@ beforeEach(async () => {
   booting = new Set();
   manager = new ConsoleManager({
     providers: await providerSetOf([provider]),
-    locate: (name) => targets.get(name) ?? { kind: 'missing' },
-    booting: (name) => booting.has(name),
+    locate: async (name) => targets.get(name) ?? { kind: 'missing' },
+    booting: async (name) => booting.has(name),
     clock: systemClock,
     logger: silentLogger(),
     idleReleaseMs,

@@ -1,18 +1,19 @@
 // Crash safety: the runtime runs in a child process over a fake provider whose instances persist
 // in a file. Each round restarts the child, checks that everything acknowledged before the last
 // kill is there and converges, lets it work towards a new desired state, and SIGKILLs it at a
-// random moment. After 20 kills a last start must converge and stop cleanly on SIGTERM.
-import { type ChildProcess, spawn } from 'node:child_process';
-import { readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+// random moment. After 20 kills a last start must converge and stop cleanly on SIGTERM. It runs on
+// both store engines: SQLite in DATA_DIR, and PostgreSQL (where each start also wins the leader
+// lock that the killed process's session held).
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
-import { databaseFileName } from '@/server/store/database';
+import { openStore } from '@/server/store';
+import type { Engine } from '@/server/store/sql';
+import { bundleChild, startChild } from '@/test/fakes/bundle-child';
 import { tempDir } from '@/test/fakes/control-plane';
 import type { CrashOp, DesiredProxy, SnapshotEntry } from '@/test/fakes/crash-child';
+import { storeEngines, storeEnginesForFile } from '@/test/fakes/store-engines';
 
-const root = join(import.meta.dirname, '..', '..');
 const kills = 20;
 const seed = Number(process.env.CRASH_SEED ?? Date.now() % 2 ** 31);
 
@@ -25,55 +26,6 @@ function prng(start: number): () => number {
     t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
     return ((t ^ (t >>> 14)) >>> 0) / 2 ** 32;
   };
-}
-
-interface Child {
-  process: ChildProcess;
-  lines: Array<{ tag: string; value: unknown }>;
-  waitFor: (tag: string, timeoutMs: number) => Promise<unknown>;
-  exited: Promise<number | null>;
-}
-
-// The child is bundled once (esbuild, which tsx brings along) next to a node_modules link: a
-// start then costs about a second instead of the three that tsx's per-file loading takes here.
-async function bundleChild(outDir: string): Promise<string> {
-  const { build } = await import('esbuild');
-  const outfile = join(outDir, 'crash-child.mjs');
-  await build({ entryPoints: [join(root, 'test/fakes/crash-child.ts')], bundle: true, platform: 'node', format: 'esm', packages: 'external', alias: { '@': root }, outfile, logLevel: 'warning' });
-  symlinkSync(join(root, 'node_modules'), join(outDir, 'node_modules'));
-  return outfile;
-}
-
-function startChild(script: string, env: Record<string, string>): Child {
-  const child = spawn(process.execPath, [script], { cwd: root, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  const lines: Child['lines'] = [];
-  const waiters: Array<() => void> = [];
-  let stderr = '';
-  child.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  createInterface({ input: child.stdout! }).on('line', (line) => {
-    const space = line.indexOf(' ');
-    const tag = space < 0 ? line : line.slice(0, space);
-    lines.push({ tag, value: space < 0 ? undefined : JSON.parse(line.slice(space + 1)) });
-    for (const wake of waiters.splice(0)) wake();
-  });
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const waitFor = (tag: string, timeoutMs: number) =>
-    new Promise<unknown>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no "${tag}" within ${timeoutMs} ms; lines: ${JSON.stringify(lines)}; stderr: ${stderr.slice(-2000)}`)), timeoutMs);
-      const check = () => {
-        const failure = lines.find((line) => line.tag === 'stuck' || line.tag === 'error');
-        if (failure) return reject(new Error(`child ${failure.tag}: ${JSON.stringify(failure.value)}`));
-        const found = lines.find((line) => line.tag === tag);
-        if (found) {
-          clearTimeout(timer);
-          return resolve(found.value);
-        }
-        waiters.push(check);
-      };
-      check();
-      void exited.then(() => setTimeout(check, 0));
-    });
-  return { process: child, lines, waitFor, exited };
 }
 
 /**
@@ -116,12 +68,19 @@ const sorted = (state: State) => [...state.entries()].sort(([a], [b]) => a.local
 
 const dir = tempDir('crash-safety-');
 afterAll(() => dir.remove());
+const engines = storeEnginesForFile();
+let script: Promise<string> | undefined;
 
-describe('crash safety', () => {
+describe.each(storeEngines)('crash safety on %s', (engine: Engine) => {
   it(`loses nothing and converges after ${kills} SIGKILLs at random points (seed ${seed})`, { timeout: 120_000 }, async () => {
-    const script = await bundleChild(dir.path);
+    script ??= bundleChild('test/fakes/crash-child.ts', dir.path);
     const random = prng(seed);
-    const env = { DATA_DIR: join(dir.path, 'data'), FAKE_STATE: join(dir.path, 'fake-instances.json') };
+    const where = await engines.location(engine);
+    const env = {
+      DATA_DIR: where.dataDir,
+      FAKE_STATE: join(where.dataDir, 'fake-instances.json'),
+      ...(where.databaseUrl ? { DATABASE_URL: where.databaseUrl, LEADER_HEARTBEAT: '200ms', LEADER_LEASE: '2s' } : {}),
+    };
     let desired: DesiredProxy[] = [];
     /** what must exist after the restart: the converged state plus every acknowledged change */
     let expected: State = new Map();
@@ -134,7 +93,7 @@ describe('crash safety', () => {
       const stages = nextStages(desired, random, round);
       desired = stages.at(-1) as DesiredProxy[];
       writeFileSync(desiredFile, JSON.stringify(stages));
-      const child = startChild(script, { ...env, ...(round < kills ? { DESIRED_FILE: desiredFile } : {}) });
+      const child = startChild(await script, { ...env, ...(round < kills ? { DESIRED_FILE: desiredFile } : {}) });
 
       const converged = stateOf((await child.waitFor('converged', 20_000)) as SnapshotEntry[]);
       const allowed = [expected, ...(inFlight ? [applyOp(expected, inFlight)] : [])].map(sorted);
@@ -166,9 +125,9 @@ describe('crash safety', () => {
     }
 
     // Independently of the child: the store and the fake's instances agree one to one.
-    const db = new BetterSqlite3(join(env.DATA_DIR, databaseFileName), { readonly: true });
-    const records = db.prepare('SELECT uid, name, status, deletion_requested_at FROM proxies').all() as Array<{ uid: string; name: string; status: string; deletion_requested_at: string | null }>;
-    db.close();
+    const store = await openStore(where);
+    const records = await store.sql.all<{ uid: string; name: string; status: string; deletion_requested_at: string | null }>('SELECT uid, name, status, deletion_requested_at FROM proxies');
+    await store.close();
     const instances = JSON.parse(readFileSync(env.FAKE_STATE, 'utf8')) as Array<{ providerID: string; uid: string }>;
     expect(records.map((record) => record.name).sort()).toEqual([...expected.keys()].sort());
     expect(records.every((record) => record.deletion_requested_at === null)).toBe(true);

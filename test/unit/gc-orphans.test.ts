@@ -23,11 +23,12 @@ describe('orphan GC', () => {
     const one = new FakeProvider({ name: 'fake-1' });
     const two = new FakeProvider({ name: 'fake-2' });
     harness = await controlPlane({ providers: [one, two] });
-    const alpha = harness.proxies.create(managedProxy('alpha'));
-    const beta = harness.proxies.create(managedProxy('beta', { provider: 'fake-2' }));
+    const alpha = await harness.proxies.create(managedProxy('alpha'));
+    const beta = await harness.proxies.create(managedProxy('beta', { provider: 'fake-2' }));
     await harness.settle();
-    harness.proxies.delete('beta');
+    // Stopped first, so the deletion stays requested (Deleting) rather than done.
     await harness.pause();
+    await harness.proxies.delete('beta');
 
     one.put(orphan('gone-proxy', 'uid-of-a-deleted-proxy'));
     one.put(orphan('no-uid', undefined));
@@ -77,7 +78,7 @@ describe('orphan GC', () => {
     one.listByTag = async (tag, options) => {
       const listed = await realList(tag, options);
       // Between the listing and the comparison a Proxy appears whose instance the listing saw.
-      const { uid } = harness!.proxies.create(managedProxy('late'));
+      const { uid } = await harness!.proxies.create(managedProxy('late'));
       return [...listed, { providerID: 'fake/late', name: 'late', uid, state: 'Provisioning' }];
     };
     const [report] = await collector(harness).sweep();

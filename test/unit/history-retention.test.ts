@@ -11,12 +11,12 @@ const nowMs = Date.UTC(2026, 11, 1, 12);
 
 let dir: ReturnType<typeof tempDir>;
 let store: Store;
-beforeEach(() => {
+beforeEach(async () => {
   dir = tempDir();
-  store = openStore({ dataDir: dir.path });
+  store = await openStore({ dataDir: dir.path });
 });
-afterEach(() => {
-  store.close();
+afterEach(async () => {
+  await store.close();
   dir.remove();
 });
 
@@ -27,13 +27,13 @@ const housekeeping = () =>
 const minutes = (days: number) => Array.from({ length: days * day / minute }, (_, i) => nowMs - days * day + (i + 1) * minute);
 
 describe('history retention', () => {
-  it('thins probe history past a day to one probe per proxy and bucket, and drops it past the retention', () => {
+  it('thins probe history past a day to one probe per proxy and bucket, and drops it past the retention', async () => {
     for (const uid of ['uid-a', 'uid-b']) {
-      for (const at of minutes(8)) store.probes.record({ proxyUid: uid, target: '10.0.0.1:3128', healthy: true, latencyMs: 5, probedAtMs: at });
+      for (const at of minutes(8)) await store.probes.record({ proxyUid: uid, target: '10.0.0.1:3128', healthy: true, latencyMs: 5, probedAtMs: at });
     }
-    housekeeping().prune();
+    await housekeeping().prune();
     for (const uid of ['uid-a', 'uid-b']) {
-      const kept = store.probes.history({ proxyUid: uid, sinceMs: 0 }).map((sample) => Date.parse(sample.probedAt));
+      const kept = (await store.probes.history({ proxyUid: uid, sinceMs: 0 })).map((sample) => Date.parse(sample.probedAt));
       expect(kept[0]).toBeGreaterThanOrEqual(nowMs - 7 * day);
       expect(kept.filter((at) => at >= nowMs - fullResolutionMs)).toHaveLength(day / minute + 1); // both ends inclusive
       const older = kept.filter((at) => at < nowMs - fullResolutionMs);
@@ -43,26 +43,26 @@ describe('history retention', () => {
     }
   });
 
-  it('thins provider health history the same way, per target', () => {
+  it('thins provider health history the same way, per target', async () => {
     for (const at of minutes(3)) {
-      store.health.record({
+      await store.health.record({
         provider: 'kvm2-home',
         nowMs: at,
         targets: ['lab1', 'lab2'].map((name) => ({ name, ready: true, reason: 'Reachable', message: '', details: {}, latencyMs: 2, checkedAt: new Date(at).toISOString() })),
       });
     }
-    housekeeping().prune();
+    await housekeeping().prune();
     for (const target of ['lab1', 'lab2']) {
-      const kept = store.health.history({ provider: 'kvm2-home', target, sinceMs: 0 }).map((sample) => Date.parse(sample.checkedAt));
+      const kept = (await store.health.history({ provider: 'kvm2-home', target, sinceMs: 0 })).map((sample) => Date.parse(sample.checkedAt));
       expect(kept.filter((at) => at >= nowMs - fullResolutionMs)).toHaveLength(day / minute + 1); // both ends inclusive
       expect(kept.filter((at) => at < nowMs - fullResolutionMs).length).toBeLessThanOrEqual((2 * day) / downsampleBucketMs + 1);
     }
   });
 
-  it('forgets the probes of a Proxy that is removed', () => {
-    store.proxies.insert({ uid: 'uid-a', name: 'alpha', spec: { mode: 'Static', address: '192.0.2.1', port: 3128, labels: {} }, now: new Date(nowMs).toISOString() });
-    store.probes.record({ proxyUid: 'uid-a', target: '192.0.2.1:3128', healthy: true, latencyMs: 5, probedAtMs: nowMs });
-    store.proxies.remove('uid-a');
-    expect(store.probes.history({ proxyUid: 'uid-a', sinceMs: 0 })).toEqual([]);
+  it('forgets the probes of a Proxy that is removed', async () => {
+    await store.proxies.insert({ uid: 'uid-a', name: 'alpha', spec: { mode: 'Static', address: '192.0.2.1', port: 3128, labels: {} }, now: new Date(nowMs).toISOString() });
+    await store.probes.record({ proxyUid: 'uid-a', target: '192.0.2.1:3128', healthy: true, latencyMs: 5, probedAtMs: nowMs });
+    await store.proxies.remove('uid-a');
+    expect(await store.probes.history({ proxyUid: 'uid-a', sinceMs: 0 })).toEqual([]);
   });
 });

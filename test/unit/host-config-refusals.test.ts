@@ -41,7 +41,7 @@ beforeEach(() => {
   proxies = [];
   reloads = 0;
   setup = new HostSetup({ configPath: path, entries: () => parseProvidersConfig(readFileSync(path, 'utf8')), logger });
-  hosts = new HostConfig({ configPath: path, setup, proxies: () => proxies, reload: async () => (reloads += 1) > 0, logger });
+  hosts = new HostConfig({ configPath: path, setup, proxies: async () => proxies, reload: async () => (reloads += 1) > 0, logger });
 });
 afterEach(() => dir.remove());
 

@@ -4,7 +4,7 @@
 // watches follow config reloads, and a reported stop is acted on long before the next resync.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InstanceEvents } from '@/server/control/instance-events';
 import { instanceName } from '@/server/control/names';
 import { settingsFromEnv } from '@/server/control/settings';
@@ -37,9 +37,9 @@ async function setup() {
   const first = new FakeProvider({ name: 'fake-1' });
   const second = new FakeProvider({ name: 'fake-2' });
   harness = await controlPlane({ providers: [first, second] });
-  harness.proxies.create(managedProxy('alpha'));
-  harness.proxies.create(managedProxy('beta', { provider: 'fake-2' }));
-  harness.proxies.create({ name: 'static', mode: 'Static', address: '192.0.2.10', port: 3128 });
+  await harness.proxies.create(managedProxy('alpha'));
+  await harness.proxies.create(managedProxy('beta', { provider: 'fake-2' }));
+  await harness.proxies.create({ name: 'static', mode: 'Static', address: '192.0.2.10', port: 3128 });
   await harness.settle();
   const queued: string[] = [];
   const resyncs: number[] = [];
@@ -50,7 +50,7 @@ async function setup() {
     providers: harness.providers,
     logger,
     enqueue: (name) => queued.push(name),
-    resyncAll: () => resyncs.push(Date.now()),
+    resyncAll: async () => void resyncs.push(Date.now()),
   });
   events.start();
   return { first, second, events, queued, resyncs, logs };
@@ -61,7 +61,8 @@ describe('instance events', () => {
     const { first, events, queued, logs } = await setup();
     expect(first.watchers.size).toBe(1);
     first.emitChange(instanceName('alpha'), 'Stopped/Destroyed');
-    expect(queued).toEqual(['alpha']);
+    // The owner is looked up in the store, so the queueing follows by a few awaits.
+    await vi.waitFor(() => expect(queued).toEqual(['alpha']));
     expect(logs.filter((line) => line.msg === 'instance event; reconciling the Proxy')).toEqual([
       expect.objectContaining({ provider: 'fake-1', target: 'host-a', instance: instanceName('alpha'), event: 'Stopped/Destroyed', proxy: 'alpha' }),
     ]);
@@ -76,8 +77,9 @@ describe('instance events', () => {
     for (const watcher of first.watchers) {
       watcher.changed({ providerID: `elsewhere/${instanceName('alpha')}`, name: instanceName('alpha'), target: 'host-b', event: 'Stopped/Destroyed' });
     }
-    expect(queued).toEqual([]);
     second.emitChange(instanceName('beta'), 'Crashed');
+    // Looked up in the order they came: once beta is queued, the ones before it were ignored.
+    await vi.waitFor(() => expect(queued).toContain('beta'));
     expect(queued).toEqual(['beta']);
     await events.stop();
   });
@@ -108,7 +110,7 @@ describe('instance events', () => {
     const logs: LogLine[] = [];
     const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) } });
     harness = await controlPlane({ providers: [plain, broken] });
-    const events = new InstanceEvents({ store: harness.store, providers: harness.providers, logger, enqueue: () => undefined, resyncAll: () => undefined });
+    const events = new InstanceEvents({ store: harness.store, providers: harness.providers, logger, enqueue: () => undefined, resyncAll: async () => undefined });
     events.start();
     expect(logs).toEqual([expect.objectContaining({ provider: 'broken', error: 'no event support', msg: 'watching instances failed; changes are seen at the next resync' })]);
     await events.stop();
@@ -134,11 +136,10 @@ describe('instance events in the runtime', () => {
   }
 
   const up = (rt: Runtime, message: string) =>
-    expect.poll(() => rt.proxies.get('alpha').status.phase, { message, timeout: 2_000, interval: 10 }).toMatch(/^(Running|Ready)$/);
-  const reasons = (rt: Runtime, name: string) => rt.proxies.events(name).map((event) => event.reason);
-  const countOf = (rt: Runtime, name: string, reason: string) =>
-    rt.proxies
-      .events(name)
+    expect.poll(async () => (await rt.proxies.get('alpha')).status.phase, { message, timeout: 2_000, interval: 10 }).toMatch(/^(Running|Ready)$/);
+  const reasons = async (rt: Runtime, name: string) => (await rt.proxies.events(name)).map((event) => event.reason);
+  const countOf = async (rt: Runtime, name: string, reason: string) =>
+    (await rt.proxies.events(name))
       .filter((event) => event.reason === reason)
       .reduce((sum, event) => sum + event.count, 0);
 
@@ -146,7 +147,7 @@ describe('instance events in the runtime', () => {
     const built: FakeProvider[] = [];
     const { runtime: rt, configPath } = start(built);
     await rt.start();
-    rt.proxies.create(managedProxy('alpha'));
+    await rt.proxies.create(managedProxy('alpha'));
     await up(rt, 'alpha runs');
     const [before] = built;
     if (!before) throw new Error('no provider was built');
@@ -155,7 +156,7 @@ describe('instance events in the runtime', () => {
     const domain = instanceName('alpha');
     before.setState(`fake/${domain}`, 'Stopped');
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(reasons(rt, 'alpha')).not.toContain('InstanceStopped');
+    expect(await reasons(rt, 'alpha')).not.toContain('InstanceStopped');
     before.emitChange(domain, 'Stopped/Destroyed');
     await expect.poll(() => reasons(rt, 'alpha'), { message: 'the reported stop is reconciled', timeout: 2_000, interval: 10 }).toContain('InstanceStopped');
     await up(rt, 'alpha runs again');
@@ -175,7 +176,7 @@ describe('instance events in the runtime', () => {
     // The new fake starts empty: the reload's pass recreates alpha there first.
     await expect.poll(() => after?.instances.get(`fake/${domain}`)?.state, { message: 'alpha is recreated on the new provider', timeout: 2_000, interval: 10 }).toBe('Running');
     after?.setState(`fake/${domain}`, 'Stopped');
-    const stops = countOf(rt, 'alpha', 'InstanceStopped');
+    const stops = await countOf(rt, 'alpha', 'InstanceStopped');
     after?.emitChange(domain, 'Crashed');
     await expect.poll(() => countOf(rt, 'alpha', 'InstanceStopped'), { message: 'the stop reported by the new provider is reconciled', timeout: 2_000, interval: 10 }).toBeGreaterThan(stops);
 

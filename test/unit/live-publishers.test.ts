@@ -1,7 +1,7 @@
 // What the control plane puts on the live feed: a Proxy's new view after any write to its record
 // (one message per turn however many writes, none when the view did not change, null once removed),
 // each instance change with its owning Proxy, and each provider check as stored.
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import type { LiveChange } from '@/lib/api/live';
 import { InstanceEvents } from '@/server/control/instance-events';
 import { LiveFeed } from '@/server/control/live-feed';
@@ -34,38 +34,43 @@ describe('live publishers', () => {
     const { harness, feed, messages } = await setup();
     const stop = publishProxyWrites({ store: harness.store, feed });
     await harness.pause();
-    harness.proxies.create({ name: 'static', mode: 'Static', address: '192.0.2.10', port: 3128 });
-    const record = harness.store.proxies.get('static')!;
-    harness.store.proxies.writeStatus(record.uid, { ...record.status, ip: '192.0.2.10' });
+    // Two writes in one turn (one transaction), one message.
+    await harness.store.transaction(async (tx) => {
+      await tx.proxies.insert({ uid: 'u-static', name: 'static', spec: { mode: 'Static', address: '192.0.2.10', port: 3128, labels: {} }, now: new Date().toISOString() });
+      await tx.proxies.writeStatus('u-static', { phase: 'Running', ip: '192.0.2.10', conditions: [] });
+    });
     await tick();
     expect(messages).toEqual([{ kind: 'proxy', name: 'static', proxy: expect.objectContaining({ name: 'static', status: expect.objectContaining({ ip: '192.0.2.10' }) }) }]);
-    harness.store.proxies.writeStatus(record.uid, { ...record.status, ip: '192.0.2.10' });
+    const record = (await harness.store.proxies.get('static'))!;
+    await harness.store.proxies.writeStatus(record.uid, { ...record.status });
     await tick();
     expect(messages).toHaveLength(1);
-    harness.store.proxies.remove(record.uid);
+    await harness.store.proxies.remove(record.uid);
     await tick();
     expect(messages.at(-1)).toEqual({ kind: 'proxy', name: 'static', proxy: null });
     stop();
-    harness.proxies.create({ name: 'later', mode: 'Static', address: '192.0.2.11', port: 3128 });
+    await harness.proxies.create({ name: 'later', mode: 'Static', address: '192.0.2.11', port: 3128 });
     await tick();
     expect(messages).toHaveLength(2);
   });
 
   it('publishes every instance change, naming the owning Proxy when there is one', async () => {
     const { provider, harness, feed, messages } = await setup();
-    harness.proxies.create(managedProxy('alpha'));
+    await harness.proxies.create(managedProxy('alpha'));
     await harness.settle();
     const events = new InstanceEvents({
       store: harness.store,
       providers: harness.providers,
       logger: silentLogger(),
       enqueue: () => undefined,
-      resyncAll: () => undefined,
+      resyncAll: async () => undefined,
       onChange: (name, change, proxy) => publishInstanceChange({ feed, provider: name, change, proxy }),
     });
     events.start();
     provider.emitChange(instanceName('alpha'), 'Stopped/Destroyed');
     provider.emitChange('web-1', 'Suspended/Paused');
+    // The owner is looked up in the store first.
+    await vi.waitFor(() => expect(messages.filter((message) => message.kind === 'domain')).toHaveLength(2));
     await events.stop();
     expect(messages.filter((message) => message.kind === 'domain')).toEqual([
       { kind: 'domain', provider: 'fake-1', target: 'host-a', name: instanceName('alpha'), providerID: `fake/${instanceName('alpha')}`, event: 'Stopped/Destroyed', proxy: 'alpha' },
@@ -85,7 +90,7 @@ describe('live publishers', () => {
       onChecked: (health) => publishHealth({ store: harness.store, feed, provider: health.provider }),
     });
     await monitor.runOnce();
-    expect(messages).toEqual([{ kind: 'health', provider: 'fake-1', targets: harness.store.health.latest('fake-1')[0]!.targets }]);
+    expect(messages).toEqual([{ kind: 'health', provider: 'fake-1', targets: (await harness.store.health.latest('fake-1'))[0]!.targets }]);
     expect(messages[0]).toMatchObject({ targets: [expect.objectContaining({ name: 'host-a', ready: true })] });
   });
 });

@@ -48,7 +48,7 @@ describe('providerhealth.check', () => {
     const provider = await kvm2Provider(async () => (await startFakeLibvirtd(resources, await resources.tempDir())).path);
     const dir = tempDir();
     resources.add(async () => dir.remove());
-    const store = openStore({ dataDir: dir.path });
+    const store = await openStore({ dataDir: dir.path });
     resources.add(async () => store.close());
     const monitor = new Monitor({ providers: await providerSetOf([provider]), store, clock: systemClock, logger: silentLogger(), intervalMs: 60_000, timeoutMs: 15_000 });
     const [health] = await monitor.runOnce();
@@ -77,7 +77,7 @@ describe('providerhealth.check', () => {
     const provider = await kvm2Provider(async (host) => (host === 'nuc' ? '/nowhere/libvirt-sock' : (await startFakeLibvirtd(resources, await resources.tempDir())).path));
     const dir = tempDir();
     resources.add(async () => dir.remove());
-    const store = openStore({ dataDir: dir.path });
+    const store = await openStore({ dataDir: dir.path });
     resources.add(async () => store.close());
     const monitor = new Monitor({ providers: await providerSetOf([provider]), store, clock: systemClock, logger: silentLogger(), intervalMs: 60_000, timeoutMs: 15_000 });
     await monitor.runOnce();

@@ -24,16 +24,16 @@ let store: Store;
 let metrics: Metrics;
 let monitor: Monitor | undefined;
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = tempDir();
-  store = openStore({ dataDir: dir.path });
+  store = await openStore({ dataDir: dir.path });
   metrics = createMetrics();
 });
 
 afterEach(async () => {
   await monitor?.stop();
   monitor = undefined;
-  store.close();
+  await store.close();
   dir.remove();
   vi.useRealTimers();
 });
@@ -59,13 +59,13 @@ describe('provider health monitor', () => {
     await vi.advanceTimersByTimeAsync(60_000);
 
     expect(one.callsOf('check')).toHaveLength(2);
-    const latest = store.health.latest('kvm2-home')[0]!.targets;
+    const latest = (await store.health.latest('kvm2-home'))[0]!.targets;
     expect(latest.map((t) => [t.name, t.ready, t.reason])).toEqual([
       ['lab1', true, 'Reachable'],
       ['lab2', false, 'PoolNotActive'],
     ]);
     expect(latest[0]?.details).toEqual({ user: 'kvm2lab', pool: 'default' });
-    const history = store.health.history({ provider: 'kvm2-home', sinceMs: 0, target: 'lab2' });
+    const history = await store.health.history({ provider: 'kvm2-home', sinceMs: 0, target: 'lab2' });
     expect(history.map((sample) => sample.reason)).toEqual(['Reachable', 'PoolNotActive']);
     expect(history.every((sample) => sample.poolAvailableGiB === undefined)).toBe(true);
     expect(await gauge('kvm2-home', 'lab1')).toBe(1);
@@ -83,7 +83,7 @@ describe('provider health monitor', () => {
     provider.targets = [withSpace('12.25')];
     await vi.advanceTimersByTimeAsync(60_000);
 
-    const history = store.health.history({ provider: 'kvm2-home', sinceMs: 0 });
+    const history = await store.health.history({ provider: 'kvm2-home', sinceMs: 0 });
     expect(history.map((sample) => sample.poolAvailableGiB)).toEqual([40.5, 12.25]);
   });
 
@@ -142,8 +142,8 @@ describe('provider health monitor', () => {
       vi.setSystemTime(Date.now() + day);
     }
     const housekeeping = new Housekeeping({ store, clock: systemClock, logger: silentLogger(), intervalMs: 600_000, healthHistoryRetentionMs: 7 * day, eventRetentionMs: 7 * day });
-    expect(housekeeping.prune().healthSamples).toBe(3);
-    expect(store.health.history({ provider: 'kvm2-home', sinceMs: 0 })).toHaveLength(7);
-    expect(store.health.latest('kvm2-home')[0]?.targets).toHaveLength(1);
+    expect((await housekeeping.prune()).healthSamples).toBe(3);
+    expect(await store.health.history({ provider: 'kvm2-home', sinceMs: 0 })).toHaveLength(7);
+    expect((await store.health.latest('kvm2-home'))[0]?.targets).toHaveLength(1);
   });
 });

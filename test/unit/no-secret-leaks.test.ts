@@ -72,8 +72,8 @@ describe('no secret leaks', () => {
     await api.call(h.proxies.POST, '/api/proxies', 'POST', { ...s, rawBody: `cloudInit=${secrets.cloudInit}`, headers: { 'content-type': 'text/plain' } });
     await api.call(h.proxy.PUT, '/api/proxies/alpha', 'PUT', { ...s, params: { name: 'alpha' }, body: { ...managed('alpha', 'fake-1', { port: 3129 }), name: undefined } });
     await api.call(h.proxy.PUT, '/api/proxies/alpha', 'PUT', { ...s, params: { name: 'alpha' }, body: { ...managed('alpha', 'fake-1'), name: 'alpha' } });
-    await expect.poll(() => api.runtime.proxies.get('alpha').status.phase === 'Ready', { message: 'alpha Ready', timeout: 5_000 }).toBe(true);
-    const domain = api.runtime.proxies.get('on-kvm2').instanceName!;
+    await expect.poll(async () => (await api.runtime.proxies.get('alpha')).status.phase === 'Ready', { message: 'alpha Ready', timeout: 5_000 }).toBe(true);
+    const domain = (await api.runtime.proxies.get('on-kvm2')).instanceName!;
     await expect.poll(() => api.hypervisor.domains.has(domain) && api.hypervisor.volume(`${domain}-seed.iso`) !== undefined, { message: 'the kvm2 domain', timeout: 5_000 }).toBe(true);
     // The seed really carries the cloud-init: the marker is there to be leaked.
     expect(api.hypervisor.volume(`${domain}-seed.iso`)!.content.includes(secrets.cloudInit)).toBe(true);

@@ -33,7 +33,7 @@ describe('pool events re-check host health', () => {
 
   it('runs the health checks at once, and once more for changes during a check, not once per change', async () => {
     const dir = tempDir();
-    const store = openStore({ dataDir: dir.path, logger: silentLogger() });
+    const store = await openStore({ dataDir: dir.path, logger: silentLogger() });
     const provider = new FakeProvider({ name: 'fake-1' });
     let checks = 0;
     let finish = () => {};
@@ -41,7 +41,7 @@ describe('pool events re-check host health', () => {
       checks += 1;
       return new Promise<void>((resolve) => (finish = resolve));
     };
-    const events = new InstanceEvents({ store, providers: { list: () => [provider] }, logger: silentLogger(), enqueue: () => {}, resyncAll: () => {}, recheckHealth });
+    const events = new InstanceEvents({ store, providers: { list: () => [provider] }, logger: silentLogger(), enqueue: () => {}, resyncAll: async () => {}, recheckHealth });
     events.start();
     const targetChanged = (what: string) => {
       for (const watcher of provider.watchers) watcher.targetChanged?.('host-a', what);
@@ -57,7 +57,7 @@ describe('pool events re-check host health', () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
     expect(checks).toBe(2);
     await events.stop();
-    store.close();
+    await store.close();
     dir.remove();
   });
 });

@@ -109,24 +109,24 @@ describe('Prober', () => {
   let dir: ReturnType<typeof tempDir>;
   let store: Store;
 
-  afterEach(() => {
-    store?.close();
+  afterEach(async () => {
+    await store?.close();
     dir?.remove();
   });
 
   it('makes a Running proxy Ready, keeps lastTransitionTime until the result flips, records flips as events and every probe in the history', async () => {
     dir = tempDir();
-    store = openStore({ dataDir: dir.path });
+    store = await openStore({ dataDir: dir.path });
     let nowMs = Date.parse('2026-12-01T10:00:00Z');
     const clock = { ...systemClock, now: () => nowMs };
     const proxies = new ProxyService({ store, clock, providerNames: () => [], onChange: () => undefined });
-    const { uid } = proxies.create({ name: 'edge', mode: 'Static', address: '127.0.0.1', port: proxy.port });
-    store.proxies.writeStatus(uid, { phase: 'Running', ip: '127.0.0.1', conditions: [] });
+    const { uid } = await proxies.create({ name: 'edge', mode: 'Static', address: '127.0.0.1', port: proxy.port });
+    await store.proxies.writeStatus(uid, { phase: 'Running', ip: '127.0.0.1', conditions: [] });
     let url = targetUrl();
     const prober = new Prober({ store, clock, logger: silentLogger(), intervalMs: 60_000, timeoutMs: 2_000, get targetUrl() { return url; } });
 
     await prober.probeAll();
-    const ready = proxies.get('edge');
+    const ready = await proxies.get('edge');
     expect(ready.status.phase).toBe('Ready');
     expect(ready.status.healthy).toBe(true);
     const since = ready.status.conditions.find((c) => c.type === 'Healthy')!;
@@ -134,23 +134,23 @@ describe('Prober', () => {
 
     nowMs += 60_000;
     await prober.probeAll();
-    expect(proxies.get('edge').status.conditions.find((c) => c.type === 'Healthy')!.lastTransitionTime).toBe(since.lastTransitionTime);
+    expect((await proxies.get('edge')).status.conditions.find((c) => c.type === 'Healthy')!.lastTransitionTime).toBe(since.lastTransitionTime);
 
     url = `http://127.0.0.1:${target.port}/missing`;
     nowMs += 60_000;
     await prober.probeAll();
-    const down = proxies.get('edge');
+    const down = await proxies.get('edge');
     expect(down.status.phase).toBe('Running');
     expect(down.status.healthy).toBe(false);
     expect(down.status.conditions.find((c) => c.type === 'Healthy')!.lastTransitionTime).not.toBe(since.lastTransitionTime);
-    expect(proxies.events('edge').map((event) => event.reason)).toEqual(['Unhealthy', 'Healthy', 'Created']);
-    expect(proxies.discover()).toEqual([]);
-    const history = proxies.probes('edge', 0);
+    expect((await proxies.events('edge')).map((event) => event.reason)).toEqual(['Unhealthy', 'Healthy', 'Created']);
+    expect(await proxies.discover()).toEqual([]);
+    const history = await proxies.probes('edge', 0);
     expect(history.map((sample) => [sample.probedAt, sample.healthy])).toEqual([
       ['2026-12-01T10:00:00.000Z', true],
       ['2026-12-01T10:01:00.000Z', true],
       ['2026-12-01T10:02:00.000Z', false],
     ]);
-    expect(proxies.probes('edge', Date.parse('2026-12-01T10:01:30Z'))).toHaveLength(1);
+    expect(await proxies.probes('edge', Date.parse('2026-12-01T10:01:30Z'))).toHaveLength(1);
   });
 });

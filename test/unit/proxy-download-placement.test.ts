@@ -17,17 +17,17 @@ function runtimeWith(view: Partial<ProxyView>, asked: Placement[]): Runtime {
 const base = { mode: 'Managed' as const, provider: 't', placement: { machineType: 'small', image: 'img' } };
 
 describe('the download of an automatically placed Proxy', () => {
-  it('is looked up on the chosen host', () => {
+  it('is looked up on the chosen host', async () => {
     const asked: Placement[] = [];
     const view = { ...base, status: { chosenPlacement: { zone: 'h2', reason: 'h2: …', at: '' } } } as unknown as ProxyView;
-    expect(proxyDownload(runtimeWith(view, asked), 'alpha')).toEqual({ download: progress });
+    expect(await proxyDownload(runtimeWith(view, asked), 'alpha')).toEqual({ download: progress });
     expect(asked).toEqual([{ machineType: 'small', image: 'img', zone: 'h2' }]);
   });
 
-  it('is looked up with the placement as written when nothing was chosen', () => {
+  it('is looked up with the placement as written when nothing was chosen', async () => {
     const asked: Placement[] = [];
     const view = { ...base, status: {} } as unknown as ProxyView;
-    expect(proxyDownload(runtimeWith(view, asked), 'alpha')).toEqual({ download: null });
+    expect(await proxyDownload(runtimeWith(view, asked), 'alpha')).toEqual({ download: null });
     expect(asked).toEqual([{ machineType: 'small', image: 'img' }]);
   });
 });

@@ -33,7 +33,7 @@ afterEach(async () => {
 
 async function start(provider: MultiHostProvider): Promise<Harness> {
   harness = await controlPlane({ providers: [provider] });
-  harness.store.health.record({ provider: provider.name, targets: provider.targets, nowMs: Date.now() });
+  await harness.store.health.record({ provider: provider.name, targets: provider.targets, nowMs: Date.now() });
   return harness;
 }
 
@@ -45,15 +45,15 @@ describe('automatic placement of a Proxy without placement.zone', () => {
     provider.measured.lab1!.managedInstances = 3;
     provider.measured.lab2!.managedInstances = 2;
     const h = await start(provider);
-    h.proxies.create(autoProxy('alpha'));
+    await h.proxies.create(autoProxy('alpha'));
     await h.settle();
 
     expect([...provider.instances.values()][0]?.placement?.zone).toBe('lab2');
-    const view = h.proxies.get('alpha');
+    const view = await h.proxies.get('alpha');
     expect(view.status.phase).toBe('Running');
     expect(view.status.chosenPlacement).toMatchObject({ zone: 'lab2', reason: 'lab2: 180 GiB free, 4 GiB memory free, 2 VMs (spread)' });
     expect(view.placement?.zone).toBeUndefined();
-    const events = h.proxies.events('alpha').map((event) => `${event.reason}:${event.message}`);
+    const events = (await h.proxies.events('alpha')).map((event) => `${event.reason}:${event.message}`);
     expect(events).toContain('Placed:placed on lab2: 180 GiB free, 4 GiB memory free, 2 VMs (spread)');
   });
 
@@ -62,19 +62,19 @@ describe('automatic placement of a Proxy without placement.zone', () => {
     provider.measured.lab1!.managedInstances = 1;
     const h = await start(provider);
     const created = autoProxy('alpha');
-    h.proxies.create(created);
+    await h.proxies.create(created);
     await h.settle();
-    expect(h.proxies.get('alpha').status.chosenPlacement?.zone).toBe('lab2');
+    expect((await h.proxies.get('alpha')).status.chosenPlacement?.zone).toBe('lab2');
 
     provider.measured.lab2!.managedInstances = 9;
     await h.restart();
-    h.proxies.update('alpha', updateOf(created, { placement: { machineType: 'large', image: 'debian-13' } }));
+    await h.proxies.update('alpha', updateOf(created, { placement: { machineType: 'large', image: 'debian-13' } }));
     await h.settle();
 
     expect(provider.callsOf('delete')).toHaveLength(1);
     const instance = [...provider.instances.values()][0];
     expect(instance?.placement).toEqual({ zone: 'lab2', machineType: 'large', image: 'debian-13' });
-    expect(h.proxies.events('alpha').filter((event) => event.reason === 'Placed')).toHaveLength(1);
+    expect((await h.proxies.events('alpha')).filter((event) => event.reason === 'Placed')).toHaveLength(1);
   });
 
   it('waits, not Failed, naming why each host was refused, and places once a host fits', async () => {
@@ -82,10 +82,10 @@ describe('automatic placement of a Proxy without placement.zone', () => {
     provider.measured.lab1!.poolRunning = false;
     provider.targets = [provider.targets[0]!, { ...provider.targets[1]!, ready: false, reason: 'Unreachable', message: 'connection refused' }];
     const h = await start(provider);
-    h.proxies.create(autoProxy('alpha'));
+    await h.proxies.create(autoProxy('alpha'));
     await h.settle();
 
-    const waiting = h.proxies.get('alpha');
+    const waiting = await h.proxies.get('alpha');
     expect(waiting.status.phase).not.toBe('Failed');
     expect(waiting.status.conditions.find((c) => c.type === 'Provisioned')).toMatchObject({
       status: 'False',
@@ -98,24 +98,24 @@ describe('automatic placement of a Proxy without placement.zone', () => {
     provider.measured.lab1!.poolRunning = true;
     h.reconciler.enqueue('alpha');
     await h.settle();
-    expect(h.proxies.get('alpha').status).toMatchObject({ phase: 'Running', chosenPlacement: { zone: 'lab1' } });
+    expect((await h.proxies.get('alpha')).status).toMatchObject({ phase: 'Running', chosenPlacement: { zone: 'lab1' } });
   });
 
   it('leaves an omitted zone to a single-host provider and an explicit zone as written', async () => {
     const single = new MultiHostProvider(['only']);
     const h = await start(single);
-    h.proxies.create(autoProxy('alpha'));
-    h.proxies.create(managedProxy('beta', { placement: { zone: 'only', machineType: 'small', image: 'debian-13' } }));
+    await h.proxies.create(autoProxy('alpha'));
+    await h.proxies.create(managedProxy('beta', { placement: { zone: 'only', machineType: 'small', image: 'debian-13' } }));
     await h.settle();
     const zones = [...single.instances.values()].map((instance) => instance.placement?.zone);
     expect(zones).toEqual([undefined, 'only']);
-    expect(h.proxies.get('alpha').status.chosenPlacement).toBeUndefined();
+    expect((await h.proxies.get('alpha')).status.chosenPlacement).toBeUndefined();
   });
 
   it('places a zone of `auto` even on a single-host provider', async () => {
     const single = new MultiHostProvider(['only']);
     const h = await start(single);
-    h.proxies.create(managedProxy('alpha', { placement: { zone: 'auto', machineType: 'small', image: 'debian-13' } }));
+    await h.proxies.create(managedProxy('alpha', { placement: { zone: 'auto', machineType: 'small', image: 'debian-13' } }));
     await h.settle();
     expect([...single.instances.values()][0]?.placement?.zone).toBe('only');
   });

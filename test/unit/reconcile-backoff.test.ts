@@ -36,7 +36,7 @@ describe('a Proxy whose passes keep failing', () => {
     vi.useFakeTimers({ now });
     const provider = new FakeProvider({ name: 'fake-1' }).failAlways('create', new ErrTransient('host unreachable'));
     harness = await controlPlane({ providers: [provider], backoff: { baseMs: 1_000, capMs: 8_000 }, resyncIntervalMs: 3_600_000 });
-    harness.proxies.create(managedProxy('alpha'));
+    await harness.proxies.create(managedProxy('alpha'));
     await vi.advanceTimersByTimeAsync(0);
 
     const waits: number[] = [];
@@ -51,7 +51,7 @@ describe('a Proxy whose passes keep failing', () => {
 
     provider.failAlways('create', undefined);
     await vi.advanceTimersByTimeAsync(harness.reconciler.scheduledAt('alpha')! - Date.now());
-    expect(harness.proxies.get('alpha').status.phase).toBe('Running');
+    expect((await harness.proxies.get('alpha')).status.phase).toBe('Running');
     expect(harness.reconciler.failureCount('alpha')).toBe(0);
   });
 
@@ -60,14 +60,14 @@ describe('a Proxy whose passes keep failing', () => {
     const provider = new FakeProvider({ name: 'fake-1' }).failNext('create', { error: new ErrTransient('host unreachable'), times: 5 });
     harness = await controlPlane({ providers: [provider] });
     const spec = managedProxy('alpha');
-    harness.proxies.create(spec);
+    await harness.proxies.create(spec);
     await vi.advanceTimersByTimeAsync(0);
     for (let i = 0; i < 4; i++) await vi.advanceTimersByTimeAsync(harness.reconciler.scheduledAt('alpha')! - Date.now());
     expect(harness.reconciler.scheduledAt('alpha')! - Date.now()).toBe(16_000);
 
-    harness.proxies.update('alpha', updateOf(spec, { port: 3129 }));
+    await harness.proxies.update('alpha', updateOf(spec, { port: 3129 }));
     await vi.advanceTimersByTimeAsync(0);
     expect(provider.callsOf('create')).toHaveLength(6);
-    expect(harness.proxies.get('alpha').status.phase).toBe('Running');
+    expect((await harness.proxies.get('alpha')).status.phase).toBe('Running');
   });
 });

@@ -17,12 +17,12 @@ describe('boot capture hook', () => {
     const provider = new FakeProvider({ name: 'fake-1', bootMs: 60_000 });
     const started: Array<[string, string]> = [];
     harness = await controlPlane({ providers: [provider], provisioningPollMs: 5, onInstanceStarted: (proxy, providerID) => started.push([proxy, providerID]) });
-    harness.proxies.create(managedProxy('alpha'));
+    await harness.proxies.create(managedProxy('alpha'));
     await harness.settle();
     expect(started).toEqual([['alpha', `fake/${instanceName('alpha')}`]]);
     // Still Provisioning: the reconciler polls it, observing only.
     await new Promise((resolve) => setTimeout(resolve, 50));
-    expect(harness.proxies.get('alpha').status.phase).toBe('Provisioning');
+    expect((await harness.proxies.get('alpha')).status.phase).toBe('Provisioning');
     expect(provider.callsOf('get').length).toBeGreaterThan(1);
     expect(started).toHaveLength(1);
   });
@@ -31,7 +31,7 @@ describe('boot capture hook', () => {
     const provider = new FakeProvider({ name: 'fake-1' });
     const started: string[] = [];
     harness = await controlPlane({ providers: [provider], onInstanceStarted: (_proxy, providerID) => started.push(providerID) });
-    harness.proxies.create(managedProxy('alpha'));
+    await harness.proxies.create(managedProxy('alpha'));
     await harness.settle();
     provider.setState(`fake/${instanceName('alpha')}`, 'Stopped');
     harness.reconciler.enqueue('alpha');

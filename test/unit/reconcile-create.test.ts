@@ -14,7 +14,7 @@ describe('reconciling a new Managed proxy', () => {
   it('creates the instance under the deterministic name and reaches Running with its IP', async () => {
     const provider = new FakeProvider({ name: 'fake-1' });
     harness = await controlPlane({ providers: [provider] });
-    const created = harness.proxies.create(managedProxy('alpha'));
+    const created = await harness.proxies.create(managedProxy('alpha'));
     await harness.settle();
 
     const [call] = provider.callsOf('create');
@@ -24,13 +24,13 @@ describe('reconciling a new Managed proxy', () => {
     expect(instance?.placement).toEqual({ zone: 'host-a', machineType: 'small', image: 'debian-13' });
     expect(instance?.cloudInitBytes).toBe(Buffer.byteLength('#cloud-config\npackages: [squid]\n'));
 
-    const view = harness.proxies.get('alpha');
+    const view = await harness.proxies.get('alpha');
     expect(view.status.phase).toBe('Running');
     expect(view.status.ip).toBe(instance?.ip);
     expect(view.status.providerID).toBe(`fake/${instanceName('alpha')}`);
     expect(view.status.observedSpecHash).toBe(view.status.specHash);
     expect(view.status.conditions.find((c) => c.type === 'Provisioned')).toMatchObject({ status: 'True', reason: 'InstanceRunning' });
-    const reasons = harness.proxies.events('alpha').map((event) => `${event.reason}:${event.message}`);
+    const reasons = (await harness.proxies.events('alpha')).map((event) => `${event.reason}:${event.message}`);
     expect(reasons).toContain('PhaseChanged:Pending → Provisioning');
     expect(reasons).toContain('PhaseChanged:Provisioning → Running');
   });
@@ -39,18 +39,18 @@ describe('reconciling a new Managed proxy', () => {
     vi.useFakeTimers();
     const provider = new FakeProvider({ name: 'fake-1', initialState: 'Provisioning' });
     harness = await controlPlane({ providers: [provider], provisioningPollMs: 10_000 });
-    harness.proxies.create(managedProxy('alpha'));
+    await harness.proxies.create(managedProxy('alpha'));
     await vi.advanceTimersByTimeAsync(0);
-    expect(harness.proxies.get('alpha').status.phase).toBe('Provisioning');
-    expect(harness.proxies.get('alpha').status.conditions[0]).toMatchObject({ status: 'False', reason: 'InstanceProvisioning' });
+    expect((await harness.proxies.get('alpha')).status.phase).toBe('Provisioning');
+    expect((await harness.proxies.get('alpha')).status.conditions[0]).toMatchObject({ status: 'False', reason: 'InstanceProvisioning' });
 
     await vi.advanceTimersByTimeAsync(10_000);
     expect(provider.callsOf('get')).toHaveLength(1);
-    expect(harness.proxies.get('alpha').status.phase).toBe('Provisioning');
+    expect((await harness.proxies.get('alpha')).status.phase).toBe('Provisioning');
 
     provider.setState(`fake/${instanceName('alpha')}`, 'Running');
     await vi.advanceTimersByTimeAsync(10_000);
-    expect(harness.proxies.get('alpha').status.phase).toBe('Running');
+    expect((await harness.proxies.get('alpha')).status.phase).toBe('Running');
     expect(provider.callsOf('create')).toHaveLength(1);
   });
 
@@ -58,24 +58,24 @@ describe('reconciling a new Managed proxy', () => {
     const provider = new FakeProvider({ name: 'fake-1' });
     harness = await controlPlane({ providers: [provider] });
     await harness.pause();
-    const created = harness.proxies.create(managedProxy('alpha'));
-    const record = harness.store.proxies.get('alpha')!;
+    const created = await harness.proxies.create(managedProxy('alpha'));
+    const record = (await harness.store.proxies.get('alpha'))!;
     // What a kill right after the provider made the instance leaves: the intent, no providerID.
-    harness.store.proxies.writeStatus(created.uid, { ...record.status, phase: 'Provisioning', instanceSpecHash: specHash(record.spec) });
+    await harness.store.proxies.writeStatus(created.uid, { ...record.status, phase: 'Provisioning', instanceSpecHash: specHash(record.spec) });
     provider.put({ providerID: `fake/${instanceName('alpha')}`, name: instanceName('alpha'), uid: created.uid, state: 'Running', ip: '198.51.100.9', managed: true });
 
     await harness.restart();
     await harness.settle();
     expect(provider.instances.size).toBe(1);
-    expect(harness.proxies.get('alpha').status).toMatchObject({ phase: 'Running', ip: '198.51.100.9' });
+    expect((await harness.proxies.get('alpha')).status).toMatchObject({ phase: 'Running', ip: '198.51.100.9' });
   });
 
   it('serves a Static proxy at its address without calling any provider', async () => {
     const provider = new FakeProvider({ name: 'fake-1' });
     harness = await controlPlane({ providers: [provider] });
-    harness.proxies.create({ name: 'edge', mode: 'Static', address: '192.0.2.10', port: 8080 });
+    await harness.proxies.create({ name: 'edge', mode: 'Static', address: '192.0.2.10', port: 8080 });
     await harness.settle();
-    expect(harness.proxies.get('edge').status).toMatchObject({ phase: 'Running', ip: '192.0.2.10' });
+    expect((await harness.proxies.get('edge')).status).toMatchObject({ phase: 'Running', ip: '192.0.2.10' });
     expect(provider.calls).toEqual([]);
   });
 
@@ -83,16 +83,16 @@ describe('reconciling a new Managed proxy', () => {
     const provider = new FakeProvider({ name: 'fake-1' });
     harness = await controlPlane({ providers: [] });
     await harness.providers.replace({ handles: new Map(), unavailable: new Map([['fake-1', 'type fake has no implementation']]), version: 'v1' });
-    harness.proxies.create(managedProxy('alpha'));
+    await harness.proxies.create(managedProxy('alpha'));
     await harness.settle();
-    const waiting = harness.proxies.get('alpha').status;
+    const waiting = (await harness.proxies.get('alpha')).status;
     expect(waiting.phase).toBe('Pending');
     expect(waiting.conditions[0]).toMatchObject({ status: 'False', reason: 'ProviderUnavailable', message: 'type fake has no implementation' });
 
     await harness.providers.replace({ handles: new Map([['fake-1', { provider }]]), unavailable: new Map(), version: 'v2' });
     harness.reconciler.enqueue('alpha');
     await harness.settle();
-    expect(harness.proxies.get('alpha').status.phase).toBe('Running');
+    expect((await harness.proxies.get('alpha')).status.phase).toBe('Running');
   });
 });
 

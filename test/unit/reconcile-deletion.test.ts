@@ -16,7 +16,7 @@ const providerID = `fake/${instanceName('alpha')}`;
 async function runningProxy(provider: FakeProvider) {
   harness = await controlPlane({ providers: [provider] });
   const spec = managedProxy('alpha');
-  harness.proxies.create(spec);
+  await harness.proxies.create(spec);
   await harness.settle();
   return spec;
 }
@@ -28,17 +28,17 @@ describe('deleting a Proxy', () => {
     const phaseAtDelete: string[] = [];
     const realDelete = provider.delete.bind(provider);
     provider.delete = async (id, options) => {
-      phaseAtDelete.push(harness!.store.proxies.get('alpha')!.status.phase);
+      phaseAtDelete.push((await harness!.store.proxies.get('alpha'))!.status.phase);
       return realDelete(id, options);
     };
-    const answer = harness!.proxies.delete('alpha');
+    const answer = await harness!.proxies.delete('alpha');
     expect(answer.deletionRequestedAt).toBeDefined();
     await harness!.settle();
 
     expect(phaseAtDelete).toEqual(['Deleting']);
     expect(provider.instances.has(providerID)).toBe(false);
-    expect(harness!.store.proxies.get('alpha')).toBeUndefined();
-    expect(harness!.store.db.prepare('SELECT count(*) FROM proxy_events').pluck().get()).toBe(0);
+    expect(await harness!.store.proxies.get('alpha')).toBeUndefined();
+    expect(await harness!.store.sql.all('SELECT * FROM proxy_events')).toEqual([]);
   });
 
   it.each([
@@ -48,16 +48,16 @@ describe('deleting a Proxy', () => {
     const provider = new FakeProvider({ name: 'fake-1' });
     await runningProxy(provider);
     provider.failNext('delete', error);
-    harness!.proxies.delete('alpha');
+    await harness!.proxies.delete('alpha');
     await harness!.settle();
-    const view = harness!.proxies.get('alpha');
+    const view = await harness!.proxies.get('alpha');
     expect(view.status.phase).toBe('Deleting');
     expect(view.status.lastError?.message).toBe(error.message);
     expect(harness!.reconciler.scheduledAt('alpha')).toBeDefined();
 
     harness!.reconciler.enqueue('alpha');
     await harness!.settle();
-    expect(harness!.store.proxies.get('alpha')).toBeUndefined();
+    expect(await harness!.store.proxies.get('alpha')).toBeUndefined();
     expect(provider.instances.size).toBe(0);
   });
 
@@ -65,37 +65,37 @@ describe('deleting a Proxy', () => {
     const provider = new FakeProvider({ name: 'fake-1' });
     harness = await controlPlane({ providers: [provider] });
     await harness.pause();
-    const { uid } = harness.proxies.create(managedProxy('alpha'));
-    const record = harness.store.proxies.get('alpha')!;
-    harness.store.proxies.writeStatus(uid, { ...record.status, phase: 'Provisioning', instanceSpecHash: specHash(record.spec) });
+    const { uid } = await harness.proxies.create(managedProxy('alpha'));
+    const record = (await harness.store.proxies.get('alpha'))!;
+    await harness.store.proxies.writeStatus(uid, { ...record.status, phase: 'Provisioning', instanceSpecHash: specHash(record.spec) });
     provider.put({ providerID, name: instanceName('alpha'), uid, state: 'Running', managed: true });
     provider.put({ providerID: 'fake/someone-else', name: 'someone-else', uid: 'other-uid', state: 'Running', managed: true });
-    harness.proxies.delete('alpha');
+    await harness.proxies.delete('alpha');
     await harness.restart();
     await harness.settle();
     expect([...provider.instances.keys()]).toEqual(['fake/someone-else']);
-    expect(harness.store.proxies.get('alpha')).toBeUndefined();
+    expect(await harness.store.proxies.get('alpha')).toBeUndefined();
   });
 
   it('does not call the provider for a Proxy that never got as far as a Create', async () => {
     const provider = new FakeProvider({ name: 'fake-1' });
     harness = await controlPlane({ providers: [provider] });
     await harness.pause();
-    harness.proxies.create(managedProxy('alpha'));
-    harness.proxies.delete('alpha');
+    await harness.proxies.create(managedProxy('alpha'));
+    await harness.proxies.delete('alpha');
     await harness.restart();
     await harness.settle();
     expect(provider.calls).toEqual([]);
-    expect(harness.store.proxies.get('alpha')).toBeUndefined();
+    expect(await harness.store.proxies.get('alpha')).toBeUndefined();
   });
 
   it('finishes when the provider is no longer configured (orphan GC collects the instance if it returns)', async () => {
     const provider = new FakeProvider({ name: 'fake-1' });
     await runningProxy(provider);
     await harness!.providers.replace({ handles: new Map(), unavailable: new Map(), version: 'v2' });
-    harness!.proxies.delete('alpha');
+    await harness!.proxies.delete('alpha');
     await harness!.settle();
-    expect(harness!.store.proxies.get('alpha')).toBeUndefined();
+    expect(await harness!.store.proxies.get('alpha')).toBeUndefined();
     expect(provider.instances.has(providerID)).toBe(true);
   });
 
@@ -103,9 +103,9 @@ describe('deleting a Proxy', () => {
     const provider = new FakeProvider({ name: 'fake-1' });
     const spec = await runningProxy(provider);
     provider.failAlways('delete', new ErrTransient('host down'));
-    harness!.proxies.delete('alpha');
+    await harness!.proxies.delete('alpha');
     await harness!.settle();
-    expect(() => harness!.proxies.update('alpha', updateOf(spec, { port: 9000 }))).toThrow(ProxyDeletingError);
-    expect(() => harness!.proxies.create(spec)).toThrow(ProxyExistsError);
+    await expect(harness!.proxies.update('alpha', updateOf(spec, { port: 9000 }))).rejects.toThrow(ProxyDeletingError);
+    await expect(harness!.proxies.create(spec)).rejects.toThrow(ProxyExistsError);
   });
 });

@@ -27,22 +27,22 @@ describe('the reconciler reacts to each error class from Create', () => {
     vi.useFakeTimers({ now: start });
     const provider = new FakeProvider({ name: 'fake-1' }).failNext('create', error);
     harness = await controlPlane({ providers: [provider] });
-    harness.proxies.create(managedProxy('alpha'));
+    await harness.proxies.create(managedProxy('alpha'));
     await vi.advanceTimersByTimeAsync(0);
 
-    const status = harness.proxies.get('alpha').status;
+    const status = (await harness.proxies.get('alpha')).status;
     expect(status.phase).toBe(phase);
     expect(status.lastError).toMatchObject({ class: errorClass, message: error.message });
     expect(status.conditions.find((c) => c.type === 'Provisioned')).toMatchObject({ status: 'False', reason, message: error.message });
-    const warning = harness.proxies.events('alpha').find((event) => event.type === 'Warning');
+    const warning = (await harness.proxies.events('alpha')).find((event) => event.type === 'Warning');
     expect(warning?.message).toContain(`${errorClass}: ${error.message}`);
     expect(harness.reconciler.scheduledAt('alpha')).toBe(retryInMs === undefined ? undefined : start + retryInMs);
 
     if (retryInMs !== undefined) {
       await vi.advanceTimersByTimeAsync(retryInMs);
       expect(provider.callsOf('create')).toHaveLength(2);
-      expect(harness.proxies.get('alpha').status).toMatchObject({ phase: 'Running' });
-      expect(harness.proxies.get('alpha').status.lastError).toBeUndefined();
+      expect((await harness.proxies.get('alpha')).status).toMatchObject({ phase: 'Running' });
+      expect((await harness.proxies.get('alpha')).status.lastError).toBeUndefined();
     } else {
       await vi.advanceTimersByTimeAsync(3_600_000);
       expect(provider.callsOf('create')).toHaveLength(1);
@@ -53,9 +53,9 @@ describe('the reconciler reacts to each error class from Create', () => {
 describe('the reconciler reacts to what Get reports', () => {
   async function runningProxy(provider: FakeProvider) {
     harness = await controlPlane({ providers: [provider] });
-    harness.proxies.create(managedProxy('alpha'));
+    await harness.proxies.create(managedProxy('alpha'));
     await harness.settle();
-    expect(harness.proxies.get('alpha').status.phase).toBe('Running');
+    expect((await harness.proxies.get('alpha')).status.phase).toBe('Running');
     return `fake/${instanceName('alpha')}`;
   }
 
@@ -68,8 +68,8 @@ describe('the reconciler reacts to what Get reports', () => {
 
     expect(provider.callsOf('create')).toHaveLength(2);
     expect(provider.instances.has(providerID)).toBe(true);
-    expect(harness!.proxies.get('alpha').status.phase).toBe('Running');
-    expect(harness!.proxies.events('alpha').map((event) => event.reason)).toContain('InstanceNotFound');
+    expect((await harness!.proxies.get('alpha')).status.phase).toBe('Running');
+    expect((await harness!.proxies.events('alpha')).map((event) => event.reason)).toContain('InstanceNotFound');
   });
 
   it('deletes and recreates a Stopped instance', async () => {
@@ -82,8 +82,8 @@ describe('the reconciler reacts to what Get reports', () => {
     const sequence = provider.calls.map((call) => call.method);
     expect(sequence.slice(sequence.indexOf('delete') - 1)).toEqual(['get', 'delete', 'create']);
     expect(provider.instances.get(providerID)?.state).toBe('Running');
-    expect(harness!.proxies.get('alpha').status.phase).toBe('Running');
-    expect(harness!.proxies.events('alpha').map((event) => event.reason)).toEqual(expect.arrayContaining(['InstanceStopped', 'InstanceDeleted']));
+    expect((await harness!.proxies.get('alpha')).status.phase).toBe('Running');
+    expect((await harness!.proxies.events('alpha')).map((event) => event.reason)).toEqual(expect.arrayContaining(['InstanceStopped', 'InstanceDeleted']));
   });
 
   it('latches Failed on a permanent error from Get', async () => {
@@ -92,7 +92,7 @@ describe('the reconciler reacts to what Get reports', () => {
     provider.failNext('get', new ErrPermanent('host "gone" is not in kvm2.hosts'));
     harness!.reconciler.enqueue('alpha');
     await harness!.settle();
-    expect(harness!.proxies.get('alpha').status).toMatchObject({ phase: 'Failed', lastError: { class: 'permanent', message: 'host "gone" is not in kvm2.hosts' } });
+    expect((await harness!.proxies.get('alpha')).status).toMatchObject({ phase: 'Failed', lastError: { class: 'permanent', message: 'host "gone" is not in kvm2.hosts' } });
   });
 
   it('keeps a Running proxy Running through a transient Get failure, with the error recorded', async () => {
@@ -101,7 +101,7 @@ describe('the reconciler reacts to what Get reports', () => {
     provider.failNext('get', new ErrTransient('keepalive timeout'));
     harness!.reconciler.enqueue('alpha');
     await harness!.settle();
-    const status = harness!.proxies.get('alpha').status;
+    const status = (await harness!.proxies.get('alpha')).status;
     expect(status.phase).toBe('Running');
     expect(status.lastError).toMatchObject({ class: 'transient' });
     expect(status.conditions.find((c) => c.type === 'Provisioned')?.status).toBe('True');

@@ -16,9 +16,9 @@ const unknownMachineType = new ErrPermanent('placement.machineType "huge" is not
 async function failedProxy(provider: FakeProvider) {
   harness = await controlPlane({ providers: [provider] });
   const spec = managedProxy('alpha', { placement: { zone: 'host-a', machineType: 'huge', image: 'debian-13' } });
-  harness.proxies.create(spec);
+  await harness.proxies.create(spec);
   await harness.settle();
-  expect(harness.proxies.get('alpha').status).toMatchObject({ phase: 'Failed', lastError: { message: unknownMachineType.message } });
+  expect((await harness.proxies.get('alpha')).status).toMatchObject({ phase: 'Failed', lastError: { message: unknownMachineType.message } });
   return spec;
 }
 
@@ -32,22 +32,22 @@ describe('the Failed latch', () => {
     await harness!.restart();
     await vi.advanceTimersByTimeAsync(0);
     expect(provider.callsOf('create')).toHaveLength(1);
-    expect(harness!.proxies.get('alpha').status.phase).toBe('Failed');
+    expect((await harness!.proxies.get('alpha')).status.phase).toBe('Failed');
   });
 
   it('is released by a spec change: leftovers of the failed attempt are removed by uid, then the new spec is created', async () => {
     const provider = new FakeProvider({ name: 'fake-1' }).failNext('create', unknownMachineType);
     const spec = await failedProxy(provider);
     // A failing Create may leave something behind (a defined domain), marked with the uid.
-    const uid = harness!.proxies.get('alpha').uid;
+    const uid = (await harness!.proxies.get('alpha')).uid;
     provider.put({ providerID: `fake/${instanceName('alpha')}`, name: instanceName('alpha'), uid, state: 'Stopped', managed: true });
 
-    harness!.proxies.update('alpha', updateOf(spec, { placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' } }));
+    await harness!.proxies.update('alpha', updateOf(spec, { placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' } }));
     await harness!.settle();
 
     const methods = provider.calls.map((call) => call.method);
     expect(methods).toEqual(['create', 'listByTag', 'delete', 'create']);
-    const view = harness!.proxies.get('alpha');
+    const view = await harness!.proxies.get('alpha');
     expect(view.status.phase).toBe('Running');
     expect(view.status.lastError).toBeUndefined();
     expect(provider.instances.get(`fake/${instanceName('alpha')}`)?.placement?.machineType).toBe('small');
@@ -60,6 +60,6 @@ describe('the Failed latch', () => {
     harness!.reconciler.enqueue('alpha');
     await harness!.settle();
     expect(provider.callsOf('create')).toHaveLength(2);
-    expect(harness!.proxies.get('alpha').status.phase).toBe('Running');
+    expect((await harness!.proxies.get('alpha')).status.phase).toBe('Running');
   });
 });

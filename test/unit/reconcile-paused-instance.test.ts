@@ -20,10 +20,10 @@ describe('a paused instance', () => {
     vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
     const provider = new FakeProvider({ name: 'fake-1' });
     harness = await controlPlane({ providers: [provider], provisioningPollMs: 10_000 });
-    harness.proxies.create(managedProxy('alpha'));
+    await harness.proxies.create(managedProxy('alpha'));
     await vi.advanceTimersByTimeAsync(0);
     const providerID = `fake/${instanceName('alpha')}`;
-    expect(harness.proxies.get('alpha').status.phase).toBe('Running');
+    expect((await harness.proxies.get('alpha')).status.phase).toBe('Running');
 
     const instance = provider.instances.get(providerID);
     if (!instance) throw new Error('no instance');
@@ -37,18 +37,18 @@ describe('a paused instance', () => {
     expect(provider.callsOf('delete')).toHaveLength(0);
     expect(provider.callsOf('create')).toHaveLength(1);
     expect(provider.instances.get(providerID)?.state).toBe('Paused');
-    const status = harness.proxies.get('alpha').status;
+    const status = (await harness.proxies.get('alpha')).status;
     expect(status.providerID).toBe(providerID);
     expect(status.conditions.find((c) => c.type === 'Provisioned')).toMatchObject({ status: 'False', reason: 'InstancePaused', message: detail });
-    const paused = harness.proxies.events('alpha').filter((event) => event.reason === 'InstancePaused');
+    const paused = (await harness.proxies.events('alpha')).filter((event) => event.reason === 'InstancePaused');
     expect(paused).toHaveLength(1);
     expect(paused[0]).toMatchObject({ type: 'Warning', message: detail, count: 1 });
     expect(harness.reconciler.scheduledAt('alpha')).toBeDefined();
 
     provider.setState(providerID, 'Running');
     await vi.advanceTimersByTimeAsync(10_000);
-    expect(harness.proxies.get('alpha').status).toMatchObject({ phase: 'Running', providerID });
-    expect(harness.proxies.get('alpha').status.conditions.find((c) => c.type === 'Provisioned')).toMatchObject({ status: 'True', reason: 'InstanceRunning' });
+    expect((await harness.proxies.get('alpha')).status).toMatchObject({ phase: 'Running', providerID });
+    expect((await harness.proxies.get('alpha')).status.conditions.find((c) => c.type === 'Provisioned')).toMatchObject({ status: 'True', reason: 'InstanceRunning' });
     expect(provider.callsOf('delete')).toHaveLength(0);
     expect(provider.callsOf('create')).toHaveLength(1);
   });
@@ -56,13 +56,13 @@ describe('a paused instance', () => {
   it('says it is paused in generic words when the provider gives no detail', async () => {
     const provider = new FakeProvider({ name: 'fake-1' });
     harness = await controlPlane({ providers: [provider] });
-    harness.proxies.create(managedProxy('alpha'));
+    await harness.proxies.create(managedProxy('alpha'));
     await harness.settle();
     const providerID = `fake/${instanceName('alpha')}`;
     provider.setState(providerID, 'Paused');
     harness.reconciler.enqueue('alpha');
     await harness.settle();
-    expect(harness.proxies.get('alpha').status.conditions.find((c) => c.type === 'Provisioned')).toMatchObject({
+    expect((await harness.proxies.get('alpha')).status.conditions.find((c) => c.type === 'Provisioned')).toMatchObject({
       reason: 'InstancePaused',
       message: `instance ${providerID} is paused on its host; nothing here resumes or replaces it until it runs again`,
     });

@@ -17,20 +17,20 @@ describe('quota wait', () => {
     vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
     const provider = new FakeProvider({ name: 'fake-1' }).failNext('create', { error: quota, times: 3 });
     harness = await controlPlane({ providers: [provider], resyncIntervalMs: 60_000 });
-    harness.proxies.create(managedProxy('alpha'));
+    await harness.proxies.create(managedProxy('alpha'));
     await vi.advanceTimersByTimeAsync(0);
     expect(provider.callsOf('create')).toHaveLength(1);
 
     for (let round = 1; round <= 3; round++) {
       await vi.advanceTimersByTimeAsync(299_999);
       expect(provider.callsOf('create')).toHaveLength(round);
-      const status = harness.proxies.get('alpha').status;
+      const status = (await harness.proxies.get('alpha')).status;
       expect(status.phase).toBe('Provisioning');
       expect(status.conditions.find((c) => c.type === 'Provisioned')).toMatchObject({ status: 'False', reason: 'QuotaExceeded', message: quota.message });
       await vi.advanceTimersByTimeAsync(1);
       expect(provider.callsOf('create')).toHaveLength(round + 1);
     }
-    expect(harness.proxies.get('alpha').status.phase).toBe('Running');
+    expect((await harness.proxies.get('alpha')).status.phase).toBe('Running');
     expect(harness.reconciler.failureCount('alpha')).toBe(0);
   });
 
@@ -38,14 +38,14 @@ describe('quota wait', () => {
     vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
     const provider = new FakeProvider({ name: 'fake-1' }).failNext('create', { error: quota, times: 2 });
     harness = await controlPlane({ providers: [provider] });
-    harness.proxies.create(managedProxy('alpha'));
+    await harness.proxies.create(managedProxy('alpha'));
     await vi.advanceTimersByTimeAsync(0);
-    const first = harness.proxies.get('alpha').status.conditions.find((c) => c.type === 'Provisioned')!;
+    const first = (await harness.proxies.get('alpha')).status.conditions.find((c) => c.type === 'Provisioned')!;
     await vi.advanceTimersByTimeAsync(300_000);
-    const second = harness.proxies.get('alpha').status.conditions.find((c) => c.type === 'Provisioned')!;
+    const second = (await harness.proxies.get('alpha')).status.conditions.find((c) => c.type === 'Provisioned')!;
     expect(second.reason).toBe('QuotaExceeded');
     expect(second.lastTransitionTime).toBe(first.lastTransitionTime);
-    const quotaEvents = harness.proxies.events('alpha').filter((event) => event.reason === 'QuotaExceeded');
+    const quotaEvents = (await harness.proxies.events('alpha')).filter((event) => event.reason === 'QuotaExceeded');
     expect(quotaEvents).toHaveLength(1);
     expect(quotaEvents[0]?.count).toBe(2);
   });

@@ -16,9 +16,9 @@ const providerID = `fake/${instanceName('alpha')}`;
 async function runningProxy(provider: Provider) {
   harness = await controlPlane({ providers: [provider] });
   const spec = managedProxy('alpha');
-  harness.proxies.create(spec);
+  await harness.proxies.create(spec);
   await harness.settle();
-  expect(harness.proxies.get('alpha').status.phase).toBe('Running');
+  expect((await harness.proxies.get('alpha')).status.phase).toBe('Running');
   return spec;
 }
 
@@ -35,36 +35,36 @@ describe('replacement on a spec-hash change', () => {
     const realDelete = provider.delete.bind(provider);
     provider.delete = async (id, options) => {
       // The intent is committed before the provider is asked to act.
-      statusAtDelete.push(harness!.store.proxies.get('alpha')!.status.conditions[0]!.reason);
+      statusAtDelete.push((await harness!.store.proxies.get('alpha'))!.status.conditions[0]!.reason);
       return realDelete(id, options);
     };
-    harness!.proxies.update('alpha', updateOf(spec, change));
+    await harness!.proxies.update('alpha', updateOf(spec, change));
     await harness!.settle();
 
     expect(provider.calls.map((call) => call.method)).toEqual(['create', 'delete', 'create']);
     expect(statusAtDelete).toEqual(['Replacing']);
-    const view = harness!.proxies.get('alpha');
+    const view = await harness!.proxies.get('alpha');
     expect(view.status.phase).toBe('Running');
     expect(view.status.observedSpecHash).toBe(view.status.specHash);
-    expect(harness!.store.proxies.get('alpha')!.status.instanceSpecHash).toBe(specHash(harness!.store.proxies.get('alpha')!.spec));
+    expect((await harness!.store.proxies.get('alpha'))!.status.instanceSpecHash).toBe(specHash((await harness!.store.proxies.get('alpha'))!.spec));
   });
 
   it('leaves the instance alone when only labels change', async () => {
     const provider = new FakeProvider({ name: 'fake-1' });
     const spec = await runningProxy(provider);
-    harness!.proxies.update('alpha', updateOf(spec, { labels: { pool: 'crawlers' } }));
+    await harness!.proxies.update('alpha', updateOf(spec, { labels: { pool: 'crawlers' } }));
     await harness!.settle();
     expect(provider.calls.map((call) => call.method)).toEqual(['create', 'get']);
-    expect(harness!.proxies.get('alpha').labels).toEqual({ pool: 'crawlers' });
+    expect((await harness!.proxies.get('alpha')).labels).toEqual({ pool: 'crawlers' });
   });
 
   it('keeps the old providerID until its delete succeeded, retrying a failed delete', async () => {
     const provider = new FakeProvider({ name: 'fake-1' });
     const spec = await runningProxy(provider);
     provider.failNext('delete', new ErrTransient('connection reset'));
-    harness!.proxies.update('alpha', updateOf(spec, { port: 8080 }));
+    await harness!.proxies.update('alpha', updateOf(spec, { port: 8080 }));
     await harness!.settle();
-    const record = harness!.store.proxies.get('alpha')!;
+    const record = (await harness!.store.proxies.get('alpha'))!;
     expect(record.status.providerID).toBe(providerID);
     expect(record.status.lastError?.class).toBe('transient');
     expect(harness!.reconciler.failureCount('alpha')).toBe(1);
@@ -72,7 +72,7 @@ describe('replacement on a spec-hash change', () => {
     harness!.reconciler.enqueue('alpha');
     await harness!.settle();
     expect(provider.instances.get(providerID)?.port).toBe(8080);
-    expect(harness!.proxies.get('alpha').status.phase).toBe('Running');
+    expect((await harness!.proxies.get('alpha')).status.phase).toBe('Running');
   });
 
   it('finds the instance of an interrupted Create by uid when the spec changed before the restart', async () => {
@@ -80,12 +80,12 @@ describe('replacement on a spec-hash change', () => {
     harness = await controlPlane({ providers: [provider] });
     await harness.pause();
     const spec = managedProxy('alpha');
-    const { uid } = harness.proxies.create(spec);
-    const record = harness.store.proxies.get('alpha')!;
+    const { uid } = await harness.proxies.create(spec);
+    const record = (await harness.store.proxies.get('alpha'))!;
     // Killed after the provider built the instance for the first spec, before its providerID was saved.
-    harness.store.proxies.writeStatus(uid, { ...record.status, phase: 'Provisioning', instanceSpecHash: specHash(record.spec) });
+    await harness.store.proxies.writeStatus(uid, { ...record.status, phase: 'Provisioning', instanceSpecHash: specHash(record.spec) });
     provider.put({ providerID, name: instanceName('alpha'), uid, state: 'Running', ip: '198.51.100.7', port: 3128, managed: true });
-    harness.proxies.update('alpha', updateOf(spec, { port: 8080 }));
+    await harness.proxies.update('alpha', updateOf(spec, { port: 8080 }));
 
     await harness.restart();
     await harness.settle();

@@ -16,8 +16,8 @@ describe('periodic resync', () => {
     vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
     const provider = new FakeProvider({ name: 'fake-1' });
     harness = await controlPlane({ providers: [provider], resyncIntervalMs: 60_000 });
-    harness.proxies.create(managedProxy('alpha'));
-    harness.proxies.create(managedProxy('beta'));
+    await harness.proxies.create(managedProxy('alpha'));
+    await harness.proxies.create(managedProxy('beta'));
     await vi.advanceTimersByTimeAsync(0);
     expect(provider.callsOf('create')).toHaveLength(2);
 
@@ -27,14 +27,14 @@ describe('periodic resync', () => {
     await vi.advanceTimersByTimeAsync(1);
     expect(provider.callsOf('get').map((call) => call.subject).sort()).toEqual([`fake/${instanceName('alpha')}`, `fake/${instanceName('beta')}`].sort());
     expect(provider.callsOf('create')).toHaveLength(3);
-    expect(harness.proxies.get('alpha').status.phase).toBe('Running');
+    expect((await harness.proxies.get('alpha')).status.phase).toBe('Running');
   });
 
   it('does not cut a backoff short', async () => {
     vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
     const provider = new FakeProvider({ name: 'fake-1' }).failAlways('create', new ErrTransient('unreachable'));
     harness = await controlPlane({ providers: [provider], resyncIntervalMs: 1_000, backoff: { baseMs: 10_000, capMs: 10_000 } });
-    harness.proxies.create(managedProxy('alpha'));
+    await harness.proxies.create(managedProxy('alpha'));
     await vi.advanceTimersByTimeAsync(9_999);
     expect(provider.callsOf('create')).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
@@ -45,11 +45,11 @@ describe('periodic resync', () => {
     const provider = new FakeProvider({ name: 'fake-1' });
     harness = await controlPlane({ providers: [provider] });
     await harness.pause();
-    harness.proxies.create(managedProxy('alpha'));
-    harness.proxies.create(managedProxy('beta'));
+    await harness.proxies.create(managedProxy('alpha'));
+    await harness.proxies.create(managedProxy('beta'));
     expect(provider.calls).toEqual([]);
     await harness.restart();
     await harness.settle();
-    expect(harness.proxies.list().map((view) => view.status.phase)).toEqual(['Running', 'Running']);
+    expect((await harness.proxies.list()).map((view) => view.status.phase)).toEqual(['Running', 'Running']);
   });
 });

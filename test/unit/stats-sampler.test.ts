@@ -23,19 +23,19 @@ let metrics: Metrics;
 let nowMs = Date.UTC(2026, 11, 1, 12, 0, 0);
 const clock = { now: () => nowMs, setTimeout: () => undefined, clearTimeout: () => {} };
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = tempDir('stats-sampler-');
-  store = openStore({ dataDir: dir.path, logger: silentLogger() });
+  store = await openStore({ dataDir: dir.path, logger: silentLogger() });
   metrics = createMetrics();
 });
-afterEach(() => {
-  store.close();
+afterEach(async () => {
+  await store.close();
   dir.remove();
 });
 
-function addProxy(name: string, uid: string): void {
+async function addProxy(name: string, uid: string): Promise<void> {
   const spec = proxySpecSchema.parse({ mode: 'Managed', provider: 'kvm2-home', placement: { zone: 'h1', machineType: 'small', image: 'debian-13' } });
-  store.proxies.insert({ uid, name, spec, now: new Date(nowMs).toISOString() });
+  await store.proxies.insert({ uid, name, spec, now: new Date(nowMs).toISOString() });
 }
 
 function runningDomain(h1: FakeHypervisor, name: string, counters: { cpuNs: bigint; rx: bigint; tx: bigint }): FakeDomain {
@@ -54,11 +54,11 @@ function runningDomain(h1: FakeHypervisor, name: string, counters: { cpuNs: bigi
 async function setup(options: { extraDomains?: number } = {}) {
   const h1 = new FakeHypervisor();
   const provider = createKvm2Provider({ settings: kvm2Settings({ hosts: [{ name: 'h1', address: 'h1.lan', user: 'admin', bridge: 'br0' }] }), backend: new FakeHostBackend({ h1 }), logger: silentLogger() });
-  addProxy('alpha', 'uid-alpha');
+  await addProxy('alpha', 'uid-alpha');
   const alpha = runningDomain(h1, instanceName('alpha'), { cpuNs: 1_000_000_000n, rx: 1_000n, tx: 500n });
   runningDomain(h1, 'someone-elses-vm', { cpuNs: 5n, rx: 5n, tx: 5n });
   h1.addDomain({ name: instanceName('stopped-one') });
-  addProxy('stopped-one', 'uid-stopped');
+  await addProxy('stopped-one', 'uid-stopped');
   for (let index = 0; index < (options.extraDomains ?? 0); index += 1) runningDomain(h1, `extra-${index}`, { cpuNs: 1n, rx: 1n, tx: 1n });
   const sampler = new Sampler({ store, clock, metrics, providers: await providerSetOf([provider]), logger: silentLogger(), intervalMs: 10_000 });
   const samples: StatsSample[] = [];
@@ -89,11 +89,11 @@ describe('stats sampler', () => {
       host: { cpuPercent: 25, memoryTotalBytes: 8 * gib, memoryUsedBytes: 5 * gib },
       vms: [{ proxy: 'alpha', domain: instanceName('alpha'), cpuPercent: 20, netRxBps: 10_000, netTxBps: 2_000, memoryTotalBytes: 256 * 1024 * 1024 }],
     });
-    const history = store.stats.proxyHistory({ proxyUid: 'uid-alpha', sinceMs: 0, stepMs: 10_000 });
+    const history = await store.stats.proxyHistory({ proxyUid: 'uid-alpha', sinceMs: 0, stepMs: 10_000 });
     expect(history.map((point) => point.cpuPercent)).toEqual([null, 20]);
-    expect(store.stats.proxyHistory({ proxyUid: 'uid-stopped', sinceMs: 0, stepMs: 10_000 })).toEqual([]);
-    expect(store.stats.domainHistories({ provider: 'kvm2-home', target: 'h1', sinceMs: 0, stepMs: 10_000 }).map((series) => series.domain)).toEqual([instanceName('alpha')]);
-    expect(store.stats.trafficByProxy(0)).toEqual([{ proxyUid: 'uid-alpha', rxBytes: 100_000, txBytes: 20_000 }]);
+    expect(await store.stats.proxyHistory({ proxyUid: 'uid-stopped', sinceMs: 0, stepMs: 10_000 })).toEqual([]);
+    expect((await store.stats.domainHistories({ provider: 'kvm2-home', target: 'h1', sinceMs: 0, stepMs: 10_000 })).map((series) => series.domain)).toEqual([instanceName('alpha')]);
+    expect(await store.stats.trafficByProxy(0)).toEqual([{ proxyUid: 'uid-alpha', rxBytes: 100_000, txBytes: 20_000 }]);
   });
 
   it('sets the Prometheus series from libvirt’s counters', async () => {
@@ -116,7 +116,7 @@ describe('stats sampler', () => {
   it('reads a host in six RPCs per round, with 3 domains or with 103', async () => {
     const few = await setup();
     const fewRpcs = await rpcsOf(few.h1, () => few.sampler.runOnce());
-    store.db.exec('DELETE FROM proxies');
+    await store.sql.run('DELETE FROM proxies');
     const many = await setup({ extraDomains: 100 });
     const manyRpcs = await rpcsOf(many.h1, () => many.sampler.runOnce());
     expect(fewRpcs.sort()).toEqual(['connectGetAllDomainStats', 'nodeGetCpuStats', 'nodeGetCpuStats', 'nodeGetInfo', 'nodeGetMemoryStats', 'nodeGetMemoryStats']);

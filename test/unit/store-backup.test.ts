@@ -7,12 +7,16 @@ import { promisify } from 'node:util';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
 import { BackupError, backupStore } from '@/server/store/backup';
-import { databaseFileName, openDatabase } from '@/server/store/database';
+import { databaseFileName, openDatabase, type OpenDatabaseOptions } from '@/server/store/database';
+import type { SqliteDatabase } from '@/server/store/sqlite';
 import { migrations } from '@/server/store/migrations';
 import { tempDir } from '@/test/fakes/control-plane';
 
 let dir: ReturnType<typeof tempDir>;
 afterEach(() => dir?.remove());
+
+/** The SQLite handle itself, for what only SQLite has (files, pragmas). */
+const openRaw = async (options: OpenDatabaseOptions) => ((await openDatabase(options)) as SqliteDatabase).raw;
 
 const insertEvent = (db: BetterSqlite3.Database, index: number) =>
   db.prepare(`INSERT INTO auth_secrets (name, value) VALUES (?, ?)`).run(`secret-${index}`, Buffer.alloc(64, index % 256));
@@ -21,7 +25,7 @@ describe('store backup', () => {
   it('copies the store consistently while it is being written, 0600, and the copy opens as a store', async () => {
     dir = tempDir();
     const dataDir = join(dir.path, 'data');
-    const db = openDatabase({ dataDir });
+    const db = await openRaw({ dataDir });
     for (let i = 0; i < 2000; i++) insertEvent(db, i);
     let written = 2000;
     const writer = setInterval(() => {
@@ -48,7 +52,7 @@ describe('store backup', () => {
     const restoredDir = join(dir.path, 'restored');
     mkdirSync(restoredDir);
     copyFileSync(destination, join(restoredDir, databaseFileName));
-    const restored = openDatabase({ dataDir: restoredDir });
+    const restored = await openRaw({ dataDir: restoredDir });
     expect(restored.prepare(`SELECT count(*) FROM auth_secrets`).pluck().get()).toBe(count);
     restored.close();
   });
@@ -56,7 +60,7 @@ describe('store backup', () => {
   it('refuses an existing destination and a data directory without a store, writing nothing', async () => {
     dir = tempDir();
     const dataDir = join(dir.path, 'data');
-    openDatabase({ dataDir }).close();
+    (await openRaw({ dataDir })).close();
     const existing = join(dir.path, 'taken.db');
     writeFileSync(existing, 'keep me');
     await expect(backupStore({ dataDir, destination: existing })).rejects.toThrow(BackupError);
@@ -67,7 +71,7 @@ describe('store backup', () => {
   it('runs as npm run backup -- FILE with DATA_DIR, and explains its usage', async () => {
     dir = tempDir();
     const dataDir = join(dir.path, 'data');
-    openDatabase({ dataDir }).close();
+    (await openRaw({ dataDir })).close();
     const run = (args: string[]) =>
       promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/backup.ts', ...args], { env: { ...process.env, DATA_DIR: dataDir } }).then(
         (out) => ({ code: 0, ...out }),

@@ -5,22 +5,26 @@ import { chmodSync, mkdirSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, describe, expect, it } from 'vitest';
-import { databaseFileName, openDatabase } from '@/server/store/database';
+import { databaseFileName, openDatabase, type OpenDatabaseOptions } from '@/server/store/database';
+import type { SqliteDatabase } from '@/server/store/sqlite';
 import { createLogger } from '@/server/telemetry/logger';
 import { tempDir } from '@/test/fakes/control-plane';
 
 let dir: ReturnType<typeof tempDir>;
 afterEach(() => dir?.remove());
 
+/** The SQLite handle itself, for what only SQLite has (files, pragmas). */
+const openRaw = async (options: OpenDatabaseOptions) => ((await openDatabase(options)) as SqliteDatabase).raw;
+
 const modeOf = (path: string) => (statSync(path).mode & 0o777).toString(8);
 
 describe('data directory permissions', () => {
-  it('creates the directory 0700 and the database with its WAL files 0600, whatever the umask', () => {
+  it('creates the directory 0700 and the database with its WAL files 0600, whatever the umask', async () => {
     dir = tempDir();
     const dataDir = join(dir.path, 'data');
     const previous = process.umask(0o022);
     try {
-      const db = openDatabase({ dataDir });
+      const db = await openRaw({ dataDir });
       db.prepare(`INSERT INTO auth_secrets (name, value) VALUES ('x', x'00')`).run();
       expect(modeOf(dataDir)).toBe('700');
       for (const file of [databaseFileName, `${databaseFileName}-wal`, `${databaseFileName}-shm`]) expect(modeOf(join(dataDir, file)), file).toBe('600');
@@ -30,7 +34,7 @@ describe('data directory permissions', () => {
     }
   });
 
-  it('tightens an existing directory and its files at open, logging each change', () => {
+  it('tightens an existing directory and its files at open, logging each change', async () => {
     dir = tempDir();
     const dataDir = join(dir.path, 'data');
     mkdirSync(dataDir);
@@ -41,7 +45,7 @@ describe('data directory permissions', () => {
     chmodSync(join(dataDir, 'backup.db'), 0o664);
     const lines: string[] = [];
     const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(line) } });
-    openDatabase({ dataDir, logger }).close();
+    (await openRaw({ dataDir, logger })).close();
     expect(modeOf(dataDir)).toBe('700');
     expect(modeOf(join(dataDir, databaseFileName))).toBe('600');
     expect(modeOf(join(dataDir, 'backup.db'))).toBe('600');
@@ -53,7 +57,7 @@ describe('data directory permissions', () => {
     ]);
     expect(changes[0]!.msg).toContain('tightened');
     lines.length = 0;
-    openDatabase({ dataDir, logger }).close();
+    (await openRaw({ dataDir, logger })).close();
     expect(lines).toEqual([]);
   });
 });

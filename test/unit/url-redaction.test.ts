@@ -57,12 +57,12 @@ describe('an image URL with credentials and a query', () => {
     mirror.routes.set('/404?sig=S3CRET', (_req, res) => res.writeHead(404).end());
     const harness = makeHarness({ mirror });
     control = await controlPlane({ providers: [harness.provider] });
-    control.proxies.create(managedProxy('leaky', { provider: harness.provider.name, placement: { zone: 'h1', machineType: 'small', image: withSecrets('/404') } }));
+    await control.proxies.create(managedProxy('leaky', { provider: harness.provider.name, placement: { zone: 'h1', machineType: 'small', image: withSecrets('/404') } }));
     await control.settle();
-    const view = control.proxies.get('leaky');
+    const view = await control.proxies.get('leaky');
     expect(view.status.phase).toBe('Failed');
     expect(view.status.lastError?.message).toContain(`${mirror.url}/404`);
     expect(leaks(JSON.stringify(view.status))).toEqual([]);
-    expect(leaks(JSON.stringify(control.proxies.events('leaky')))).toEqual([]);
+    expect(leaks(JSON.stringify(await control.proxies.events('leaky')))).toEqual([]);
   });
 });

@@ -1,18 +1,21 @@
 // Live changes as Server-Sent Events (lib/api/live.ts): Proxy records, host health, domain
 // lifecycle, new stats; resumable with Last-Event-ID (or ?lastEventId=, which the header
-// overrides). A session or an API token may listen.
+// overrides). A session or an API token may listen. Only the leading replica serves it (it runs the
+// loops that make the changes); another answers 503 and the dashboard polls it instead.
+import { ResourceUnavailableError } from '@/server/http/errors';
 import { credentialsHold, liveStream, streamOwner } from '@/server/http/live-stream';
 import { bearerToken, route } from '@/server/http/route';
 import { liveEventsQuery } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'reader', query: liveEventsQuery }, ({ runtime, auth, request, query, principal, sessionCookie }) =>
-  liveStream({
+export const GET = route({ access: 'reader', query: liveEventsQuery }, ({ runtime, auth, request, query, principal, sessionCookie }) => {
+  if (!runtime.cluster.isLeader()) throw new ResourceUnavailableError('this replica does not lead: the live feed is served by the leader (GET /api/cluster names it)');
+  return liveStream({
     feed: runtime.live,
     lastEventId: request.headers.get('last-event-id') ?? query.lastEventId,
     owner: streamOwner(principal, sessionCookie),
     signal: request.signal,
     authorised: credentialsHold({ auth, principal, sessionCookie, bearer: bearerToken(request) }),
-  }),
-);
+  });
+});

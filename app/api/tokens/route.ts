@@ -6,9 +6,9 @@ import { route } from '@/server/http/route';
 export const dynamic = 'force-dynamic';
 
 /** Never the secrets: id, name, prefix, dates. */
-export const GET = route({ access: 'admin' }, ({ auth }) => ({ tokens: auth.listTokens() }) satisfies TokenList);
+export const GET = route({ access: 'admin' }, async ({ auth }) => ({ tokens: await auth.listTokens() }) satisfies TokenList);
 
 /** The answer's `token` is the only time the whole token is shown. */
-export const POST = route({ access: 'admin', body: createTokenSchema, bodyLimitBytes: authBodyLimitBytes, status: 201 }, ({ auth, body }) =>
-  auth.createToken(body.name) satisfies CreatedToken,
+export const POST = route({ access: 'admin', body: createTokenSchema, bodyLimitBytes: authBodyLimitBytes, status: 201 }, async ({ auth, body }) =>
+  (await auth.createToken(body.name)) satisfies CreatedToken,
 );

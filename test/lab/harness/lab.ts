@@ -48,6 +48,8 @@ export interface Lab {
   libvirtdPidFile: string;
   imageServer: { url: string; image: { path: string; sha256: string; size: number } };
   providersConfig: string;
+  /** the lab's PostgreSQL (postgres://user:password@127.0.0.1:port/kvm2), for the replica tests */
+  postgresUrl: string;
 }
 
 const poolSchema = z.object({ name: z.string(), path: z.string() });
@@ -88,6 +90,7 @@ const labSchema = z.object({
     image: z.object({ path: z.string(), sha256: z.string(), size: z.number() }),
   }),
   providersConfig: z.string(),
+  postgresUrl: z.string(),
 });
 
 export const labJsonPath = fileURLToPath(new URL('../../../.lab/lab.json', import.meta.url));

@@ -90,7 +90,8 @@ host_init_pid_file() { echo "$RUN_DIR/$1-init.pid"; }
 
 PACKAGES=(libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils ovmf openssh-server
   dnsmasq-base genisoimage iproute2 dbus polkitd curl python3-libvirt python3-minimal util-linux
-  chromium)  # chromium: the browser tests drive Debian's build through playwright-core
+  chromium postgresql)  # chromium: the browser tests drive Debian's build through playwright-core;
+# postgresql: the replica tests' database (and the unit store tests' throwaway clusters)
 
 log() { printf '[lab] %s\n' "$*" >&2; }
 die() { printf '[lab] error: %s\n' "$*" >&2; exit 1; }

@@ -66,6 +66,8 @@ const lab = {
   },
   providersConfig: join(dir, 'providers.yaml'),
   logsDir: join(dir, 'logs'),
+  // the lab's PostgreSQL (test/lab/scripts/postgres.sh), for the replica tests
+  postgresUrl: env('POSTGRES_URL'),
 };
 
 const guest = {

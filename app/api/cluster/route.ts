@@ -1,0 +1,7 @@
+// The replicas, the leader and their heartbeats (admin).
+import type { ClusterView } from '@/lib/api/cluster';
+import { route } from '@/server/http/route';
+
+export const dynamic = 'force-dynamic';
+
+export const GET = route({ access: 'admin' }, async ({ runtime }) => (await runtime.cluster.view()) satisfies ClusterView);

@@ -19,7 +19,7 @@ interface Candidate {
   changed: string[];
   leads: () => boolean;
   /** moves this replica's monotonic clock (a freeze, as far as its lease is concerned) */
-  skip: (ms: number) => void;
+  advanceClock: (ms: number) => void;
 }
 
 const running: Candidate[] = [];
@@ -44,7 +44,7 @@ function candidate(store: Store, databaseUrl: string, id: string): Candidate {
     monotonic: () => performance.now() + offset,
   });
   leadership.start({ gained: () => heard.push('gained'), lost: (reason) => heard.push(`lost: ${reason}`) });
-  const entry = { id, leadership, heard, changed, leads: () => leadership.isLeader(), skip: (ms: number) => (offset += ms) };
+  const entry = { id, leadership, heard, changed, leads: () => leadership.isLeader(), advanceClock: (ms: number) => (offset += ms) };
   running.push(entry);
   return entry;
 }
@@ -87,7 +87,7 @@ describe('leader election on PostgreSQL', () => {
     const first = candidate(store, url, 'first');
     await vi.waitFor(() => expect(first.leads()).toBe(true), { timeout: 5_000 });
     const second = candidate(store, url, 'second');
-    first.skip(leaseMs);
+    first.advanceClock(leaseMs);
     // The check itself steps down, synchronously: the loops hear it before the call returns.
     expect(first.leads()).toBe(false);
     expect(first.heard.at(-1)).toMatch(/^lost: its lease lapsed/);

@@ -44,12 +44,15 @@ async function seed(fromMs: number, toMs: number, values: (atMs: number) => Part
 const rowsBetween = async (table: string, fromMs: number, toMs: number) =>
   (await store.sql.get<{ count: number }>(`SELECT COUNT(*) AS count FROM ${table} WHERE sampled_at >= ? AND sampled_at < ?`, [fromMs, toMs]))!.count;
 
+// Seeding 26 hours of samples is ~10,000 inserts: about 5 s on PostgreSQL under a loaded unit run.
+const seedingTimeout = { timeout: 60_000 };
+
 describe.each(storeEngines)('stats history consolidation on %s', (engine) => {
   beforeEach(async () => {
     store = await engines.open(engine);
   });
 
-  it('keeps 10 s for an hour, 1 min for a day, 10 min for 7 days, and drops what is older', async () => {
+  it('keeps 10 s for an hour, 1 min for a day, 10 min for 7 days, and drops what is older', seedingTimeout, async () => {
     await seed(now - 26 * hour, now);
     await seed(now - 7 * day - hour, now - 7 * day + hour);
     const removed = await store.stats.consolidate(now);
@@ -73,7 +76,7 @@ describe.each(storeEngines)('stats history consolidation on %s', (engine) => {
     expect(rows).toEqual([{ sampled_at: start, bucket_ms: minute, span_ms: 50_000, cpu_percent: 30, net_rx_bps: 100 }]);
   });
 
-  it('reads a window as one averaged point per step: 10 s for 1 h, 1 min for 24 h, 10 min for 7 d', async () => {
+  it('reads a window as one averaged point per step: 10 s for 1 h, 1 min for 24 h, 10 min for 7 d', seedingTimeout, async () => {
     await seed(now - 3 * hour, now);
     await store.stats.consolidate(now);
     const points = async (window: StatsWindowName) =>

@@ -80,9 +80,11 @@ export class PostgresDatabase extends PostgresStatements implements SqlDatabase 
   }
 
   private async ensureVersionTable(): Promise<void> {
-    await this.run(`CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`).catch(async (err: unknown) => {
-      // Two replicas creating it at once: one wins, the other sees a duplicate; both are fine.
-      if ((err as { code?: string }).code !== '23505') throw err;
+    // Under the migration lock: two replicas running CREATE TABLE IF NOT EXISTS at once can both
+    // pass the check, and the loser fails on a catalog index rather than skipping.
+    await this.transaction(async (tx) => {
+      await tx.run(`SELECT pg_advisory_xact_lock(?)`, [migrationLockKey]);
+      await tx.run(`CREATE TABLE IF NOT EXISTS schema_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)`);
     });
   }
 

@@ -205,7 +205,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   });
   const gc = new OrphanCollector({ store, clock, providers: fencedProviders, logger: log.child({ loop: 'orphan-gc' }), intervalMs: settings.gcIntervalMs, timeoutMs: settings.gcTimeoutMs });
   const housekeeping = new Housekeeping({ store, clock, logger: log.child({ loop: 'housekeeping' }), ...settings, intervalMs: settings.housekeepingIntervalMs });
-  const sampler = new Sampler({ store, clock, metrics, providers: fencedProviders, logger: log.child({ loop: 'stats-sampler' }), intervalMs: settings.statsSampleIntervalMs });
+  const sampler = new Sampler({ store, clock, metrics, providers: fencedProviders, logger: log.child({ loop: 'stats-sampler' }), intervalMs: settings.statsSampleIntervalMs, timeoutMs: settings.statsSampleTimeoutMs });
   // One `stats` message per host and round: the charts of that host and of its Proxies refetch.
   sampler.onSample((sample) => live.publish({ kind: 'stats', provider: sample.provider, host: sample.target }));
   const instanceEvents = new InstanceEvents({

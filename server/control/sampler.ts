@@ -2,12 +2,20 @@
 // telemetry (the host-stats capability), all hosts at once. Each round's counters become rates
 // against the host's previous round (stats-rates.ts), the Proxies' VMs and the host go to the store
 // and to the Prometheus series, and listeners (the live event stream) get the new sample.
+//
+// Each host's read has its own deadline, so a host whose link hangs (an RPC that never answers, a
+// half-open TCP link the SSH keepalive has not noticed yet) cannot hold up the round, and with it
+// every other host's samples. Past the deadline the sampler only stops waiting: aborting the call
+// would kill the pooled connection the reconciler shares (server/libvirt/index.ts), and the call's
+// own budget or the keepalive ends it soon enough. Until it settles the host gets no second call,
+// and whatever it answers is dropped (when libvirtd read those counters is unknown, so they can be
+// neither a sample nor a baseline); the next read on time gets its rate against the last baseline.
 import type { Provider } from '@/server/providers/contract';
 import type { DomainCounters, HostCounters } from '@/server/providers/host-stats';
 import type { ProxyRecord, Store } from '@/server/store';
 import type { Logger } from '@/server/telemetry/logger';
 import type { Metrics } from '@/server/telemetry/metrics';
-import type { Clock } from './clock';
+import type { Clock, TimerHandle } from './clock';
 import { instanceName } from './names';
 import { errorMessage } from './pass';
 import type { ProviderLookup } from './provider-set';
@@ -34,6 +42,8 @@ export interface SamplerOptions {
   logger: Logger;
   metrics?: Metrics;
   intervalMs: number;
+  /** how long one host's read may take before its round is abandoned; half the interval by default */
+  timeoutMs?: number;
 }
 
 interface HostMemory {
@@ -42,16 +52,28 @@ interface HostMemory {
   domains: Map<string, Timed<DomainCounters>>;
 }
 
+/** What the last round of a host went wrong with, for one log line per change. */
+type Trouble = 'failing' | 'late';
+
+const late = Symbol('late');
+
 export class Sampler {
   private readonly ticker: Ticker;
   private readonly previous = new Map<string, HostMemory>();
   private readonly listeners = new Set<SampleListener>();
-  private readonly failing = new Set<string>();
+  private readonly trouble = new Map<string, Trouble>();
+  /** hosts whose abandoned read has not settled yet */
+  private readonly abandoned = new Set<string>();
   private readonly metrics: StatsMetrics | undefined;
+  // Half the interval: a healthy host answers its six RPCs in milliseconds, and the one round in
+  // which a host gets stuck then ends at most half an interval late for the others (later rounds
+  // skip that host at once while its call is still out).
+  private readonly timeoutMs: number;
 
   constructor(private readonly options: SamplerOptions) {
     this.ticker = new Ticker({ name: 'stats-sampler', clock: options.clock, intervalMs: options.intervalMs, logger: options.logger, run: (signal) => this.runOnce(signal).then(() => undefined) });
     this.metrics = options.metrics ? new StatsMetrics(options.metrics) : undefined;
+    this.timeoutMs = options.timeoutMs ?? Math.ceil(options.intervalMs / 2);
   }
 
   start(): void {
@@ -77,20 +99,31 @@ export class Sampler {
 
   private async sampleHost(provider: Provider, host: string, signal?: AbortSignal): Promise<StatsSample | undefined> {
     const key = `${provider.name}\u0000${host}`;
-    let counters: HostCounters;
+    const fields = { provider: provider.name, target: host };
+    // A second call would only queue behind the first on a stuck link.
+    if (this.abandoned.has(key)) return undefined;
+    const reading = provider.stats!.sample(host, { signal });
+    let counters: HostCounters | typeof late;
     try {
-      counters = await provider.stats!.sample(host, { signal });
+      counters = await this.withinDeadline(reading);
     } catch (err) {
       if (signal?.aborted) return undefined;
-      const fields = { provider: provider.name, target: host, error: errorMessage(err) };
-      if (this.failing.has(key)) this.options.logger.debug(fields, 'sampling a host failed again');
-      else this.options.logger.warn(fields, 'sampling a host failed; its charts have a gap until it answers');
-      this.failing.add(key);
+      if (this.trouble.get(key) === 'failing') this.options.logger.debug({ ...fields, error: errorMessage(err) }, 'sampling a host failed again');
+      else this.options.logger.warn({ ...fields, error: errorMessage(err) }, 'sampling a host failed; its charts have a gap until it answers');
+      this.trouble.set(key, 'failing');
       // After a gap the counters may have been reset any number of times: start again.
       this.previous.delete(key);
       return undefined;
     }
-    if (this.failing.delete(key)) this.options.logger.info({ provider: provider.name, target: host }, 'sampling a host works again');
+    if (counters === late) {
+      this.abandon(key, reading);
+      if (this.trouble.get(key) !== 'late') {
+        this.options.logger.warn({ ...fields, timeoutMs: this.timeoutMs }, 'sampling a host did not answer within its deadline; its charts have a gap until it answers in time');
+      }
+      this.trouble.set(key, 'late');
+      return undefined;
+    }
+    if (this.trouble.delete(key)) this.options.logger.info(fields, 'sampling a host works again');
     const atMs = this.options.clock.now();
     const before = this.previous.get(key);
     const hostNow = hostRates(before?.counters, counters);
@@ -123,6 +156,33 @@ export class Sampler {
       }
     }
     return sample;
+  }
+
+  /** The read's counters, or `late` when the host's deadline passes first. */
+  private async withinDeadline(reading: Promise<HostCounters>): Promise<HostCounters | typeof late> {
+    const { clock } = this.options;
+    const timeoutMs = this.timeoutMs;
+    let timer: TimerHandle | undefined;
+    const deadline = new Promise<typeof late>((resolve) => {
+      timer = clock.setTimeout(() => resolve(late), timeoutMs);
+    });
+    try {
+      return await Promise.race([reading, deadline]);
+    } finally {
+      clock.clearTimeout(timer);
+    }
+  }
+
+  /** Stops waiting for `reading`; the host is read again once it settles. */
+  private abandon(key: string, reading: Promise<HostCounters>): void {
+    this.abandoned.add(key);
+    void reading
+      .then(
+        () => undefined,
+        // The link failed under it: like any failure, the next read starts a new baseline.
+        () => this.previous.delete(key),
+      )
+      .finally(() => this.abandoned.delete(key));
   }
 
   /** The Managed Proxies on `provider`, by the instance name their VM carries. */

@@ -38,6 +38,8 @@ export interface RuntimeSettings {
   housekeepingIntervalMs: number;
   /** how often every host's and VM's CPU, memory and traffic are sampled */
   statsSampleIntervalMs: number;
+  /** STATS_SAMPLE_TIMEOUT: a host's sampling round not answered by then is abandoned (unset: the sampler's default) */
+  statsSampleTimeoutMs?: number;
   /** debounce of config file change notifications */
   configReloadDelayMs: number;
   /** a serial console nobody watches (and whose Proxy is not booting) is released after this */
@@ -122,6 +124,15 @@ const nonEmpty = (value: string | undefined): string | undefined => (value === u
 
 export type Environment = Record<string, string | undefined>;
 
+/** STATS_SAMPLE_TIMEOUT when set; a deadline past the interval would let rounds run into each other. */
+function statsTimeout(env: Environment, intervalMs: number): number | undefined {
+  const text = nonEmpty(env.STATS_SAMPLE_TIMEOUT);
+  if (text === undefined) return undefined;
+  const timeoutMs = parseDuration(text, 'STATS_SAMPLE_TIMEOUT');
+  if (timeoutMs > intervalMs) throw new SettingsError('STATS_SAMPLE_TIMEOUT', 'must not be longer than STATS_SAMPLE_INTERVAL');
+  return timeoutMs;
+}
+
 export function settingsFromEnv(env: Environment = process.env): RuntimeSettings {
   const timing = Object.fromEntries(
     Object.entries(durations).map(([key, { variable, fallback }]) => [key, parseDuration(nonEmpty(env[variable]) ?? fallback, variable)]),
@@ -132,8 +143,10 @@ export function settingsFromEnv(env: Environment = process.env): RuntimeSettings
   const databaseUrl = nonEmpty(env.DATABASE_URL);
   // The lease must outlast a few heartbeats, or a healthy leader would lose it between two.
   if (timing.leaderLeaseMs < 3 * timing.leaderHeartbeatMs) throw new SettingsError('LEADER_LEASE', 'must be at least three LEADER_HEARTBEAT intervals');
+  const statsSampleTimeoutMs = statsTimeout(env, timing.statsSampleIntervalMs);
   return {
     ...timing,
+    ...(statsSampleTimeoutMs !== undefined ? { statsSampleTimeoutMs } : {}),
     dataDir: nonEmpty(env.DATA_DIR) ?? './data',
     replicaId: nonEmpty(env.REPLICA_ID) ?? `${hostname()}-${process.pid}`,
     replicaAddress: nonEmpty(env.REPLICA_ADDRESS) ?? `${hostname()}:${nonEmpty(env.PORT) ?? '3000'}`,

@@ -121,6 +121,9 @@ describe('settings from the environment', () => {
       healthHistoryRetentionMs: 7 * 86_400_000,
     });
     expect(settingsFromEnv({}).probeUrl).toBeUndefined();
+    // Unset: the sampler's own default, half the interval.
+    expect(settingsFromEnv({}).statsSampleTimeoutMs).toBeUndefined();
+    expect(settingsFromEnv({ STATS_SAMPLE_INTERVAL: '10s', STATS_SAMPLE_TIMEOUT: '10s' }).statsSampleTimeoutMs).toBe(10_000);
   });
 
   it.each([
@@ -139,6 +142,8 @@ describe('settings from the environment', () => {
     [{ GC_INTERVAL: '0s' }, 'GC_INTERVAL'],
     [{ PROBE_URL: 'ftp://example.test/' }, 'PROBE_URL'],
     [{ RECONCILE_WORKERS: '0' }, 'RECONCILE_WORKERS'],
+    [{ STATS_SAMPLE_TIMEOUT: '11s' }, 'STATS_SAMPLE_TIMEOUT'],
+    [{ STATS_SAMPLE_TIMEOUT: 'soon' }, 'STATS_SAMPLE_TIMEOUT'],
   ])('refuses %j naming the variable', (env, variable) => {
     expect(() => settingsFromEnv(env)).toThrow(SettingsError);
     expect(() => settingsFromEnv(env)).toThrow(new RegExp(`^${variable}:`));

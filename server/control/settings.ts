@@ -124,7 +124,7 @@ const nonEmpty = (value: string | undefined): string | undefined => (value === u
 
 export type Environment = Record<string, string | undefined>;
 
-/** STATS_SAMPLE_TIMEOUT when set; a deadline past the interval would let rounds run into each other. */
+/** STATS_SAMPLE_TIMEOUT when set; past the interval, one stuck host would cost the others more than a round. */
 function statsTimeout(env: Environment, intervalMs: number): number | undefined {
   const text = nonEmpty(env.STATS_SAMPLE_TIMEOUT);
   if (text === undefined) return undefined;

@@ -43,6 +43,11 @@ export interface HostCounters {
 export interface HostStatsReader {
   /** the configured hosts, in config order */
   hosts(): string[];
-  /** One round for `host`: a constant number of calls whatever the number of instances. */
+  /**
+   * One round for `host`: a constant number of calls whatever the number of instances. It must
+   * settle on its own (kvm2: every RPC's budget): past its deadline the sampler stops waiting
+   * without aborting it (in kvm2 that would kill the pooled connection) and reads the host again
+   * only once it has settled.
+   */
   sample(host: string, options?: CallOptions): Promise<HostCounters>;
 }

@@ -192,6 +192,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     provisioningPollMs: settings.provisioningPollMs,
     onRunning: (name) => prober.kick(name),
     onInstanceStarted: (name, providerID) => consoles.capture(name, providerID),
+    // A VM started before this process led (a restart, a new leader) and still booting: capture again.
+    onInstanceObserved: (name, providerID) => consoles.resumeCapture(name, providerID),
   });
   const monitor = new Monitor({
     store,

@@ -1,8 +1,9 @@
 // The serial consoles the server holds, one entry per Proxy: the provider's console session (at
 // most one), a ring buffer of what it printed, and the pages watching it. A console opens when a
 // page watches it, or from a VM's first start while its Proxy is Provisioning (boot capture, so
-// the boot log is there when someone looks); it is released once no page has watched it for the
-// idle period and its Proxy is no longer booting. Without "take over" it never forces: a console
+// the boot log is there when someone looks), and again from any later pass of the reconciler that
+// finds the Proxy still booting with nothing held here (after a restart or a change of leader); it is
+// released once no page has watched it for the idle period and its Proxy is no longer booting. Without "take over" it never forces: a console
 // an admin holds (`virsh console`) shows as busy. Keystrokes pass through and are never logged.
 import { ConsoleBusyError, type ConsoleSession } from '@/server/providers/instance-console';
 import type { Logger } from '@/server/telemetry/logger';
@@ -35,6 +36,8 @@ export interface ConsoleManagerOptions {
   logger: Logger;
   /** release after this long without a watcher (and not booting) */
   idleReleaseMs: number;
+  /** a resumed boot capture that failed (busy, say) is not tried again for this long; idleReleaseMs by default */
+  captureRetryMs?: number;
   bufferBytes?: number;
 }
 
@@ -51,6 +54,8 @@ interface Entry {
   idleTimer?: TimerHandle;
   /** last time a watcher was there or the Proxy was booting (clock ms) */
   lastNeededAt: number;
+  /** when the last open failed (clock ms): resumed boot capture waits captureRetryMs after it */
+  failedAt?: number;
 }
 
 export interface ConsoleWatch {
@@ -111,6 +116,30 @@ export class ConsoleManager {
     const entry = this.entry(proxy);
     entry.lastNeededAt = this.options.clock.now();
     void this.open(entry, false, providerID);
+  }
+
+  /**
+   * Boot capture of a VM started earlier (by another process, or before a restart): opens its
+   * console, without force, when nothing holds it here and the Proxy is still booting. Cheap when
+   * held (no provider call); after a failed open (another client holds it) it waits captureRetryMs.
+   */
+  resumeCapture(proxy: string, providerID: string): void {
+    if (this.stopped) return;
+    const entry = this.entries.get(proxy);
+    if (entry && entry.providerID === providerID) {
+      if (entry.session || entry.opening) return;
+      const retryMs = this.options.captureRetryMs ?? this.options.idleReleaseMs;
+      if (entry.failedAt !== undefined && this.options.clock.now() - entry.failedAt < retryMs) return;
+    }
+    this.resumeIfBooting(proxy, providerID).catch((err: unknown) => this.options.logger.warn({ proxy, error: errorMessage(err) }, 'resuming boot capture failed'));
+  }
+
+  private async resumeIfBooting(proxy: string, providerID: string): Promise<void> {
+    if (!(await this.options.booting(proxy))) return;
+    const entry = this.entry(proxy);
+    entry.lastNeededAt = this.options.clock.now();
+    await this.open(entry, false, providerID);
+    if (entry.status.state === 'busy') this.options.logger.info({ proxy, providerID }, 'boot capture left the console alone: another client holds it');
   }
 
   /** Takes the console from whoever holds it (their session ends); resolves with the status after. */
@@ -186,6 +215,7 @@ export class ConsoleManager {
       await this.release(entry, 'the Proxy has a new VM');
       entry.buffer.clear();
       entry.providerID = providerID;
+      entry.failedAt = undefined;
     }
     if (entry.session && !force) return;
     const console = this.options.providers.get(target.provider)?.console;
@@ -198,6 +228,7 @@ export class ConsoleManager {
     try {
       session = await console.open(providerID, { force });
     } catch (err) {
+      entry.failedAt = this.options.clock.now();
       if (!entry.session) this.setStatus(entry, err instanceof ConsoleBusyError ? { state: 'busy', message: err.message } : { state: 'closed', message: errorMessage(err) });
       this.options.logger.debug({ proxy: entry.proxy, providerID, force, error: errorMessage(err) }, 'console not opened');
       if (options.rethrow) throw err;
@@ -206,6 +237,7 @@ export class ConsoleManager {
     // A forced open while we held it ourselves replaces our own session.
     const replaced = entry.session;
     entry.session = session;
+    entry.failedAt = undefined;
     if (replaced) void replaced.close();
     this.options.logger.debug({ proxy: entry.proxy, providerID, force }, 'console opened');
     this.setStatus(entry, { state: 'live' });

@@ -88,6 +88,7 @@ async function observeInstance(pass: Pass, { provider, providerID }: InstanceRef
   }
   if (instance.state === 'Stopped') return recreateStopped(pass, { provider, providerID });
   if (instance.state === 'Paused') return leavePaused(pass, instance);
+  pass.deps.onInstanceObserved?.(pass.record.name, providerID);
   return recordInstance(pass, { instance });
 }
 

@@ -1,7 +1,9 @@
 // The console manager over a fake provider's console devices: many watchers share one session and
 // the buffer; output reaches each; a console another client holds is busy (never forced) until
 // "take over"; the idle period releases a console nobody watches, but not while its Proxy boots;
-// boot capture keeps the output for consoleLog; a new VM starts a new log; input goes through.
+// boot capture keeps the output for consoleLog; a new VM starts a new log; input goes through;
+// resumed boot capture (a VM started before a restart) opens only while booting, costs no provider
+// call while held, and leaves a console another client holds alone, trying again only much later.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '@/server/control/clock';
 import { ConsoleManager, type ConsoleStatus, type ConsoleTarget, type ConsoleWatcher } from '@/server/control/console-manager';
@@ -223,3 +225,54 @@ describe('boot capture', () => {
     expect(manager.consoleLog('nobody')).toBeUndefined();
   });
 });
+
+describe('resumed boot capture', () => {
+  it('opens the console of a VM still booting, without force; later output is in the buffer', async () => {
+    booting.add('alpha');
+    manager.resumeCapture('alpha', providerID);
+    await settle();
+    expect(manager.status('alpha')).toEqual({ state: 'live' });
+    device().print('cloud-init[88]: modules-final running\r\n');
+    await settle();
+    expect(manager.consoleLog('alpha')).toBe('cloud-init[88]: modules-final running\r\n');
+    expect(device().opens).toEqual([false]);
+  });
+
+  it('makes no provider call while the console is held here', async () => {
+    booting.add('alpha');
+    for (let pass = 0; pass < 5; pass++) {
+      manager.resumeCapture('alpha', providerID);
+      await settle();
+    }
+    expect(device().opens).toEqual([false]);
+    expect(device().held).toBe(true);
+  });
+
+  it('opens nothing for a Proxy that is no longer booting (Ready)', async () => {
+    manager.resumeCapture('alpha', providerID);
+    await settle();
+    expect(device().opens).toEqual([]);
+    expect(manager.status('alpha').state).toBe('closed');
+  });
+
+  it('leaves a console another client holds alone: never forced, tried again only after the retry period', async () => {
+    const release = device().holdElsewhere();
+    booting.add('alpha');
+    manager.resumeCapture('alpha', providerID);
+    await settle();
+    expect(manager.status('alpha').state).toBe('busy');
+    for (let pass = 0; pass < 5; pass++) {
+      await vi.advanceTimersByTimeAsync(10_000);
+      manager.resumeCapture('alpha', providerID);
+    }
+    await settle();
+    expect(device().opens).toEqual([false]);
+    release();
+    await vi.advanceTimersByTimeAsync(idleReleaseMs);
+    manager.resumeCapture('alpha', providerID);
+    await settle();
+    expect(manager.status('alpha')).toEqual({ state: 'live' });
+    expect(device().opens).toEqual([false, false]);
+  });
+});
+

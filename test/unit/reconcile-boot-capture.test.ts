@@ -1,6 +1,7 @@
-// Boot capture's hook: the reconciler tells the runtime when Create has started a Proxy's VM
+// Boot capture's hooks: the reconciler tells the runtime when Create has started a Proxy's VM
 // (once per start, with the Proxy's name and the new providerID), so its console opens in time
-// for the boot log; passes that only observe the instance do not.
+// for the boot log; passes that only observe the instance do not, but say what they observed (a
+// VM there and not stopped), so capture resumes after a restart.
 import { afterEach, describe, expect, it } from 'vitest';
 import { instanceName } from '@/server/control/names';
 import { controlPlane, type Harness, managedProxy } from '@/test/fakes/control-plane';
@@ -37,5 +38,23 @@ describe('boot capture hook', () => {
     harness.reconciler.enqueue('alpha');
     await expect.poll(() => started.length).toBe(2);
     expect(started).toEqual([`fake/${instanceName('alpha')}`, `fake/${instanceName('alpha')}`]);
+  });
+
+  it('is told of the VM by every pass that observes it, from the first pass after a restart; not of a stopped one', async () => {
+    const provider = new FakeProvider({ name: 'fake-1', initialState: 'Provisioning' });
+    const observed: Array<[string, string]> = [];
+    harness = await controlPlane({ providers: [provider], onInstanceObserved: (proxy, providerID) => observed.push([proxy, providerID]) });
+    await harness.proxies.create(managedProxy('alpha'));
+    await harness.settle();
+    // Create's own pass records what it made: that is a start, not an observation.
+    expect(observed).toEqual([]);
+    await harness.restart();
+    await harness.settle();
+    const providerID = `fake/${instanceName('alpha')}`;
+    expect(observed).toEqual([['alpha', providerID]]);
+    provider.setState(providerID, 'Stopped');
+    harness.reconciler.enqueue('alpha');
+    await harness.settle();
+    expect(observed).toHaveLength(1);
   });
 });

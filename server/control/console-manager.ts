@@ -36,7 +36,7 @@ export interface ConsoleManagerOptions {
   logger: Logger;
   /** release after this long without a watcher (and not booting) */
   idleReleaseMs: number;
-  /** a resumed boot capture that failed (busy, say) is not tried again for this long; idleReleaseMs by default */
+  /** resumed boot capture waits this long after a failed open (busy, say) or a take-over by another client; idleReleaseMs by default */
   captureRetryMs?: number;
   bufferBytes?: number;
 }
@@ -54,8 +54,8 @@ interface Entry {
   idleTimer?: TimerHandle;
   /** last time a watcher was there or the Proxy was booting (clock ms) */
   lastNeededAt: number;
-  /** when the last open failed (clock ms): resumed boot capture waits captureRetryMs after it */
-  failedAt?: number;
+  /** when an open last failed or another client took the console (clock ms): resumed boot capture waits captureRetryMs after it */
+  refusedAt?: number;
 }
 
 export interface ConsoleWatch {
@@ -121,7 +121,8 @@ export class ConsoleManager {
   /**
    * Boot capture of a VM started earlier (by another process, or before a restart): opens its
    * console, without force, when nothing holds it here and the Proxy is still booting. Cheap when
-   * held (no provider call); after a failed open (another client holds it) it waits captureRetryMs.
+   * held (no provider call); after a failed open (another client holds it) or after another client
+   * took it, it waits captureRetryMs.
    */
   resumeCapture(proxy: string, providerID: string): void {
     if (this.stopped) return;
@@ -129,7 +130,7 @@ export class ConsoleManager {
     if (entry && entry.providerID === providerID) {
       if (entry.session || entry.opening) return;
       const retryMs = this.options.captureRetryMs ?? this.options.idleReleaseMs;
-      if (entry.failedAt !== undefined && this.options.clock.now() - entry.failedAt < retryMs) return;
+      if (entry.refusedAt !== undefined && this.options.clock.now() - entry.refusedAt < retryMs) return;
     }
     this.resumeIfBooting(proxy, providerID).catch((err: unknown) => this.options.logger.warn({ proxy, error: errorMessage(err) }, 'resuming boot capture failed'));
   }
@@ -215,7 +216,7 @@ export class ConsoleManager {
       await this.release(entry, 'the Proxy has a new VM');
       entry.buffer.clear();
       entry.providerID = providerID;
-      entry.failedAt = undefined;
+      entry.refusedAt = undefined;
     }
     if (entry.session && !force) return;
     const console = this.options.providers.get(target.provider)?.console;
@@ -228,7 +229,7 @@ export class ConsoleManager {
     try {
       session = await console.open(providerID, { force });
     } catch (err) {
-      entry.failedAt = this.options.clock.now();
+      entry.refusedAt = this.options.clock.now();
       if (!entry.session) this.setStatus(entry, err instanceof ConsoleBusyError ? { state: 'busy', message: err.message } : { state: 'closed', message: errorMessage(err) });
       this.options.logger.debug({ proxy: entry.proxy, providerID, force, error: errorMessage(err) }, 'console not opened');
       if (options.rethrow) throw err;
@@ -237,7 +238,7 @@ export class ConsoleManager {
     // A forced open while we held it ourselves replaces our own session.
     const replaced = entry.session;
     entry.session = session;
-    entry.failedAt = undefined;
+    entry.refusedAt = undefined;
     if (replaced) void replaced.close();
     this.options.logger.debug({ proxy: entry.proxy, providerID, force }, 'console opened');
     this.setStatus(entry, { state: 'live' });
@@ -248,6 +249,7 @@ export class ConsoleManager {
 
   private async pump(entry: Entry, session: ConsoleSession): Promise<void> {
     let message = 'the console ended (the VM stopped)';
+    let takenAway = false;
     try {
       for await (const chunk of session.output) {
         const data = Buffer.from(chunk);
@@ -255,10 +257,13 @@ export class ConsoleManager {
         for (const watcher of entry.watchers) watcher.output(data);
       }
     } catch (err) {
+      takenAway = true;
       message = `the console was closed: another client took it over, or the connection to the host broke (${errorMessage(err)})`;
     }
     if (entry.session !== session) return;
     entry.session = undefined;
+    // Resumed boot capture does not snatch it back from whoever took it.
+    if (takenAway) entry.refusedAt = this.options.clock.now();
     this.cancelIdle(entry);
     this.setStatus(entry, { state: 'closed', message });
     this.forgetIfGone(entry).catch((err: unknown) => this.options.logger.warn({ proxy: entry.proxy, error: errorMessage(err) }, 'looking up the Proxy of a closed console failed'));

@@ -274,5 +274,23 @@ describe('resumed boot capture', () => {
     expect(manager.status('alpha')).toEqual({ state: 'live' });
     expect(device().opens).toEqual([false, false]);
   });
-});
 
+  it('does not snatch back a console another client took from it: the next try waits the retry period', async () => {
+    booting.add('alpha');
+    manager.resumeCapture('alpha', providerID);
+    await settle();
+    const release = device().holdElsewhere();
+    await settle();
+    expect(manager.status('alpha').state).toBe('closed');
+    await vi.advanceTimersByTimeAsync(idleReleaseMs / 2);
+    manager.resumeCapture('alpha', providerID);
+    await settle();
+    expect(device().opens).toEqual([false]);
+    release();
+    await vi.advanceTimersByTimeAsync(idleReleaseMs / 2);
+    manager.resumeCapture('alpha', providerID);
+    await settle();
+    expect(manager.status('alpha')).toEqual({ state: 'live' });
+    expect(device().opens).toEqual([false, false]);
+  });
+});

@@ -334,6 +334,8 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         gained: () => void loops.start(),
         lost: () => {
           void loops.stop();
+          // Boot capture is the leader's: let the new one hold the consoles of the VMs still booting.
+          consoles.releaseUnwatched('released: this replica no longer leads').catch((err: unknown) => log.warn({ error: errorMessage(err) }, 'releasing the boot captures failed'));
           // The changes now happen elsewhere: browsers reconnect, and poll a replica that does not lead.
           live.endStreams();
         },

@@ -158,6 +158,16 @@ export class ConsoleManager {
     await entry.session.send(data);
   }
 
+  /** Releases the consoles no page watches (boot capture's): the replica stopped leading, the new leader captures. */
+  async releaseUnwatched(reason: string): Promise<void> {
+    const entries = [...this.entries.values()].filter((entry) => entry.watchers.size === 0);
+    await Promise.all(entries.map(async (entry) => {
+      this.cancelIdle(entry);
+      await entry.opening;
+      if (entry.watchers.size === 0) await this.release(entry, reason);
+    }));
+  }
+
   /** Releases every console (runtime stop). */
   async stop(): Promise<void> {
     this.stopped = true;

@@ -3,7 +3,8 @@
 // "take over"; the idle period releases a console nobody watches, but not while its Proxy boots;
 // boot capture keeps the output for consoleLog; a new VM starts a new log; input goes through;
 // resumed boot capture (a VM started before a restart) opens only while booting, costs no provider
-// call while held, and leaves a console another client holds alone, trying again only much later.
+// call while held, and leaves a console another client holds alone, trying again only much later;
+// a replica that stops leading lets go of the consoles no page watches.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '@/server/control/clock';
 import { ConsoleManager, type ConsoleStatus, type ConsoleTarget, type ConsoleWatcher } from '@/server/control/console-manager';
@@ -292,5 +293,26 @@ describe('resumed boot capture', () => {
     await settle();
     expect(manager.status('alpha')).toEqual({ state: 'live' });
     expect(device().opens).toEqual([false, false]);
+  });
+});
+
+describe('a change of leader', () => {
+  it('a replica that stops leading releases the consoles no page watches, keeping their logs', async () => {
+    booting.add('alpha');
+    manager.resumeCapture('alpha', providerID);
+    const other = 'fake/proxy-beta';
+    provider.put({ providerID: other, name: 'proxy-beta', state: 'Running', managed: true, uid: 'u2' });
+    targets.set('beta', { kind: 'managed', provider: 'fake-1', providerID: other });
+    const watched = recorder();
+    manager.watch('beta', watched);
+    await settle();
+    device().print('boot so far');
+    await settle();
+    await manager.releaseUnwatched('released: this replica no longer leads');
+    expect(device().held).toBe(false);
+    expect(manager.status('alpha')).toEqual({ state: 'closed', message: 'released: this replica no longer leads' });
+    expect(manager.consoleLog('alpha')).toBe('boot so far');
+    expect(provider.consoles.of(other).held).toBe(true);
+    expect(watched.statuses.at(-1)).toEqual({ state: 'live' });
   });
 });

@@ -32,6 +32,8 @@ export interface LabApi extends Client {
   logs: string[];
   /** a Proxy name of this run; its domain is removed at close whatever happens */
   proxyName(what: string): string;
+  /** stops the app's runtime and starts a new one over the same store, as a server restart does */
+  restart(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -47,7 +49,7 @@ export async function startLabApi(lab: Lab): Promise<LabApi> {
     return { provider, close: () => provider.close() };
   });
   const never = '20d';
-  const runtime = await startRuntimeOnce({
+  const options = {
     settings: settingsFromEnv({
       DATA_DIR: dir,
       PROVIDERS_CONFIG: join(dir, 'providers.yaml'),
@@ -64,9 +66,9 @@ export async function startLabApi(lab: Lab): Promise<LabApi> {
     logger,
     metrics: createMetrics(),
     auth: { cost: cheapCost },
-  });
-  const { auth } = runtime;
-  await setUpPassword(auth, adminPassword);
+  };
+  let runtime = await startRuntimeOnce(options);
+  await setUpPassword(runtime.auth, adminPassword);
   const responses: string[] = [];
   let session = '';
   const client = createClient({ responses, session: () => session, defaultPassword: adminPassword });
@@ -76,8 +78,12 @@ export async function startLabApi(lab: Lab): Promise<LabApi> {
   return {
     ...client,
     lab,
-    runtime,
-    auth,
+    get runtime() {
+      return runtime;
+    },
+    get auth() {
+      return runtime.auth;
+    },
     entryName: run.entryName,
     get session() {
       return session;
@@ -88,6 +94,10 @@ export async function startLabApi(lab: Lab): Promise<LabApi> {
       const name = `api-${run.entryName.slice(2)}-${what}`;
       proxyNames.add(name);
       return name;
+    },
+    async restart() {
+      await stopRuntimeForTests();
+      runtime = await startRuntimeOnce(options);
     },
     async close() {
       // Deleting through the control plane removes domain, overlay and seed; whatever is left after

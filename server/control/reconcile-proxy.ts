@@ -88,7 +88,6 @@ async function observeInstance(pass: Pass, { provider, providerID }: InstanceRef
   }
   if (instance.state === 'Stopped') return recreateStopped(pass, { provider, providerID });
   if (instance.state === 'Paused') return leavePaused(pass, instance);
-  pass.deps.onInstanceObserved?.(pass.record.name, providerID);
   return recordInstance(pass, { instance });
 }
 
@@ -157,6 +156,8 @@ async function createInstance(pass: Pass, { provider, spec }: { provider: Provid
 }
 
 async function recordInstance(pass: Pass, { instance, events = [] }: { instance: Instance; events?: EventInput[] }): Promise<PassOutcome> {
+  // Observed, or made or adopted by Create: a VM that may have started before this process led.
+  pass.deps.onInstanceObserved?.(pass.record.name, instance.providerID);
   const usable = isUsable(instance);
   const base = { ...pass.status, providerID: instance.providerID, instanceSpecHash: pass.hash, observedSpecHash: pass.hash, lastError: undefined };
   const next = usable

@@ -40,21 +40,38 @@ describe('boot capture hook', () => {
     expect(started).toEqual([`fake/${instanceName('alpha')}`, `fake/${instanceName('alpha')}`]);
   });
 
-  it('is told of the VM by every pass that observes it, from the first pass after a restart; not of a stopped one', async () => {
+  it('is told of the VM by every pass that finds it there, from the first pass after a restart; not of a stopped one', async () => {
     const provider = new FakeProvider({ name: 'fake-1', initialState: 'Provisioning' });
     const observed: Array<[string, string]> = [];
     harness = await controlPlane({ providers: [provider], onInstanceObserved: (proxy, providerID) => observed.push([proxy, providerID]) });
     await harness.proxies.create(managedProxy('alpha'));
     await harness.settle();
-    // Create's own pass records what it made: that is a start, not an observation.
-    expect(observed).toEqual([]);
-    await harness.restart();
-    await harness.settle();
     const providerID = `fake/${instanceName('alpha')}`;
     expect(observed).toEqual([['alpha', providerID]]);
-    provider.setState(providerID, 'Stopped');
-    harness.reconciler.enqueue('alpha');
+    await harness.restart();
     await harness.settle();
-    expect(observed).toHaveLength(1);
+    expect(observed).toEqual([['alpha', providerID], ['alpha', providerID]]);
+    provider.setState(providerID, 'Stopped');
+    const stopped = observed.length;
+    harness.reconciler.enqueue('alpha');
+    // The stopped VM is deleted, not reported; its replacement is (Create's pass records it).
+    await expect.poll(() => provider.callsOf('delete').length).toBe(1);
+    await harness.settle();
+    expect(observed.slice(stopped)).toEqual([['alpha', providerID]]);
+  });
+
+  it('is told of a VM an interrupted Create had already started, when the next Create adopts it', async () => {
+    const provider = new FakeProvider({ name: 'fake-1', initialState: 'Provisioning' });
+    const observed: string[] = [];
+    harness = await controlPlane({ providers: [provider], onInstanceObserved: (_proxy, providerID) => observed.push(providerID) });
+    // The VM exists and runs, but the store never learnt its providerID (a restart mid-Create).
+    await harness.pause();
+    await harness.proxies.create(managedProxy('alpha'));
+    const { uid } = await harness.proxies.get('alpha');
+    provider.put({ providerID: `fake/${instanceName('alpha')}`, name: instanceName('alpha'), uid, managed: true, state: 'Provisioning' });
+    await harness.restart();
+    await harness.settle();
+    expect(provider.callsOf('create')).toHaveLength(1);
+    expect(observed).toEqual([`fake/${instanceName('alpha')}`]);
   });
 });

@@ -1,10 +1,11 @@
 // The serial consoles the server holds, one entry per Proxy: the provider's console session (at
 // most one), a ring buffer of what it printed, and the pages watching it. A console opens when a
 // page watches it, or from a VM's first start while its Proxy is Provisioning (boot capture, so
-// the boot log is there when someone looks), and again from any later pass of the reconciler that
-// finds the Proxy still booting with nothing held here (after a restart or a change of leader); it is
-// released once no page has watched it for the idle period and its Proxy is no longer booting. Without "take over" it never forces: a console
-// an admin holds (`virsh console`) shows as busy. Keystrokes pass through and are never logged.
+// the boot log is there when someone looks), and again from any later reconcile pass that finds
+// the Proxy still booting with nothing held here (after a restart or a change of leader); it is
+// released once no page has watched it for the idle period and its Proxy is no longer booting.
+// Without "take over" it never forces: a console an admin holds (`virsh console`) shows as busy.
+// Keystrokes pass through and are never logged.
 import { ConsoleBusyError, type ConsoleSession } from '@/server/providers/instance-console';
 import type { Logger } from '@/server/telemetry/logger';
 import type { Clock, TimerHandle } from './clock';

@@ -30,7 +30,9 @@ describe('boot capture across a server restart', () => {
     await expect.poll(() => api.runtime.consoles.status(name).state, { message: 'boot capture from the first start', timeout: 110_000, interval: 200 }).toBe('live');
     const opensBefore = consoleOpens().length;
 
+    const logsBefore = api.logs.length;
     await api.restart();
+    setTimeout(() => console.log(JSON.stringify(api.runtime.consoles.status(name)), api.logs.slice(logsBefore).filter((l) => !l.includes('"rpc"') || l.includes('onsole')).map((l) => l.slice(0, 600)).join('\n')), 20_000);
     expect((await api.runtime.proxies.get(name)).status.phase).toBe('Provisioning');
     await expect.poll(() => api.runtime.consoles.status(name).state, { message: 'boot capture reopened after the restart', timeout: 30_000, interval: 200 }).toBe('live');
     // What the guest prints from now on lands in the new process's buffer: the shell's prompt, once

@@ -23,7 +23,10 @@ export interface PassDeps {
   provisioningPollMs: number;
   /** told when Create has started a Proxy's VM (boot capture opens its console); must not throw */
   onInstanceStarted?: (proxy: string, providerID: string) => void;
-  /** told on every pass that found a Proxy's VM there, not stopped or paused (boot capture resumes after a restart); must not throw */
+  /**
+   * told on every pass that found a Proxy's VM there (not stopped or paused) or could not read it
+   * just now, so boot capture resumes after a restart; must not throw
+   */
   onInstanceObserved?: (proxy: string, providerID: string) => void;
 }
 

@@ -79,7 +79,11 @@ async function observeInstance(pass: Pass, { provider, providerID }: InstanceRef
   try {
     instance = await provider.get(providerID, { signal: pass.deps.signal });
   } catch (err) {
-    if (!isNotFound(err)) return pass.fail(err, `getting ${providerID}`);
+    if (!isNotFound(err)) {
+      // Most likely still there: a booting VM often cannot be read yet (no address source answers).
+      pass.deps.onInstanceObserved?.(pass.record.name, providerID);
+      return pass.fail(err, `getting ${providerID}`);
+    }
     const message = `instance ${providerID} is gone; creating it again`;
     await pass.commit(pass.withProvisioned({ ...withoutInstance(pass.status), phase: 'Provisioning', observedSpecHash: pass.hash }, { status: 'False', reason: 'InstanceNotFound', message }), [
       { type: 'Warning', reason: 'InstanceNotFound', message },

@@ -1,7 +1,8 @@
 // Boot capture survives a server restart, against the lab's real libvirtd over real sshd: the app
 // is restarted while a Proxy is Provisioning (its domain has no OS, so it never gets an address:
-// OVMF ends in its UEFI shell), and the new process's first pass opens the console again, without
-// force and with no page watching, so the rest of the boot log lands in the new buffer.
+// OVMF ends in its UEFI shell; on lab1 no address source even answers, so every Get fails), and
+// the new process's first pass opens the console again, without force and with no page watching,
+// so the rest of the boot log lands in the new buffer.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handlers as h } from '@/test/unit/api-harness';
 import { loadLab } from './harness/lab';
@@ -30,9 +31,7 @@ describe('boot capture across a server restart', () => {
     await expect.poll(() => api.runtime.consoles.status(name).state, { message: 'boot capture from the first start', timeout: 110_000, interval: 200 }).toBe('live');
     const opensBefore = consoleOpens().length;
 
-    const logsBefore = api.logs.length;
     await api.restart();
-    setTimeout(() => console.log(JSON.stringify(api.runtime.consoles.status(name)), api.logs.slice(logsBefore).filter((l) => !l.includes('"rpc"') || l.includes('onsole')).map((l) => l.slice(0, 600)).join('\n')), 20_000);
     expect((await api.runtime.proxies.get(name)).status.phase).toBe('Provisioning');
     await expect.poll(() => api.runtime.consoles.status(name).state, { message: 'boot capture reopened after the restart', timeout: 30_000, interval: 200 }).toBe('live');
     // What the guest prints from now on lands in the new process's buffer: the shell's prompt, once

@@ -1,10 +1,12 @@
 // Boot capture survives a restart: a server restarted over the same store while a Proxy's VM is
 // still booting (started by the previous process, no address yet) holds its console again after
-// its first pass, so the rest of the boot log lands in the buffer; a console another client holds
-// meanwhile is left alone, never forced and not tried again on every pass.
+// its first pass (even one that cannot read the VM yet), so the rest of the boot log lands in the
+// buffer; a console another client holds meanwhile is left alone, never forced and not tried again
+// on every pass.
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { instanceName } from '@/server/control/names';
+import { ErrTransient } from '@/server/providers/errors';
 import { settingsFromEnv } from '@/server/control/settings';
 import { ProviderRegistry } from '@/server/providers/registry';
 import { createRuntime, type Runtime } from '@/server/runtime';
@@ -77,6 +79,14 @@ describe('boot capture after a restart', () => {
     const gets = second.provider().callsOf('get').length;
     await expect.poll(() => second.provider().callsOf('get').length).toBeGreaterThan(gets + 3);
     expect(device.opens).toEqual([false]);
+  });
+
+  it('holds it again too when the VM cannot be read yet (no address source answers while it boots)', async () => {
+    const dataDir = await startedThenStopped();
+    const second = serverProcess(dataDir, (provider) => void provider.failAlways('get', new ErrTransient('domain is running but every address source failed')));
+    await second.runtime.start();
+    await expect.poll(() => second.runtime.consoles.status('alpha').state, { message: 'the capture reopened' }).toBe('live');
+    expect((await second.runtime.proxies.get('alpha')).status.phase).toBe('Provisioning');
   });
 
   it('leaves a console another client holds alone: never forced, not tried again on every pass', async () => {

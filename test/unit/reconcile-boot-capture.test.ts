@@ -1,9 +1,10 @@
 // Boot capture's hooks: the reconciler tells the runtime when Create has started a Proxy's VM
 // (once per start, with the Proxy's name and the new providerID), so its console opens in time
 // for the boot log; passes that only observe the instance do not, but say what they observed (a
-// VM there and not stopped), so capture resumes after a restart.
+// VM there and not stopped, or one they could not read just now), so capture resumes after a restart.
 import { afterEach, describe, expect, it } from 'vitest';
 import { instanceName } from '@/server/control/names';
+import { ErrTransient } from '@/server/providers/errors';
 import { controlPlane, type Harness, managedProxy } from '@/test/fakes/control-plane';
 import { FakeProvider } from '@/test/fakes/fake-provider';
 
@@ -73,5 +74,18 @@ describe('boot capture hook', () => {
     await harness.settle();
     expect(provider.callsOf('create')).toHaveLength(1);
     expect(observed).toEqual([`fake/${instanceName('alpha')}`]);
+  });
+
+  it('is told of a VM it cannot read just now (running, no address source answers while it boots)', async () => {
+    const provider = new FakeProvider({ name: 'fake-1', initialState: 'Provisioning' });
+    const observed: string[] = [];
+    harness = await controlPlane({ providers: [provider], onInstanceObserved: (_proxy, providerID) => observed.push(providerID) });
+    await harness.proxies.create(managedProxy('alpha'));
+    await harness.settle();
+    provider.failAlways('get', new ErrTransient('domain is running but every address source failed'));
+    await harness.restart();
+    await harness.settle();
+    expect((await harness.proxies.get('alpha')).status.lastError?.class).toBe('transient');
+    expect(observed).toEqual([`fake/${instanceName('alpha')}`, `fake/${instanceName('alpha')}`]);
   });
 });

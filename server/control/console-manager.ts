@@ -35,10 +35,8 @@ export interface ConsoleManagerOptions {
   booting(proxy: string): Promise<boolean>;
   clock: Clock;
   logger: Logger;
-  /** release after this long without a watcher (and not booting) */
+  /** release after this long without a watcher (and not booting); also how long resumed boot capture waits after a refusal */
   idleReleaseMs: number;
-  /** resumed boot capture waits this long after a failed open (busy, say) or a take-over by another client; idleReleaseMs by default */
-  captureRetryMs?: number;
   bufferBytes?: number;
 }
 
@@ -55,7 +53,7 @@ interface Entry {
   idleTimer?: TimerHandle;
   /** last time a watcher was there or the Proxy was booting (clock ms) */
   lastNeededAt: number;
-  /** when an open last failed or another client took the console (clock ms): resumed boot capture waits captureRetryMs after it */
+  /** when an open last failed or another client took the console (clock ms): resumed boot capture waits idleReleaseMs after it */
   refusedAt?: number;
 }
 
@@ -123,15 +121,14 @@ export class ConsoleManager {
    * Boot capture of a VM started earlier (by another process, or before a restart): opens its
    * console, without force, when nothing holds it here and the Proxy is still booting. Cheap when
    * held (no provider call); after a failed open (another client holds it) or after another client
-   * took it, it waits captureRetryMs.
+   * took it, it waits the idle period before asking again.
    */
   resumeCapture(proxy: string, providerID: string): void {
     if (this.stopped) return;
     const entry = this.entries.get(proxy);
     if (entry && entry.providerID === providerID) {
       if (entry.session || entry.opening) return;
-      const retryMs = this.options.captureRetryMs ?? this.options.idleReleaseMs;
-      if (entry.refusedAt !== undefined && this.options.clock.now() - entry.refusedAt < retryMs) return;
+      if (entry.refusedAt !== undefined && this.options.clock.now() - entry.refusedAt < this.options.idleReleaseMs) return;
     }
     this.resumeIfBooting(proxy, providerID).catch((err: unknown) => this.options.logger.warn({ proxy, error: errorMessage(err) }, 'resuming boot capture failed'));
   }

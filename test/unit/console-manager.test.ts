@@ -256,7 +256,7 @@ describe('resumed boot capture', () => {
     expect(manager.status('alpha').state).toBe('closed');
   });
 
-  it('leaves a console another client holds alone: never forced, tried again only after the retry period', async () => {
+  it('leaves a console another client holds alone: never forced, tried again only after the idle period', async () => {
     const release = device().holdElsewhere();
     booting.add('alpha');
     manager.resumeCapture('alpha', providerID);
@@ -276,7 +276,7 @@ describe('resumed boot capture', () => {
     expect(device().opens).toEqual([false, false]);
   });
 
-  it('does not snatch back a console another client took from it: the next try waits the retry period', async () => {
+  it('does not snatch back a console another client took from it: the next try waits the idle period', async () => {
     booting.add('alpha');
     manager.resumeCapture('alpha', providerID);
     await settle();

@@ -1,6 +1,7 @@
 // Host event subscriptions keep flowing across redials: registered on the pooled connection,
 // registered again on the next one after that connection dies (libvirtd forgets callbacks with
 // their connection), retried with backoff while the host is unreachable, and gone after close.
+import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import { DomainEventType, StoragePoolEventType, type DomainLifecycleEvent } from '@/server/libvirt';
 import { errorClassOf } from '@/server/providers/errors';
@@ -80,6 +81,24 @@ describe('host event subscriptions', () => {
     expect(subscribed).toEqual([]);
     backend.unreachable.delete('h1');
     await expect.poll(() => subscribed.length === 1, { message: 'the registration once reachable', timeout: 2_000, interval: 2 }).toBe(true);
+    await subscription.close();
+  });
+
+  it('leaves no abort listener behind per retry while the host stays unreachable', async () => {
+    const backend = new FakeHostBackend({ h1: new FakeHypervisor() });
+    backend.unreachable.add('h1');
+    const dial = backend.pooled.bind(backend);
+    let stopSignal: AbortSignal | undefined;
+    let attempts = 0;
+    backend.pooled = async (host: string, options?: { signal?: AbortSignal }) => {
+      stopSignal = options?.signal;
+      attempts += 1;
+      return dial(host);
+    };
+    const subscription = subscribeHostEvents({ backend, host: 'h1', logger, retryMs: 1, maxRetryMs: 1, handlers: { onDomainLifecycle: () => undefined } });
+    await expect.poll(() => attempts >= 30, { message: '30 attempts', timeout: 5_000, interval: 2 }).toBe(true);
+    // One at most: the pause under way. Before the fix every pause left its listener (30 here).
+    expect(getEventListeners(stopSignal!, 'abort').length).toBeLessThanOrEqual(1);
     await subscription.close();
   });
 

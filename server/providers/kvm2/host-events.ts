@@ -56,10 +56,17 @@ export function subscribeHostEvents(options: HostEventsOptions): HostEvents {
   const stop = new AbortController();
   let current: EventSubscription[] = [];
 
+  // The listener goes when the pause ends: a host down for a day retries thousands of times on
+  // this one long-lived signal.
   const pause = (ms: number) =>
     new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, ms);
-      stop.signal.addEventListener('abort', () => (clearTimeout(timer), resolve()), { once: true });
+      const done = () => {
+        clearTimeout(timer);
+        stop.signal.removeEventListener('abort', done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      stop.signal.addEventListener('abort', done, { once: true });
     });
 
   /** Registers every kind on the pooled connection; all or none. */

@@ -31,13 +31,16 @@ export function DeleteProxyButton({ proxy }: { proxy: ProxyView }) {
         pending={remove.isPending}
         error={remove.error?.message}
         onClose={() => setOpen(false)}
+        // The promise, not mutate's onSuccess: that callback is dropped if this button unmounts
+        // first, as it does when the live feed reports the Proxy gone before the answer arrives.
         onConfirm={() =>
-          remove.mutate(proxy.name, {
-            onSuccess: () => {
+          void remove.mutateAsync(proxy.name).then(
+            () => {
               setOpen(false);
               router.push('/proxies');
             },
-          })
+            () => undefined, // shown in the dialog (remove.error)
+          )
         }
       >
         {proxy.mode === 'Managed' ? (

@@ -113,8 +113,11 @@ export function useDeleteProxy() {
   const queryClient = useQueryClient();
   return useMutation({
     mutationFn: (name: string) => apiRequest(`/api/proxies/${segment(name)}`, proxyViewSchema, { method: 'DELETE' }),
-    // The Proxy's page, the list, and the host listings (its domain goes away) are all stale now.
-    onSettled: () =>
-      Promise.all([queryClient.invalidateQueries({ queryKey: proxyKeys.all }), queryClient.invalidateQueries({ queryKey: hostKeys.providers })]),
+    // The Proxy's page, the list, and the host listings (its domain goes away) are all stale now;
+    // refetched in the background, so leaving the page does not wait for the host listings.
+    onSettled: () => {
+      void queryClient.invalidateQueries({ queryKey: proxyKeys.all });
+      void queryClient.invalidateQueries({ queryKey: hostKeys.providers });
+    },
   });
 }

@@ -1,5 +1,6 @@
 // Sums vitest JSON reports into the closing line CI reads: `N passed, N failed`.
 // A missing or unreadable report counts as a failure: a run that produced nothing proved nothing.
+// The failures are listed just above that line, since a CI log may keep only its tail.
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
@@ -7,6 +8,7 @@ const dir = process.argv[2];
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+const failures = [];
 for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
   try {
     const report = JSON.parse(readFileSync(join(dir, file), 'utf8'));
@@ -14,10 +16,23 @@ for (const file of readdirSync(dir).filter((f) => f.endsWith('.json'))) {
     failed += report.numFailedTests;
     skipped += report.numPendingTests + report.numTodoTests;
     if (report.numFailedTestSuites > 0 && report.numFailedTests === 0) failed += report.numFailedTestSuites;
+    for (const suite of report.testResults ?? []) {
+      const where = `${file.replace(/\.json$/, '')}: ${suite.name.replace(/^.*?\/test\//, 'test/')}`;
+      const failedTests = (suite.assertionResults ?? []).filter((test) => test.status === 'failed');
+      for (const test of failedTests) failures.push(`${where} > ${test.fullName}: ${firstLine(test.failureMessages?.[0])}`);
+      if (suite.status === 'failed' && failedTests.length === 0) failures.push(`${where}: ${firstLine(suite.message)}`);
+    }
   } catch (err) {
     console.error(`unreadable test report ${file}: ${err.message}`);
     failed += 1;
   }
 }
+function firstLine(text) {
+  return (text ?? '').split('\n')[0].slice(0, 300);
+}
+
+const shown = 30;
+for (const failure of failures.slice(0, shown)) console.log(`FAILED ${failure}`);
+if (failures.length > shown) console.log(`… and ${failures.length - shown} more failures`);
 console.log(skipped > 0 ? `${passed} passed, ${failed} failed, ${skipped} skipped` : `${passed} passed, ${failed} failed`);
 process.exit(failed > 0 ? 1 : 0);

@@ -6,6 +6,7 @@
 // `onSubscribed` with `resubscribed: true` tells the consumer to resync.
 import type { DomainLifecycleEvent, EventSubscription, StoragePool, StoragePoolLifecycleEvent } from '@/server/libvirt';
 import type { Logger } from '@/server/telemetry/logger';
+import { sleep } from './context';
 import type { HostBackend, LibvirtAPI } from './libvirt-api';
 
 export interface HostEventHandlers {
@@ -56,18 +57,8 @@ export function subscribeHostEvents(options: HostEventsOptions): HostEvents {
   const stop = new AbortController();
   let current: EventSubscription[] = [];
 
-  // The listener goes when the pause ends: a host down for a day retries thousands of times on
-  // this one long-lived signal.
-  const pause = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        stop.signal.removeEventListener('abort', done);
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      stop.signal.addEventListener('abort', done, { once: true });
-    });
+  // Ends early when closed; a rejected sleep is that close, and the loop checks for it next.
+  const pause = (ms: number) => sleep(ms, stop.signal).catch(() => undefined);
 
   /** Registers every kind on the pooled connection; all or none. */
   const registerAll = async (): Promise<EventSubscription[]> => {

@@ -128,7 +128,10 @@ const quote = (line: string | undefined, max = 160) => (line === undefined ? '' 
 
 /** consoleText: the VM's serial console so far, or undefined when the server captures none. */
 export function cloudInitVerdict(consoleText: string | undefined, domain: string | undefined): Verdict {
-  const onHost = domain ? ` (on the host: virsh console ${domain})` : '';
+  // The server's boot capture holds the console, so a plain `virsh console` is refused on the host.
+  const onHost = domain
+    ? ` (the dashboard's console, or on the host virsh console --force ${domain}, which takes it from the server's boot capture)`
+    : " (the dashboard's console)";
   if (consoleText === undefined) return { status: 'unknown', evidence: 'no console capture yet', next: `Watch the VM's serial console${onHost}.` };
   const progress = cloudInitProgress(consoleText);
   if (progress.lines === 0) {

@@ -152,7 +152,7 @@ describe('the diagnosis checklist', () => {
     const diagnosis = await service.diagnose('p1');
     expect(statuses(diagnosis)).toEqual(noOsWithoutConsoleCapture);
     expect(diagnosis.firstFailure).toBe('agent');
-    expect(step(diagnosis, 'cloud-init')).toMatchObject({ evidence: 'no console capture yet', next: expect.stringContaining('virsh console proxy-0123456789abcdef') });
+    expect(step(diagnosis, 'cloud-init')).toMatchObject({ evidence: 'no console capture yet', next: expect.stringContaining('virsh console --force proxy-0123456789abcdef') });
     expect(step(diagnosis, 'agent')?.next).toContain('qemu-guest-agent');
     expect(step(diagnosis, 'port')?.evidence).toBe('needs "Address known" to pass');
     expect(step(diagnosis, 'egress')?.evidence).toBe('no IP_ECHO_URL set');

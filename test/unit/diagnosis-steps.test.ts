@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import {
   addressVerdict,
   agentVerdict,
+  cloudInitVerdict,
   domainVerdict,
   egressVerdict,
   type Gathered,
@@ -33,6 +34,22 @@ describe('domain verdicts', () => {
     expect(verdict).toMatchObject({ status, evidence });
     if (next) expect(verdict.next).toMatch(next);
     else expect(verdict.next).toBeUndefined();
+  });
+});
+
+describe('cloud-init verdicts', () => {
+  // The server's boot capture holds the VM's console, so a plain `virsh console` is refused on the
+  // host ("Active console session exists for this domain"): the advice must say --force, or the
+  // dashboard's console.
+  it.each<[string, string | undefined]>([
+    ['no capture yet', undefined],
+    ['a silent console', ''],
+    ['a console without cloud-init', 'BdsDxe: loading Boot0001\nGRUB loading.\n'],
+  ])('%s: the advice opens the console in a way the host accepts', (_what, consoleText) => {
+    const verdict = cloudInitVerdict(consoleText, 'proxy-1');
+    expect(verdict.next).toContain('virsh console --force proxy-1');
+    expect(verdict.next).toContain("the dashboard's console");
+    expect(verdict.next).not.toMatch(/virsh console proxy-1/);
   });
 });
 

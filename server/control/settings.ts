@@ -1,6 +1,7 @@
 // Runtime settings from the environment. Durations read `500ms`, `15s`, `1m`, `2h`, `7d`, or a
 // bare number of seconds. A bad value stops the start with a message naming the variable.
 import { hostname } from 'node:os';
+import { databaseTransportProblem } from './database-transport';
 
 export interface RuntimeSettings {
   dataDir: string;
@@ -75,8 +76,8 @@ function parseUrl(text: string, variable: string): string {
   return url.toString();
 }
 
-/** Only the scheme is checked here; a wrong host or password fails at start with pg's own message. */
-function parseDatabaseUrl(text: string): string {
+/** The scheme and the transport are checked here; a wrong host or password fails at start with pg's own message. */
+function parseDatabaseUrl(text: string, env: Environment): string {
   let url: URL;
   try {
     url = new URL(text);
@@ -84,6 +85,8 @@ function parseDatabaseUrl(text: string): string {
     throw new SettingsError('DATABASE_URL', 'is not a URL (postgres://user:password@host:port/database)');
   }
   if (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') throw new SettingsError('DATABASE_URL', 'must be a postgres:// URL');
+  const problem = databaseTransportProblem(text, env);
+  if (problem) throw new SettingsError(problem.variable, problem.reason);
   return text;
 }
 
@@ -152,7 +155,7 @@ export function settingsFromEnv(env: Environment = process.env): RuntimeSettings
     replicaAddress: nonEmpty(env.REPLICA_ADDRESS) ?? `${hostname()}:${nonEmpty(env.PORT) ?? '3000'}`,
     reconcileWorkers: parseCount(nonEmpty(env.RECONCILE_WORKERS) ?? '3', 'RECONCILE_WORKERS'),
     ...(providersConfigPath ? { providersConfigPath } : {}),
-    ...(databaseUrl ? { databaseUrl: parseDatabaseUrl(databaseUrl) } : {}),
+    ...(databaseUrl ? { databaseUrl: parseDatabaseUrl(databaseUrl, env) } : {}),
     ...(probeUrl ? { probeUrl: parseUrl(probeUrl, 'PROBE_URL') } : {}),
     ...(ipEchoUrl ? { ipEchoUrl: parseUrl(ipEchoUrl, 'IP_ECHO_URL') } : {}),
   };

@@ -58,6 +58,9 @@ const nonEmpty = z.string(stringError).trim().min(1, { error: 'is required' }).m
 
 /** placement.zone that leaves the host to the control plane (as omitting it does with several hosts) */
 export const autoZone = 'auto';
+/** Why no host may be named `auto`: a Proxy could never be pinned to it. */
+export const autoZoneReservedRule =
+  'is reserved: placement.zone "auto" asks the control plane to choose a host, so a host of that name could never be chosen by name; pick another name';
 
 export const placementSchema = z.strictObject({
   zone: nonEmpty.optional(),

@@ -4,12 +4,15 @@
 // is an answer (200, `ok: false`), not an HTTP error: the wizard shows it. Paths of key files on
 // the server are never in an answer; the public key and fingerprints are public.
 import { z } from 'zod';
+import { autoZone, autoZoneReservedRule } from '@/lib/proxy-spec';
 import { collection } from './collection';
 import { targetSchema } from './providers';
 
 export const virtTypeChoices = ['kvm', 'qemu'] as const;
 
 const hostName = z.string().trim().min(1, { error: 'is required' }).max(253, { error: 'is too long' });
+/** A configured host's name: `auto` is placement.zone's word for "choose for me". */
+const configuredHostName = hostName.refine((name) => name !== autoZone, { error: `"${autoZone}" ${autoZoneReservedRule}` });
 
 /** Key files of a provider entry the save will create (absent: the entry exists already). */
 export const newEntryFilesSchema = z.strictObject({
@@ -24,7 +27,7 @@ export const candidateSchema = z.strictObject({
   newEntry: newEntryFilesSchema.optional(),
   address: hostName,
   user: hostName.optional(),
-  name: hostName.optional(),
+  name: configuredHostName.optional(),
   socket: z.string().startsWith('/', { error: 'must be an absolute path' }).optional(),
   pool: hostName.optional(),
   bridge: hostName.optional(),
@@ -126,7 +129,7 @@ export const hostFieldsSchema = z.strictObject({
   socket: z.string().startsWith('/', { error: 'must be an absolute path' }).optional(),
   virtType: z.enum(virtTypeChoices).optional(),
 });
-export const addHostSchema = hostFieldsSchema.extend({ name: hostName, newEntry: newEntryFilesSchema.optional() });
+export const addHostSchema = hostFieldsSchema.extend({ name: configuredHostName, newEntry: newEntryFilesSchema.optional() });
 
 /** An edit: a value sets the field, null removes an optional one, a field left out stays as it is. */
 export const editHostSchema = z.strictObject({

@@ -2,6 +2,7 @@
 // config table. Defaults are applied later, by withDefaults in kvm2/kvm2.ts, so a loaded config
 // still says what the admin wrote (and, for virtType, whether they wrote anything).
 import { z } from 'zod';
+import { autoZone, autoZoneReservedRule } from '@/lib/proxy-spec';
 import { placementPolicies } from '@/server/providers/host-capacity';
 import { parseSshAddress } from '@/server/ssh/address';
 
@@ -67,7 +68,7 @@ const machineTypeSchema = z.strictObject({
 });
 
 const hostSchema = z.strictObject({
-  name: fileSafeString,
+  name: fileSafeString.refine((name) => name !== autoZone, { error: (issue) => `${quoted(issue.input)} ${autoZoneReservedRule}` }),
   address: z.string().refine(isSshAddress, { error: (issue) => `${quoted(issue.input)} is not host:port` }),
   user: nonEmptyString,
   socket: z.string().startsWith('/', { error: 'must be an absolute path' }).optional(),

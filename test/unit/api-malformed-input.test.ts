@@ -153,6 +153,15 @@ const cases: Case[] = [
     body: { currentPassword: 'x', newPassword: 'long enough', revokeTokens: 'yes' },
     field: 'revokeTokens',
   },
+  {
+    what: 'a host named auto (placement.zone "auto" means "choose for me", so it could never be pinned)',
+    handler: h.hosts.POST,
+    method: 'POST',
+    path: '/api/providers/kvm2-home/hosts',
+    params: { provider: 'kvm2-home' },
+    body: { name: 'auto', address: '10.0.0.2:22', user: 'virt', bridge: 'br0' },
+    field: 'name',
+  },
   { what: 'a change without the new password', handler: h.password.POST, method: 'POST', path: '/api/auth/password', body: { currentPassword: 'x' }, field: 'newPassword' },
   {
     what: 'a change with an empty current password',

@@ -53,6 +53,11 @@ const invalid: Case[] = [
   { what: 'host name ..', change: (c) => (firstHost(c).name = '..'), message: `${home}kvm2.hosts[0]: name ".." ${dotName}` },
   { what: 'host name .', change: (c) => (firstHost(c).name = '.'), message: `${home}kvm2.hosts[0]: name "." ${dotName}` },
   {
+    what: 'host named auto, which placement.zone reads as "choose for me"',
+    change: (c) => (firstHost(c).name = 'auto'),
+    message: `${home}kvm2.hosts[0]: name "auto" is reserved: placement.zone "auto" asks the control plane to choose a host, so a host of that name could never be chosen by name; pick another name`,
+  },
+  {
     what: 'duplicate host names',
     change: (c) => block(c).hosts.push({ name: 'beelink', address: 'other:22', user: 'admin', bridge: 'br0' }),
     message: `${home}kvm2.hosts[1]: name "beelink" is already used by kvm2.hosts[0]`,

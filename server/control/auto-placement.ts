@@ -26,7 +26,7 @@ export async function pickHost(options: {
   signal?: AbortSignal;
 }): Promise<PlacementChoice> {
   const { provider, reader, signal } = options;
-  // An unknown machine type throws ErrPermanent here, before any host is measured.
+  // An unknown machine type or image throws ErrPermanent here, before any host is measured.
   const needs = reader.needs(options.placement);
   const targets = new Map((await options.health.latest(provider.name))[0]?.targets.map((target) => [target.name, target]));
   const hosts = await Promise.all(

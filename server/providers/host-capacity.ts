@@ -30,7 +30,7 @@ export interface HostCapacityReader {
   readonly policy: PlacementPolicy;
   /** the configured hosts, in config order */
   hosts(): string[];
-  /** Throws ErrPermanent for a machine type the provider does not know. */
+  /** Throws ErrPermanent for a placement the provider cannot create (an unknown machine type or image), before any host is measured. */
   needs(placement: Placement): PlacementNeeds;
   /** Throws (classified) when the host cannot be read. */
   measure(host: string, options?: CallOptions): Promise<HostCapacity>;

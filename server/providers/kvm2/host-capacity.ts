@@ -9,6 +9,7 @@ import type { HostCapacity, HostCapacityReader } from '@/server/providers/host-c
 import type { Kvm2Context } from './context';
 import { classify } from './errors';
 import { seedReserveBytes } from './image';
+import { resolveImage } from './image-resolve';
 import { listHostInstances } from './instance';
 import { configuredHost, machineType } from './kvm2';
 import { diskSizeBytes } from './volume';
@@ -50,10 +51,13 @@ export function kvm2HostCapacity(context: Kvm2Context): HostCapacityReader {
   return {
     policy: context.settings.placementPolicy,
     hosts: () => context.settings.hosts.map((host) => host.name),
-    needs: (placement: Placement) => ({
-      diskBytes: diskSizeBytes(context.settings.diskSizeGb) + seedReserveBytes,
-      memoryBytes: machineType(context.settings, placement.machineType).memoryMiB * 1024 * 1024,
-    }),
+    needs: (placement: Placement) => {
+      // The whole placement is checked before any host is measured or a choice recorded (the
+      // spec's order, zone aside: the control plane is about to choose it): machineType, image.
+      const memoryMiB = machineType(context.settings, placement.machineType).memoryMiB;
+      resolveImage(context.settings, placement.image);
+      return { diskBytes: diskSizeBytes(context.settings.diskSizeGb) + seedReserveBytes, memoryBytes: memoryMiB * 1024 * 1024 };
+    },
     measure: (host, options = {}) => measureHost(context, host, options.signal),
   };
 }

@@ -2,13 +2,18 @@
 // up to a cap) after each further failure, one attempt at a time. An attempt is reserved before
 // the password is hashed, so parallel requests cannot all slip through one check; a client whose
 // attempts are used up is refused (429 with Retry-After) without its password being checked. There
-// is no global ceiling: one client's guessing never locks out the admin on another. IPv6 clients
-// count per /64, since one host can take any address in its network. A success clears the client.
+// is no global ceiling: one client's guessing never locks out the admin on another. Free attempts
+// count per full address, since a home LAN shares one IPv6 /64 and neighbours must not lock each
+// other out; a much higher ceiling per /64 still stops one host that takes address after address
+// in its network. IPv4 counts per address only (a /24 is exactly the neighbours' case, and one
+// host rarely holds many IPv4 addresses). A success clears the address, not its /64.
 import { isIP } from 'node:net';
 
 export interface LoginLimits {
-  /** failures a client may have before backoff starts */
+  /** failures one address may have before backoff starts */
   freeAttempts: number;
+  /** failures all the addresses of one IPv6 /64 may have together before backoff starts for the whole /64 */
+  networkFreeAttempts: number;
   /** the first wait after the free attempts; doubles with each further failure */
   backoffBaseMs: number;
   backoffCapMs: number;
@@ -16,7 +21,7 @@ export interface LoginLimits {
   forgetAfterMs: number;
 }
 
-export const defaultLoginLimits: LoginLimits = { freeAttempts: 5, backoffBaseMs: 1_000, backoffCapMs: 15 * 60_000, forgetAfterMs: 60 * 60_000 };
+export const defaultLoginLimits: LoginLimits = { freeAttempts: 5, networkFreeAttempts: 50, backoffBaseMs: 1_000, backoffCapMs: 15 * 60_000, forgetAfterMs: 60 * 60_000 };
 
 interface ClientState {
   failures: number;
@@ -41,13 +46,18 @@ function expandIpv6(address: string): string[] {
   return [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right];
 }
 
-/** The key one client's attempts count under: the address, or its /64 for IPv6. */
+/** The key one address's attempts count under (IPv6 in one spelling, so `::a` and `0:…:000a` match). */
 export function clientKey(address: string): string {
   if (isIP(address) !== 6) return address;
-  return `${expandIpv6(address.toLowerCase())
-    .slice(0, 4)
+  return expandIpv6(address.toLowerCase())
     .map((group) => group.replace(/^0+(?=.)/, ''))
-    .join(':')}::/64`;
+    .join(':');
+}
+
+/** The /64 an IPv6 address belongs to; undefined for anything else. */
+export function networkKey(address: string): string | undefined {
+  if (isIP(address) !== 6) return undefined;
+  return `${clientKey(address).split(':').slice(0, 4).join(':')}::/64`;
 }
 
 export class LoginRateLimiter {
@@ -58,8 +68,8 @@ export class LoginRateLimiter {
     private readonly now: () => number = Date.now,
   ) {}
 
-  private backoffMs(failures: number): number {
-    const beyond = failures - this.limits.freeAttempts;
+  private backoffMs(failures: number, free: number): number {
+    const beyond = failures - free;
     return Math.min(this.limits.backoffCapMs, this.limits.backoffBaseMs * 2 ** Math.min(beyond, 30));
   }
 
@@ -71,35 +81,45 @@ export class LoginRateLimiter {
     return fresh;
   }
 
+  /** The wait `state` imposes before another attempt, 0 when it allows one now. */
+  private waitMs(state: ClientState, free: number, nowMs: number): number {
+    if (nowMs < state.blockedUntilMs) return state.blockedUntilMs - nowMs;
+    // Past the free attempts, one at a time: the outcome of the one in flight sets the next wait.
+    if (state.failures + state.pending >= free && state.pending > 0) return this.backoffMs(state.failures + state.pending, free);
+    return 0;
+  }
+
   /** Reserves one attempt for `client`, or says how long it must wait. */
   reserve(client: string): Reservation {
     const nowMs = this.now();
-    const key = clientKey(client);
-    const state = this.stateOf(key, nowMs);
-    if (nowMs < state.blockedUntilMs) return { retryAfterSeconds: Math.max(1, Math.ceil((state.blockedUntilMs - nowMs) / 1000)) };
-    // Past the free attempts, one at a time: the outcome of the one in flight sets the next wait.
-    if (state.failures + state.pending >= this.limits.freeAttempts && state.pending > 0) {
-      return { retryAfterSeconds: Math.max(1, Math.ceil(this.backoffMs(state.failures + state.pending) / 1000)) };
-    }
-    state.pending += 1;
+    const network = networkKey(client);
+    const levels = [
+      { key: clientKey(client), free: this.limits.freeAttempts, clearOnSuccess: true },
+      ...(network ? [{ key: network, free: this.limits.networkFreeAttempts, clearOnSuccess: false }] : []),
+    ].map((level) => ({ ...level, state: this.stateOf(level.key, nowMs) }));
+    const waitMs = Math.max(...levels.map((level) => this.waitMs(level.state, level.free, nowMs)));
+    if (waitMs > 0) return { retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)) };
+    for (const level of levels) level.state.pending += 1;
     let settled = false;
     const settle = (outcome: () => void) => {
       if (settled) return;
       settled = true;
-      state.pending -= 1;
+      for (const level of levels) level.state.pending -= 1;
       outcome();
       this.prune(this.now());
     };
     return {
       attempt: {
-        succeeded: () => settle(() => this.clients.delete(key)),
+        succeeded: () => settle(() => levels.filter((level) => level.clearOnSuccess).forEach((level) => this.clients.delete(level.key))),
         failed: () =>
           settle(() => {
             const at = this.now();
-            state.failures += 1;
-            state.lastFailureMs = at;
-            if (state.failures >= this.limits.freeAttempts) state.blockedUntilMs = at + this.backoffMs(state.failures);
-            this.clients.set(key, state);
+            for (const { key, free, state } of levels) {
+              state.failures += 1;
+              state.lastFailureMs = at;
+              if (state.failures >= free) state.blockedUntilMs = at + this.backoffMs(state.failures, free);
+              this.clients.set(key, state);
+            }
           }),
       },
     };

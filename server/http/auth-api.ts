@@ -7,6 +7,7 @@ import type { AuthService } from '@/server/auth/service';
 import type { IssuedSession } from '@/server/auth/sessions';
 import { clientAddress, isHttps } from './client';
 import { exposureFromEnv } from './exposure';
+import { warnUntrustedForwarding } from './forwarding-warning';
 import { noStore } from './to-response';
 
 interface AuthCall {
@@ -21,12 +22,19 @@ function withSession<Extra extends object>(options: { request: Request; session:
   return Response.json(body, { headers: { ...noStore, 'set-cookie': cookie } });
 }
 
+/** The address a password attempt counts under; says once when a local proxy makes everyone share it. */
+function attemptClient(request: Request): string {
+  const exposure = exposureFromEnv();
+  warnUntrustedForwarding({ request, exposure });
+  return clientAddress(request, exposure);
+}
+
 export function authStatus(options: { auth: AuthService; sessionCookie: string | undefined }): Promise<AuthStatus> {
   return options.auth.status(options.sessionCookie);
 }
 
 export async function login(options: AuthCall & { password: string }): Promise<Response> {
-  const session = await options.auth.login({ password: options.password, client: clientAddress(options.request, exposureFromEnv()) });
+  const session = await options.auth.login({ password: options.password, client: attemptClient(options.request) });
   return withSession({ request: options.request, session });
 }
 
@@ -38,7 +46,7 @@ export function logout(options: AuthCall & { sessionCookie: string | undefined }
 }
 
 export async function setupPassword(options: AuthCall & { password: string; setupCode: string }): Promise<PasswordSetBody> {
-  await options.auth.setup({ password: options.password, setupCode: options.setupCode, client: clientAddress(options.request, exposureFromEnv()) });
+  await options.auth.setup({ password: options.password, setupCode: options.setupCode, client: attemptClient(options.request) });
   return { passwordConfigured: true };
 }
 
@@ -48,7 +56,7 @@ export async function changePassword(options: AuthCall & { currentPassword: stri
     currentPassword: options.currentPassword,
     newPassword: options.newPassword,
     revokeTokens: options.revokeTokens,
-    client: clientAddress(options.request, exposureFromEnv()),
+    client: attemptClient(options.request),
   });
   return withSession<Pick<PasswordChangedBody, 'revokedTokens'>>({ request: options.request, session, extra: { revokedTokens } });
 }

@@ -141,7 +141,7 @@ describe.each(storeEngines)('credentials in the %s store', (engine) => {
 });
 
 describe('login rate limit', () => {
-  const limits = { freeAttempts: 5, backoffBaseMs: 1_000, backoffCapMs: 8_000, forgetAfterMs: 3_600_000 };
+  const limits = { freeAttempts: 5, networkFreeAttempts: 50, backoffBaseMs: 1_000, backoffCapMs: 8_000, forgetAfterMs: 3_600_000 };
   const granted = (limiter: LoginRateLimiter, client: string) => {
     const reservation = limiter.reserve(client);
     if ('retryAfterSeconds' in reservation) throw new Error(`refused for ${reservation.retryAfterSeconds} s`);
@@ -179,7 +179,7 @@ describe('login rate limit', () => {
     expect(retryAfter(limiter, 'someone else')).toBe(0);
   });
 
-  it('clears a client on success, forgets it after a quiet hour, and counts IPv6 clients per /64', () => {
+  it('clears a client on success, forgets it after a quiet hour, and counts IPv6 clients per address', () => {
     const limiter = new LoginRateLimiter(limits, now);
     for (let i = 0; i < 4; i++) granted(limiter, 'a').failed();
     granted(limiter, 'a').succeeded();
@@ -187,11 +187,12 @@ describe('login rate limit', () => {
     expect(retryAfter(limiter, 'a')).toBe(1);
     nowMs += 3_600_000;
     for (let i = 0; i < 5; i++) granted(limiter, 'a').failed();
-    expect(clientKey('2001:db8:1:2::7')).toBe(clientKey('2001:0db8:0001:0002:ffff:1:2:3'));
-    expect(clientKey('2001:db8:1:3::7')).not.toBe(clientKey('2001:db8:1:2::7'));
+    expect(clientKey('2001:db8:1:2::7')).toBe(clientKey('2001:0db8:0001:0002:0:0:0:7'));
+    expect(clientKey('2001:db8:1:2::8')).not.toBe(clientKey('2001:db8:1:2::7'));
     expect(clientKey('192.0.2.1')).toBe('192.0.2.1');
     for (let i = 0; i < 5; i++) granted(limiter, '2001:db8::1').failed();
-    expect(retryAfter(limiter, '2001:db8::2')).toBeGreaterThan(0);
+    expect(retryAfter(limiter, '2001:db8::1')).toBeGreaterThan(0);
+    expect(retryAfter(limiter, '2001:db8::2'), 'a neighbour in the same /64').toBe(0);
   });
 
   it('lets at most the free attempts of 50 parallel wrong passwords reach the hash; the right password from another client still logs in', async () => {

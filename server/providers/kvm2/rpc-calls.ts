@@ -35,7 +35,7 @@ const transferOf = (options: { offset?: number; length?: number }) => ({ offset:
 
 export const rpcCalls: { [M in RpcMethod]: RpcCall<M> } = {
   connectGetLibVersion: { name: 'ConnectGetLibVersion', optionsAt: 0, detail: (_args, version) => ({ version }) },
-  connectGetHostname: { name: 'ConnectGetHostname', optionsAt: 0, detail: (_args, hostname) => ({ hostname }) },
+  connectGetHostname: { name: 'ConnectGetHostname', optionsAt: 0, detail: (_args, hostname) => ({ hypervisorHostname: hostname }) },
   connectGetDomainCapabilities: {
     name: 'ConnectGetDomainCapabilities',
     optionsAt: 0,

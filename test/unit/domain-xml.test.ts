@@ -3,7 +3,7 @@ import { isPermanent } from '@/server/providers/errors';
 import { metadataURI } from '@/server/providers/kvm2/metadata';
 import { buildDomainXML, type DomainSpec } from '@/server/providers/kvm2/xml';
 import { parseDomainXML } from '@/server/providers/kvm2/xml-parse';
-import { childElement, parseXml } from '@/server/providers/kvm2/xml-codec';
+import { attributeOf, childElement, childElements, childTags, parseXml } from '@/server/providers/kvm2/xml-codec';
 
 function spec(overrides: Partial<DomainSpec> = {}): DomainSpec {
   return {
@@ -13,6 +13,7 @@ function spec(overrides: Partial<DomainSpec> = {}): DomainSpec {
     vcpus: 2,
     firmware: 'uefi',
     overlayPath: '/var/lib/libvirt/images/proxy-abc123.qcow2',
+    base: { path: '/var/lib/libvirt/images/base-home-debian-13.qcow2', format: 'qcow2' },
     seedPath: '/var/lib/libvirt/images/proxy-abc123-seed.iso',
     bridge: 'br0',
     metadata: { managed: true, uid: '0f3a9c1e-uid', created: '2026-09-16T17:42:11Z' },
@@ -21,6 +22,18 @@ function spec(overrides: Partial<DomainSpec> = {}): DomainSpec {
 }
 
 describe('buildDomainXML', () => {
+  it.each(['qcow2', 'raw'] as const)('spells out the overlay chain down to the %s base and ends it, so libvirt probes no image header', (format) => {
+    const xml = parseXml(buildDomainXML(spec({ base: { path: '/pool/base.img', format } })), 'test');
+    const [vda] = childElements(childElement(childElement(xml, 'domain'), 'devices'), 'disk');
+    const base = childElement(vda, 'backingStore');
+    expect(attributeOf(base, 'type')).toBe('file');
+    expect(attributeOf(childElement(base, 'format'), 'type')).toBe(format);
+    expect(attributeOf(childElement(base, 'source'), 'file')).toBe('/pool/base.img');
+    const end = childElement(base, 'backingStore');
+    expect(end).toBeDefined();
+    expect(end && childTags(end)).toEqual([]);
+  });
+
   it.each([
     { virtType: 'kvm' as const, firmware: 'uefi' as const, cpuMode: 'host-passthrough' },
     { virtType: 'kvm' as const, firmware: 'bios' as const, cpuMode: 'host-passthrough' },

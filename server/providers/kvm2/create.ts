@@ -14,7 +14,7 @@ import type { Logger } from '@/server/telemetry/logger';
 import { instanceLogger, sleep, type Kvm2Context } from './context';
 import { domainStateName, existingDomainAction, failsRightAfterStart, isRunningState, lookupDomain, readMark } from './domain';
 import { imageContentLength } from './image-fetch';
-import { cachedImage, checkPoolSpace, ensureImage, lookupVolume, neededBytes, runningPoolInfo, type CacheTarget } from './image';
+import { cachedImage, checkCachedBase, checkPoolSpace, ensureImage, lookupVolume, neededBytes, runningPoolInfo, type CacheTarget } from './image';
 import type { LibvirtAPI } from './libvirt-api';
 import { formatCreated } from './metadata';
 import { resolvePlacement, type ResolvedPlacement } from './placement';
@@ -161,6 +161,7 @@ async function build(attempt: Attempt): Promise<void> {
   // After a download, the pooled connection may have been redialled; pick up the live one.
   const api = await context.backend.pooled(host.name, { signal });
   const afterImage: Attempt = { ...attempt, api };
+  await checkCachedBase({ api, host: host.name, image, signal }, base);
   const basePath = await api.storageVolGetPath(base, { signal });
   const overlay = await ensureOverlay(afterImage, pool, basePath);
   const overlayPath = await api.storageVolGetPath(overlay, { signal });
@@ -174,6 +175,7 @@ async function build(attempt: Attempt): Promise<void> {
     vcpus: machineType.vcpus,
     firmware: image.firmware,
     overlayPath,
+    base: { path: basePath, format: image.format },
     seedPath,
     bridge: host.bridge,
     metadata: { managed: true, uid: request.uid, created: formatCreated(context.now()) },

@@ -17,6 +17,7 @@ import { redactUrl } from '@/server/telemetry/redact-url';
 import { tracer } from '@/server/telemetry/tracing';
 import type { Budgets } from './backend';
 import type { DownloadTracker } from './download-progress';
+import { captureHead, describeExternalFiles, externalFiles, headerBytes } from './image-header';
 import { openImageStream, type ImageStream } from './image-fetch';
 import type { ResolvedImage } from './image-resolve';
 import type { KeyedLock } from './keyed-lock';
@@ -129,16 +130,41 @@ async function deleteQuietly(context: ImageCacheContext, target: CacheTarget, vo
   }
 }
 
-/** Streams the mirror's body into the base volume on a fresh connection, closed afterwards. */
-async function uploadImage(context: ImageCacheContext, target: CacheTarget, upload: { base: StorageVol; stream: ImageStream }): Promise<void> {
+/** Streams the mirror's body into the base volume on a fresh connection, closed afterwards; returns the image's first bytes. */
+async function uploadImage(context: ImageCacheContext, target: CacheTarget, upload: { base: StorageVol; stream: ImageStream }): Promise<Buffer> {
   const fresh = await context.backend.fresh(target.host, { signal: target.signal });
+  const captured = captureHead(upload.stream.body);
   try {
     // length 0 ("to the end") gives the call the image-transfer budget; the length and digest
     // checks afterwards catch a short body.
-    await fresh.api.storageVolUpload(upload.base, { source: upload.stream.body, length: 0 });
+    await fresh.api.storageVolUpload(upload.base, { source: captured.body, length: 0 });
+    return captured.head();
   } finally {
     await fresh.close();
   }
+}
+
+const selfContainedAdvice = 'a cloud image must be self-contained (qemu-img convert -O qcow2 makes one)';
+
+/**
+ * Refuses (permanently, naming the file) a base whose qcow2 header names a backing file or an
+ * external data file: QEMU would open that host file and libvirt would re-own it.
+ */
+function requireSelfContained(target: Pick<CacheTarget, 'host' | 'image'>, check: { header: Uint8Array; advice: string }): void {
+  const files = externalFiles(check.header);
+  if (files.length === 0) return;
+  const { image, host } = target;
+  throw new ErrPermanent(
+    `base image ${image.baseVolume} on host ${host} (from ${redactUrl(image.url)}) names a ${describeExternalFiles(files)} in its qcow2 header; ` +
+      `refusing it, since QEMU would open that host file: ${check.advice}`,
+  );
+}
+
+/** Reads a cached base's header again before an overlay is made on it (a base cached by an older version was never checked). */
+export async function checkCachedBase(target: Pick<CacheTarget, 'api' | 'host' | 'image' | 'signal'>, base: StorageVol): Promise<void> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of target.api.storageVolDownload(base, { length: headerBytes, signal: target.signal })) chunks.push(chunk);
+  requireSelfContained(target, { header: Buffer.concat(chunks), advice: `${selfContainedAdvice}; evict this base (marker first) once no Proxy uses it` });
 }
 
 async function* bytesOf(bytes: Uint8Array): AsyncGenerator<Uint8Array> {
@@ -189,9 +215,11 @@ async function downloadInto(context: ImageCacheContext, target: CacheTarget, spa
   try {
     const xml = baseVolumeXML({ name: image.baseVolume, sizeBytes: stream.contentLength });
     base = await target.api.storageVolCreateXml({ pool: target.pool, xml });
-    await uploadImage(context, target, { base, stream });
+    const header = await uploadImage(context, target, { base, stream });
     const problem = transferProblem(stream, image);
     if (problem) throw problem;
+    // Before the refresh and the marker: a base that names other host files is never cached.
+    requireSelfContained(target, { header, advice: selfContainedAdvice });
     const digest = stream.sha256();
     // A long transfer may have outlived the pooled connection the Create started on; the refresh
     // and the marker go over whichever pooled connection is alive now (redialled if need be).

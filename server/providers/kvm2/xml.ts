@@ -3,8 +3,10 @@
 // serial console on a pty, the guest-agent channel, a virtio RNG, no graphics, and kvm2's mark in
 // <metadata>. Disks are type="file" with the paths StorageVolGetPath returned, because AppArmor
 // derives QEMU's profile from those paths and volume-type disks fail with permission denied on
-// stock Debian and Ubuntu hosts.
-import type { Firmware, VirtType } from '@/server/providers/config-kvm2';
+// stock Debian and Ubuntu hosts. The overlay's backing chain is spelled out and ended with an
+// empty <backingStore/>, so libvirt never probes an image header for further files to open and
+// re-own (a hostile base could name any host file).
+import type { Firmware, ImageFormat, VirtType } from '@/server/providers/config-kvm2';
 import { ErrPermanent } from '@/server/providers/errors';
 import { metadataNode, type InstanceMetadata } from './metadata';
 import { buildXml, type XmlElement } from './xml-codec';
@@ -20,6 +22,8 @@ export interface DomainSpec {
   firmware: Firmware;
   /** StorageVolGetPath of the overlay (qcow2) */
   overlayPath: string;
+  /** the base image the overlay backs onto: StorageVolGetPath and format; the chain ends there */
+  base: { path: string; format: ImageFormat };
   /** StorageVolGetPath of the seed ISO (raw) */
   seedPath: string;
   bridge: string;
@@ -71,6 +75,12 @@ export function buildDomainXML(spec: DomainSpec): string {
             '@_device': 'disk',
             driver: { '@_name': 'qemu', '@_type': 'qcow2' },
             source: { '@_file': requireAbsolutePath('overlayPath', spec.overlayPath) },
+            backingStore: {
+              '@_type': 'file',
+              format: { '@_type': spec.base.format },
+              source: { '@_file': requireAbsolutePath('base.path', spec.base.path) },
+              backingStore: '',
+            },
             target: { '@_dev': 'vda', '@_bus': 'virtio' },
           },
           {

@@ -1,12 +1,12 @@
 // One host of a provider as the dashboard shows it: pools, cached base images with the domains
 // backing onto each, and every domain with its kind (ours with its Proxy, ours but orphaned, the
 // first-generation provider's, or foreign), plus the base-image downloads running there; and
-// eviction of a cached image. Only providers with the host-inventory capability have hosts to list.
+// eviction of a cached image (on the leader only). Only providers with the host-inventory capability have hosts to list.
 import type { DomainView, EvictOutcomeView, HostInventoryView } from '@/lib/api/providers';
 import type { DomainListing, HostInventory } from '@/server/providers/host-inventory';
 import type { Runtime } from '@/server/runtime';
 import type { ProxyRecord } from '@/server/store';
-import { UnsupportedOperationError } from './errors';
+import { ResourceUnavailableError, UnsupportedOperationError } from './errors';
 import { runningProvider } from './providers-api';
 
 function inventoryOf(runtime: Runtime, name: string): HostInventory {
@@ -44,6 +44,13 @@ export async function hostInventory(runtime: Runtime, target: { provider: string
   } satisfies HostInventoryView;
 }
 
+/**
+ * Eviction deletes volumes on a hypervisor, so only the leader does it: its image locks are the
+ * ones its Creates and downloads hold, and another replica's would not see them.
+ */
 export async function evictImage(runtime: Runtime, target: { provider: string; host: string; volume: string }): Promise<EvictOutcomeView> {
+  if (!runtime.cluster.isLeader()) {
+    throw new ResourceUnavailableError('this replica does not lead: evicting an image is served by the leader (GET /api/cluster names it); nothing was deleted');
+  }
   return (await inventoryOf(runtime, target.provider).evictImage({ host: target.host, volume: target.volume })) satisfies EvictOutcomeView;
 }

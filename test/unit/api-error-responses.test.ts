@@ -18,7 +18,7 @@ import {
 import { apiErrorBodySchema } from '@/lib/api/errors';
 import { toResponse } from '@/server/http/to-response';
 import { ErrNotFound, ErrPermanent, ErrQuotaExceeded, ErrTransient } from '@/server/providers/errors';
-import { HostNotFoundError, ImageInUseError, ImageNotFoundError } from '@/server/providers/kvm2/inventory';
+import { HostNotFoundError, ImageBusyError, ImageInUseError, ImageNotFoundError } from '@/server/providers/kvm2/inventory';
 import { createLogger } from '@/server/telemetry/logger';
 
 const silent = createLogger({ level: 'silent' });
@@ -40,7 +40,8 @@ const table: Array<[string, Error & { code: string }, number]> = [
   ['password set', new PasswordAlreadySetError(), 409],
   ['password not set', new PasswordNotSetError(), 409],
   ['password from env', new PasswordManagedByEnvironmentError(), 409],
-  ['image in use', new ImageInUseError('v', ['d1'], 'h'), 409],
+  ['image in use', new ImageInUseError({ volume: 'v', host: 'h', domains: ['d1'] }), 409],
+  ['image busy', new ImageBusyError('v', 'a download of it is in progress'), 409],
   ['too large', new PayloadTooLargeError(10), 413],
   ['not JSON', new UnsupportedMediaTypeError(), 415],
   ['unsupported', new UnsupportedOperationError('no hosts'), 422],

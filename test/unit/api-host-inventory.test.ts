@@ -83,4 +83,18 @@ describe('a host through the API', () => {
     expect(down.json.error.message).toContain('unreachable');
     backend.unreachable?.delete('hv-1');
   });
+
+  it('evicts only on the leader: another replica answers 503 naming where, and deletes nothing', async () => {
+    const before = await api.snapshot();
+    const leads = vi.spyOn(api.runtime.cluster, 'isLeader').mockReturnValue(false);
+    try {
+      const refused = await evict(images.markerOnly);
+      expect(refused.status).toBe(503);
+      expect(refused.json.error.code).toBe('ERR_RESOURCE_UNAVAILABLE');
+      expect(refused.json.error.message).toContain('GET /api/cluster');
+    } finally {
+      leads.mockRestore();
+    }
+    expect(await api.snapshot()).toBe(before);
+  });
 });

@@ -5,7 +5,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { StoragePoolState } from '@/server/libvirt';
 import { ErrPermanent, ErrTransient } from '@/server/providers/errors';
+import { DownloadTracker } from '@/server/providers/kvm2/download-progress';
 import { evictCachedImage, HostNotFoundError, ImageInUseError, ImageNotFoundError, listHost } from '@/server/providers/kvm2/inventory';
+import { KeyedLock } from '@/server/providers/kvm2/keyed-lock';
 import { withDefaults } from '@/server/providers/kvm2/kvm2';
 import { FakeHostBackend } from '@/test/fakes/fake-host-backend';
 import { FakeHypervisor } from '@/test/fakes/fake-libvirt';
@@ -25,7 +27,7 @@ const settings = withDefaults({
 
 let hypervisor: FakeHypervisor;
 let backend: FakeHostBackend;
-const target = () => ({ settings, backend, host: 'hv-1' });
+const target = () => ({ settings, backend, host: 'hv-1', locks: new KeyedLock(), downloads: new DownloadTracker() });
 const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err);
 
 beforeEach(() => {

@@ -7,6 +7,7 @@ import { redactUrl } from '@/server/telemetry/redact-url';
 import type { DownloadTracker } from './download-progress';
 import { resolveImage } from './image-resolve';
 import { evictCachedImage, listHost } from './inventory';
+import type { KeyedLock } from './keyed-lock';
 import { host as placementHost, type Kvm2Settings } from './kvm2';
 import type { HostBackend } from './libvirt-api';
 
@@ -25,13 +26,13 @@ export function catalogue(settings: Kvm2Settings): Catalogue {
   };
 }
 
-export function kvm2HostInventory(options: { settings: Kvm2Settings; backend: HostBackend; downloads: DownloadTracker }): HostInventory {
-  const { settings, backend, downloads } = options;
+export function kvm2HostInventory(options: { settings: Kvm2Settings; backend: HostBackend; downloads: DownloadTracker; imageLocks: KeyedLock }): HostInventory {
+  const { settings, backend, downloads, imageLocks } = options;
   return {
     // No overall deadline: every RPC carries its budget, and abandoning one would kill the pooled
     // connection the reconciler shares.
     listHost: (host, callOptions = {}) => listHost({ settings, backend, host, signal: callOptions.signal }),
-    evictImage: (target, callOptions = {}) => evictCachedImage({ settings, backend, ...target, signal: callOptions.signal }),
+    evictImage: (target, callOptions = {}) => evictCachedImage({ settings, backend, ...target, locks: imageLocks, downloads, signal: callOptions.signal }),
     downloads: (host) => downloads.list().filter((download) => download.host === host),
     placementDownload: (placement: Placement) => {
       try {

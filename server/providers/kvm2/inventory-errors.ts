@@ -1,5 +1,5 @@
 // Typed errors of the host inventory and image eviction. They are not provider-contract classes:
-// the API answers them by code (404 for an unknown host or image, 409 for an image in use).
+// the API answers them by code (404 for an unknown host or image, 409 for an image in use or busy).
 
 export class HostNotFoundError extends Error {
   readonly code = 'ERR_HOST_NOT_FOUND';
@@ -19,11 +19,34 @@ export class ImageNotFoundError extends Error {
 
 export class ImageInUseError extends Error {
   readonly code = 'ERR_IMAGE_IN_USE';
-  constructor(readonly volume: string, readonly domains: string[], host: string) {
+  readonly volume: string;
+  /** domains whose disks back onto the base */
+  readonly domains: string[];
+  /** volumes in the pool backing onto the base (overlays, a Create's before its define) */
+  readonly volumes: string[];
+
+  constructor(options: { volume: string; host: string; domains: string[]; volumes?: string[] }) {
+    const { volume, host, domains, volumes = [] } = options;
+    const users = [
+      ...(domains.length > 0 ? [`${domains.length} domain(s) (${domains.join(', ')})`] : []),
+      ...(volumes.length > 0 ? [`${volumes.length} volume(s) in the pool backing onto it (${volumes.join(', ')})`] : []),
+    ];
     super(
-      `base image ${volume} on host ${host} is in use by ${domains.length} domain(s) (${domains.join(', ')}); ` +
+      `base image ${volume} on host ${host} is in use by ${users.join(' and ')}; ` +
         'evicting it would pull the disk out from under them: delete their Proxies first',
     );
     this.name = 'ImageInUseError';
+    this.volume = volume;
+    this.domains = domains;
+    this.volumes = volumes;
+  }
+}
+
+/** The image's (host, volume) lock is held: a download of it, or a Create using it, is running. */
+export class ImageBusyError extends Error {
+  readonly code = 'ERR_IMAGE_BUSY';
+  constructor(readonly volume: string, readonly holder: string) {
+    super(`base image ${volume} is busy: ${holder}; not evicting it now, try again once that has finished`);
+    this.name = 'ImageBusyError';
   }
 }

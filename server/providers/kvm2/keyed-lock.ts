@@ -19,6 +19,11 @@ export class KeyedLock {
     }
   }
 
+  /** Whether someone holds `key` (or waits for it); eviction refuses rather than queue behind a Create. */
+  held(key: string): boolean {
+    return this.tails.has(key);
+  }
+
   /** Keys someone holds or waits for; for tests and diagnostics. */
   get size(): number {
     return this.tails.size;
@@ -36,4 +41,9 @@ function waitOrAbort(promise: Promise<void>, signal?: AbortSignal): Promise<void
       resolve();
     });
   });
+}
+
+/** The key of one base image on one host in the image locks (Create's download, eviction). */
+export function imageLockKey(host: string, baseVolume: string): string {
+  return `${host}\u0000${baseVolume}`;
 }

@@ -105,7 +105,7 @@ export class Kvm2Provider implements Provider {
     this.capacity = kvm2HostCapacity(this.context);
     this.console = kvm2InstanceConsole(this.context);
     this.stats = kvm2HostStats(this.context);
-    this.inventory = kvm2HostInventory({ settings: options.settings, backend: options.backend, downloads: this.downloads });
+    this.inventory = kvm2HostInventory({ settings: options.settings, backend: options.backend, downloads: this.downloads, imageLocks: shared.imageLocks });
     this.inspector = kvm2InstanceInspector({ settings: options.settings, backend: options.backend });
   }
 

@@ -1,4 +1,4 @@
-// Evicts a cached base image: marker first, then the base; 409 while a domain backs onto it.
+// Evicts a cached base image on the leader: marker first, then the base; 409 while in use or busy, 503 on another replica.
 import { evictImage } from '@/server/http/hosts-api';
 import { route } from '@/server/http/route';
 import { imageParams } from '@/server/http/schemas';

@@ -28,6 +28,7 @@ export default function ConsoleTerminal({ name }: { name: string }) {
     const controller = new AbortController();
     let terminal: Terminal | undefined;
     let typing = Promise.resolve();
+    let last: ConsoleStatusView | undefined;
     void (async () => {
       const { Terminal: XTerm } = await import('@xterm/xterm');
       if (controller.signal.aborted || !holder.current) return;
@@ -45,11 +46,15 @@ export default function ConsoleTerminal({ name }: { name: string }) {
             term.write(bytes);
           },
           output: (bytes) => term.write(bytes),
-          status: setStatus,
+          status: (next) => {
+            last = next;
+            setStatus(next);
+          },
         },
         controller.signal,
       );
-      if (!controller.signal.aborted) setStatus({ state: 'closed', message: 'the server ended the stream' });
+      // A stream the server closed with a reason (this page read too slowly) keeps that reason.
+      if (!controller.signal.aborted && last?.state !== 'closed') setStatus({ state: 'closed', message: 'the server ended the stream' });
     })().catch((err: unknown) => {
       if (controller.signal.aborted) return;
       setStatus({ state: 'closed', message: err instanceof Error ? err.message : String(err) });

@@ -16,6 +16,19 @@ async function checkConsoleable(runtime: Runtime, name: string): Promise<void> {
   if (provider && !provider.console) throw new UnsupportedOperationError(`provider ${JSON.stringify(view.provider)} (${provider.type}) cannot open consoles`);
 }
 
+/**
+ * Unread bytes one console stream may queue before it is closed: a page that stopped reading (a
+ * sleeping laptop, a throttled tab) while the guest floods its console would otherwise hold
+ * everything the guest printed since. Room for the snapshot (the 256 KiB buffer, base64) and
+ * several times as much again; a reconnect starts over from the buffer.
+ */
+export const consoleQueueLimitBytes = 2 * 1024 * 1024;
+
+const tooSlow: ConsoleStatusView = {
+  state: 'closed',
+  message: `this page read the console more slowly than the VM printed (more than ${consoleQueueLimitBytes / (1024 * 1024)} MiB unread), so the server closed its stream; reconnect to start again from the buffered output`,
+};
+
 export interface ConsoleStreamOptions {
   /** aborts when the client disconnects */
   signal: AbortSignal;
@@ -37,6 +50,16 @@ export async function consoleStream(runtime: Runtime, name: string, options: Con
         try {
           controller.enqueue(encoder.encode(text));
         } catch {
+          finish();
+          return;
+        }
+        // Past the bound: one last event, over it, says why, and the stream ends (the others go on).
+        if ((controller.desiredSize ?? 0) < 0) {
+          try {
+            controller.enqueue(encoder.encode(`event: status\ndata: ${JSON.stringify(tooSlow)}\n\n`));
+          } catch {
+            // cancelled by the reader meanwhile
+          }
           finish();
         }
       };
@@ -67,7 +90,7 @@ export async function consoleStream(runtime: Runtime, name: string, options: Con
     cancel() {
       finish();
     },
-  });
+  }, { highWaterMark: consoleQueueLimitBytes, size: (chunk) => chunk.byteLength });
   return new Response(body, { headers: liveStreamHeaders });
 }
 

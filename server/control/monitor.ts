@@ -1,7 +1,9 @@
 // The provider health monitor: every interval, all providers' Check concurrently, each with the
 // check timeout as an AbortSignal. Results go to the store (latest + history) and to the gauge
 // proxy_operator_provider_target_up{provider,target}. A provider that throws, or that ignores the
-// abort for a grace period past the timeout, is recorded as failing on the targets it had before.
+// abort for a grace period past the timeout, is recorded as failing on the targets it names
+// (checkTargets, with their known details) or else had before, with a reason of kvm2's table:
+// Timeout for the overrun, APIError for the throw.
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Provider, Target } from '@/server/providers/contract';
 import type { Store } from '@/server/store';
@@ -89,8 +91,8 @@ export class Monitor {
     try {
       targets = await this.checkWithTimeout(provider, parent);
     } catch (err) {
-      const reason = err instanceof CheckTimeoutError ? 'Timeout' : 'CheckFailed';
-      targets = await this.failedTargets(provider.name, { reason, message: errorMessage(err), latencyMs: Math.min(clock.now() - startedAt, timeoutMs) });
+      const reason = err instanceof CheckTimeoutError ? 'Timeout' : 'APIError';
+      targets = await this.failedTargets(provider, { reason, message: errorMessage(err), latencyMs: Math.min(clock.now() - startedAt, timeoutMs) });
       this.options.logger.warn({ provider: provider.name, reason, error: errorMessage(err) }, 'provider check failed');
     }
     if (parent?.aborted) return { provider: provider.name, targets };
@@ -124,13 +126,15 @@ export class Monitor {
     });
   }
 
-  private async failedTargets(providerName: string, failure: { reason: string; message: string; latencyMs: number }): Promise<Target[]> {
-    const names =
-      this.knownTargets.get(providerName) ??
-      (await this.options.store.health.latest(providerName))[0]?.targets.map((target) => target.name) ??
-      [];
+  private async failedTargets(provider: Provider, failure: { reason: string; message: string; latencyMs: number }): Promise<Target[]> {
     const checkedAt = isoTime(this.options.clock);
-    return (names.length > 0 ? names : [providerName]).map((name) => ({ name, ready: false, details: {}, checkedAt, ...failure }));
+    const named = provider.checkTargets?.() ?? [];
+    if (named.length > 0) return named.map(({ name, details }) => ({ name, ready: false, details: { ...details }, checkedAt, ...failure }));
+    const names =
+      this.knownTargets.get(provider.name) ??
+      (await this.options.store.health.latest(provider.name))[0]?.targets.map((target) => target.name) ??
+      [];
+    return (names.length > 0 ? names : [provider.name]).map((name) => ({ name, ready: false, details: {}, checkedAt, ...failure }));
   }
 
   private updateGauge(providerName: string, targets: Target[]): void {

@@ -133,6 +133,11 @@ export interface Provider {
   listByTag(tag: string, options?: CallOptions): Promise<Instance[]>;
   /** One health result per target; never throws for an unhealthy target. */
   check(options?: CheckOptions): Promise<Target[]>;
+  /**
+   * Optional: the targets `check` reports on, in order, with the details known without checking
+   * (kvm2: `user` and `pool`), so a check that throws or overruns is still recorded per target.
+   */
+  checkTargets?(): Array<Pick<Target, 'name' | 'details'>>;
   /** Present on providers whose instances run on hosts the admin owns (host listings, image cache). */
   readonly inventory?: HostInventory;
   /**

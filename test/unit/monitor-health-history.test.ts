@@ -111,10 +111,10 @@ describe('provider health monitor', () => {
     expect(await gauge('kvm2-home', 'lab1')).toBe(0);
   });
 
-  it('records a provider whose check throws as CheckFailed', async () => {
+  it('records a provider whose check throws as APIError', async () => {
     const provider = new FakeProvider({ name: 'kvm2-home' }).failNext('check', new Error('config broken'));
     const [result] = await monitorOver(await providerSetOf([provider])).runOnce();
-    expect(result?.targets).toMatchObject([{ name: 'kvm2-home', ready: false, reason: 'CheckFailed', message: 'config broken' }]);
+    expect(result?.targets).toMatchObject([{ name: 'kvm2-home', ready: false, reason: 'APIError', message: 'config broken' }]);
   });
 
   it('drops the gauge series of a provider that left the config, and of a target that went away', async () => {

@@ -192,6 +192,10 @@ export class Kvm2Provider implements Provider {
     return checkHosts({ backend: this.context.backend, settings: this.settings, logger: this.logger, signal: options.signal, aroundTarget: options.aroundTarget });
   }
 
+  checkTargets(): Array<Pick<Target, 'name' | 'details'>> {
+    return this.settings.hosts.map((host) => ({ name: host.name, details: { user: host.user, pool: host.pool } }));
+  }
+
   /**
    * libvirt events from `host` (a configured host name), registered on its pooled connection and
    * registered again after every redial until closed; see host-events.ts.

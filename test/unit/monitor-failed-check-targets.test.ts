@@ -1,0 +1,50 @@
+// A kvm2 check that throws, or overruns the round and ignores the abort, is still recorded the way
+// the spec describes every target: one per configured host, each carrying `user` and `pool`, with
+// a reason from the spec's table (Timeout for the overrun, APIError for the throw), from the very
+// first round (before any earlier result could name the targets).
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { systemClock } from '@/server/control/clock';
+import { Monitor } from '@/server/control/monitor';
+import { checkReason } from '@/server/providers/kvm2/check';
+import { openStore, type Store } from '@/server/store';
+import { providerSetOf, silentLogger, tempDir } from '@/test/fakes/control-plane';
+import { makeHarness, TestMirror } from './kvm2-fixture';
+
+const mirror = new TestMirror();
+beforeAll(() => mirror.start());
+afterAll(() => mirror.stop());
+
+let dir: ReturnType<typeof tempDir>;
+let store: Store;
+beforeEach(async () => {
+  dir = tempDir();
+  store = await openStore({ dataDir: dir.path });
+});
+afterEach(async () => {
+  await store.close();
+  dir.remove();
+  vi.useRealTimers();
+});
+
+const tableReasons = Object.keys(checkReason);
+
+describe('a kvm2 check that fails as a whole', () => {
+  it.each([
+    ['throws', 'APIError', () => Promise.reject(new Error('check broke'))],
+    ['overruns the round and ignores the abort', 'Timeout', () => new Promise<never>(() => {})],
+  ] as const)('%s: every host recorded with user, pool and %s', async (_what, reason, check) => {
+    vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
+    const kvm2 = makeHarness({ mirror, hosts: ['h1', 'h2'] });
+    kvm2.provider.check = check;
+    const monitor = new Monitor({ providers: await providerSetOf([kvm2.provider]), store, clock: systemClock, logger: silentLogger(), intervalMs: 60_000, timeoutMs: 15_000, graceMs: 1_000 });
+    const round = monitor.runOnce();
+    await vi.advanceTimersByTimeAsync(16_000);
+    const [result] = await round;
+
+    const expected = kvm2.settings.hosts.map((host) => [host.name, false, reason, { user: host.user, pool: host.pool }]);
+    expect(result?.targets.map((target) => [target.name, target.ready, target.reason, target.details])).toEqual(expected);
+    const stored = (await store.health.latest(kvm2.provider.name))[0]?.targets ?? [];
+    expect(stored.map((target) => target.reason).every((word) => tableReasons.includes(word))).toBe(true);
+    expect(stored.map((target) => target.details)).toEqual(expected.map((row) => row[3]));
+  });
+});

@@ -4,7 +4,7 @@
 // it is published, and a comment every 15 s so idle connections stay open through proxies. The
 // stream ends when the client goes, when the runtime stops, or when the client reads too slowly.
 import { createHash } from 'node:crypto';
-import { type LiveMessage, liveHeartbeatMs } from '@/lib/api/live';
+import { type LiveChange, type LiveMessage, liveHeartbeatMs } from '@/lib/api/live';
 import type { AuthService, Principal } from '@/server/auth/service';
 import type { LiveFeed } from '@/server/control/live-feed';
 
@@ -29,6 +29,8 @@ export interface LiveStreamOptions {
   /** asked at each heartbeat: false once the session is logged out or the token revoked, which ends the stream */
   authorised: () => boolean | Promise<boolean>;
   heartbeatMs?: number;
+  /** what this listener may hear of each change (undefined: nothing); every change as it is when omitted */
+  scope?: (change: LiveChange) => LiveChange | undefined;
 }
 
 export const liveStreamHeaders = {
@@ -61,7 +63,7 @@ export function credentialsHold(options: { auth: AuthService; principal: Princip
 
 /** The SSE response; throws TooManyStreamsError when the owner has its streams open already. */
 export function liveStream(options: LiveStreamOptions): Response {
-  const { feed, lastEventId, owner, signal, authorised, heartbeatMs = liveHeartbeatMs } = options;
+  const { feed, lastEventId, owner, signal, authorised, heartbeatMs = liveHeartbeatMs, scope = (change: LiveChange) => change } = options;
   const encoder = new TextEncoder();
   let controller!: ReadableStreamDefaultController<Uint8Array>;
   let ended = false;
@@ -94,12 +96,16 @@ export function liveStream(options: LiveStreamOptions): Response {
     { highWaterMark: queueLimitBytes, size: (chunk) => chunk.byteLength },
   );
   // Subscribing first (synchronously with reading the buffer) means nothing published in between is lost.
-  unsubscribe = feed.subscribe({ event: (event) => send(frame(event.message, event.id)), closed: end }, { owner, limit: streamsPerOwner });
+  const sendChange = (event: { message: LiveChange; id: string }) => {
+    const message = scope(event.message);
+    if (message) send(frame(message, event.id));
+  };
+  unsubscribe = feed.subscribe({ event: sendChange, closed: end }, { owner, limit: streamsPerOwner });
   if (ended) return new Response(stream, { headers: liveStreamHeaders });
   const resume = feed.since(lastEventId);
   send(`retry: ${retryMs}\n\n`);
   if (resume.kind === 'reset') send(frame({ kind: 'reset', reason: resume.reason }));
-  else for (const event of resume.events) send(frame(event.message, event.id));
+  else for (const event of resume.events) sendChange(event);
   send(frame({ kind: 'ready', resumed: resume.kind === 'replay' && lastEventId !== undefined }, feed.head()));
   if (ended) return new Response(stream, { headers: liveStreamHeaders });
   // A store that cannot answer ends the stream too: the browser reconnects (or polls).

@@ -1,8 +1,10 @@
 // Live changes as Server-Sent Events (lib/api/live.ts): Proxy records, host health, domain
 // lifecycle, new stats; resumable with Last-Event-ID (or ?lastEventId=, which the header
-// overrides). A session or an API token may listen. Only the leading replica serves it (it runs the
+// overrides). A session or an API token may listen; a token hears Proxy changes only, their URLs
+// redacted (live-reader.ts). Only the leading replica serves it (it runs the
 // loops that make the changes); another answers 503 and the dashboard polls it instead.
 import { ResourceUnavailableError } from '@/server/http/errors';
+import { readerChange } from '@/server/http/live-reader';
 import { credentialsHold, liveStream, streamOwner } from '@/server/http/live-stream';
 import { bearerToken, route } from '@/server/http/route';
 import { liveEventsQuery } from '@/server/http/schemas';
@@ -17,5 +19,7 @@ export const GET = route({ access: 'reader', query: liveEventsQuery }, ({ runtim
     owner: streamOwner(principal, sessionCookie),
     signal: request.signal,
     authorised: credentialsHold({ auth, principal, sessionCookie, bearer: bearerToken(request) }),
+    // a token is a reader: Proxy changes only, URLs redacted
+    ...(principal?.kind === 'token' ? { scope: readerChange } : {}),
   });
 });

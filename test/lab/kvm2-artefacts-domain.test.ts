@@ -21,6 +21,7 @@ import {
   seedVolumeXML,
 } from '@/server/providers/kvm2/volume';
 import { buildDomainXML } from '@/server/providers/kvm2/xml';
+import { attributeOf, childElement, childElements, childTags, parseXml } from '@/server/providers/kvm2/xml-codec';
 import { parseDomainXML, parseVolumeXML } from '@/server/providers/kvm2/xml-parse';
 import { type Lab, loadLab, removeDomain, removeVolume, runCommand, virsh } from './harness/lab';
 
@@ -151,6 +152,7 @@ describe.each(['uefi', 'bios'] as const)('kvm2 domain with %s firmware', (firmwa
       vcpus: 1,
       firmware,
       overlayPath,
+      base: { path: base.path, format: 'qcow2' },
       seedPath,
       bridge: lab.bridge,
       metadata: mark,
@@ -169,6 +171,12 @@ describe.each(['uefi', 'bios'] as const)('kvm2 domain with %s firmware', (firmwa
       { type: 'file', device: 'disk', source: overlayPath, target: 'vda' },
       { type: 'file', device: 'cdrom', source: seedPath, target: 'sda' },
     ]);
+    // The running domain keeps the chain as given: overlay, then the base, then nothing probed.
+    const vda = childElements(childElement(childElement(parseXml(await virsh(['dumpxml', domain]), 'dumpxml'), 'domain'), 'devices'), 'disk')[0];
+    const backing = childElement(vda, 'backingStore');
+    expect(attributeOf(childElement(backing, 'source'), 'file')).toBe(base.path);
+    const end = childElement(backing, 'backingStore');
+    expect(end && childTags(end)).toEqual([]);
     expect(live.interfaces[0]).toMatchObject({ type: 'bridge', bridge: lab.bridge, model: 'virtio' });
     expect(live.channels).toContain('org.qemu.guest_agent.0');
     if (firmware === 'uefi') expect(live.secureBoot).toBe(false);

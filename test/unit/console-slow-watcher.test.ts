@@ -22,7 +22,8 @@ function collect(body: ReadableStream<Uint8Array>): { events: ConsoleEvent[]; by
   let bytes = 0;
   let ended = false;
   void (async () => {
-    const reader = body.pipeThrough(new TextDecoderStream()).getReader();
+    const reader = body.getReader();
+    const decoder = new TextDecoder();
     let pending = '';
     for (;;) {
       const { value, done } = await reader.read();
@@ -31,7 +32,7 @@ function collect(body: ReadableStream<Uint8Array>): { events: ConsoleEvent[]; by
         return;
       }
       bytes += value.length;
-      const parsed = parseEventStream(pending + value);
+      const parsed = parseEventStream(pending + decoder.decode(value, { stream: true }));
       pending = parsed.rest;
       events.push(...parsed.events.map((event) => consoleEventSchema.parse(event)));
     }

@@ -60,26 +60,42 @@ describe('copying a SQLite store into PostgreSQL', () => {
     expect(await target.sql.all(`SELECT * FROM admin_password`)).toEqual([]);
   });
 
-  it('runs as npm run store:copy -- --from sqlite --to <DATABASE_URL>, and explains its usage', { timeout: 60_000 }, async () => {
+  it('runs as DATABASE_URL=postgres://... npm run store:copy -- --from sqlite --to postgres, and explains its usage', { timeout: 60_000 }, async () => {
     const { where, store } = await filledSqlite();
     await store.close();
     const databaseUrl = (await engines.location('postgres')).databaseUrl!;
-    const run = (args: string[]) =>
-      promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/store-copy.ts', ...args], { env: { ...process.env, DATA_DIR: where.dataDir } }).then(
-        (out) => ({ code: 0, ...out }),
-        (err: { code: number; stdout: string; stderr: string }) => err,
-      );
-    const done = await run(['--from', 'sqlite', '--to', databaseUrl]);
+    const done = await runCopy(['--from', 'sqlite', '--to', 'postgres'], { DATA_DIR: where.dataDir, DATABASE_URL: databaseUrl });
     expect(done.code, done.stderr).toBe(0);
     expect(done.stdout).toMatch(/^copied 11 rows from SQLite in .* to postgres:\/\/127\.0\.0\.1:\d+\/test_\d+_\d+: /);
     const copy = await openStore({ dataDir: where.dataDir, databaseUrl });
     expect(await copy.proxies.names()).toEqual(['alpha']);
     await copy.close();
-    const again = await run(['--from', 'sqlite', '--to', databaseUrl]);
+    // a URL without a password may still be given on the command line
+    const again = await runCopy(['--from', 'sqlite', '--to', databaseUrl], { DATA_DIR: where.dataDir });
     expect(again.code).toBe(1);
     expect(again.stderr).toContain('the destination is not empty');
-    const bad = await run(['--from', 'sqlite']);
+    const bad = await runCopy(['--from', 'sqlite'], { DATA_DIR: where.dataDir });
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('usage: npm run store:copy');
+    expect(bad.stderr).toContain('npm run store:copy -- --from sqlite|postgres --to sqlite|postgres');
+  });
+
+  it('refuses a password on the command line (the process list and shell history show it), naming the variables to use instead', { timeout: 60_000 }, async () => {
+    const refused = await runCopy(['--from', 'sqlite', '--to', 'postgres://kvm2:hunter2@127.0.0.1:5432/kvm2'], { DATA_DIR: '/nonexistent' });
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toMatch(/--to: .*password.*DATABASE_URL.*--to postgres.*PGPASSWORD/);
+    expect(refused.stderr + refused.stdout).not.toContain('hunter2');
+    const unset = await runCopy(['--from', 'sqlite', '--to', 'postgres'], { DATA_DIR: '/nonexistent', DATABASE_URL: '' });
+    expect(unset.code).toBe(2);
+    expect(unset.stderr).toContain('--to postgres reads the URL from DATABASE_URL, which is not set');
+    const insecure = await runCopy(['--from', 'sqlite', '--to', 'postgres'], { DATA_DIR: '/nonexistent', DATABASE_URL: 'postgres://kvm2:hunter2@db.lan/kvm2' });
+    expect(insecure.code).toBe(2);
+    expect(insecure.stderr).toMatch(/^DATABASE_URL: the database host db.lan is not this machine/);
   });
 });
+
+function runCopy(args: string[], env: Record<string, string>) {
+  return promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/store-copy.ts', ...args], { env: { ...process.env, DATABASE_URL: undefined, ...env } }).then(
+    (out) => ({ code: 0, ...out }),
+    (err: { code: number; stdout: string; stderr: string }) => err,
+  );
+}

@@ -131,7 +131,7 @@ async function runProbe(options: ProbeHostOptions, details: Record<string, strin
   let phase: Phase = 'dial';
   let connection: FreshConnection | undefined;
   try {
-    connection = await backend.fresh(host.name, { signal });
+    connection = await backend.fresh(host.name, { signal, healthCheck: true });
     phase = 'rpc';
     const { api } = connection;
     details.libvirtVersion = formatLibVersion(await api.connectGetLibVersion({ signal }));

@@ -8,6 +8,9 @@
 // - A connection that died (a call abandoned on it, SSH keepalive unanswered, the socket gone)
 //   reports alive = false; the next caller redials.
 // - Credentials are read on every dial (server/ssh), so a rotated key needs no restart.
+// - A dial refused for good (key refused, host key unknown or changed) is remembered per host:
+//   later dials fail at once until a credential file changes, and only the health check retries,
+//   at most once a minute (refused-dials.ts), so the server is not banned by fail2ban.
 // - Each dial is a `kvm2.dial` span and ends with `libvirt host connected` or
 //   `libvirt host connect failed` (address, user, duration, error, stage).
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
@@ -20,8 +23,9 @@ import { tracer } from '@/server/telemetry/tracing';
 import { defaultBudgets, withBudgets, type Budgets } from './backend';
 import { classify } from './errors';
 import type { Kvm2Host, Kvm2Settings } from './kvm2';
-import type { FreshConnection, HostBackend, LibvirtAPI } from './libvirt-api';
+import type { FreshConnection, FreshOptions, HostBackend, LibvirtAPI } from './libvirt-api';
 import { observe } from './observe';
+import { credentialStamp, defaultRefusedRetryMs, RefusedDials } from './refused-dials';
 
 /** Opens a byte stream to the host's libvirt socket within `timeoutMs`. */
 export type TransportDialer = (host: Kvm2Host, options: { signal?: AbortSignal; timeoutMs: number }) => Promise<Duplex>;
@@ -35,6 +39,10 @@ export interface HostBackendOptions {
   budgets?: Budgets;
   /** Defaults to the SSH forward of `hosts[].socket`; tests pass an in-memory transport. */
   dialTransport?: TransportDialer;
+  /** How often the health check may dial a host that refused the credentials; default a minute. */
+  refusedRetryMs?: number;
+  /** Defaults to Date.now; tests move it. */
+  now?: () => number;
 }
 
 type Purpose = 'pooled' | 'fresh';
@@ -93,11 +101,18 @@ class Kvm2HostBackend implements HostBackend {
   private readonly dialTransport: TransportDialer;
   private readonly logger: Logger;
   private readonly hostLoggers = new Map<string, Logger>();
+  private readonly refused: RefusedDials;
 
   constructor(private readonly options: HostBackendOptions) {
     this.budgets = options.budgets ?? defaultBudgets;
     this.dialTransport = options.dialTransport ?? sshTransportDialer(options.settings);
     this.logger = bindOnce(options.logger, { provider: options.providerName });
+    const { sshKeyFile, knownHostsFile } = options.settings;
+    this.refused = new RefusedDials({
+      stamp: () => credentialStamp([sshKeyFile, knownHostsFile]),
+      now: options.now ?? Date.now,
+      retryMs: options.refusedRetryMs ?? defaultRefusedRetryMs,
+    });
   }
 
   async pooled(hostName: string, options: { signal?: AbortSignal } = {}): Promise<LibvirtAPI> {
@@ -109,9 +124,9 @@ class Kvm2HostBackend implements HostBackend {
     return connection.api;
   }
 
-  async fresh(hostName: string, options: { signal?: AbortSignal } = {}): Promise<FreshConnection> {
+  async fresh(hostName: string, options: FreshOptions = {}): Promise<FreshConnection> {
     const host = this.host(hostName);
-    const { client, api } = await this.dial(host, { purpose: 'fresh', signal: options.signal });
+    const { client, api } = await this.dial(host, { purpose: 'fresh', signal: options.signal, healthCheck: options.healthCheck });
     return { api, close: () => client.close({ timeoutMs: this.budgets.connectCloseMs }).catch(() => undefined) };
   }
 
@@ -170,7 +185,28 @@ class Kvm2HostBackend implements HostBackend {
     }
   }
 
-  private dial(host: Kvm2Host, options: { purpose: Purpose; signal?: AbortSignal }): Promise<Connection> {
+  /** A dial, unless the host refused the credentials and nothing changed since (refused-dials.ts). */
+  private async dial(host: Kvm2Host, options: { purpose: Purpose; signal?: AbortSignal; healthCheck?: boolean }): Promise<Connection> {
+    const logger = this.hostLogger(host);
+    const gate = await this.refused.gate(host.name, { healthCheck: options.healthCheck });
+    if (gate.lifted) logger.info({ address: host.address, user: host.user }, 'libvirt host credentials changed: dialling again');
+    if (gate.skip) throw gate.skip;
+    try {
+      const connection = await this.dialTraced(host, options);
+      if (this.refused.clear(host.name)) logger.info({ address: host.address, user: host.user }, 'libvirt host accepted the credentials again');
+      return connection;
+    } catch (err) {
+      if (this.refused.record(host.name, err, gate.stamp)) {
+        logger.warn(
+          { address: host.address, user: host.user, error: err instanceof Error ? err.message : String(err) },
+          'libvirt host refused the credentials: no more dials until the key or known_hosts file changes or the health check (at most once a minute) gets through',
+        );
+      }
+      throw err;
+    }
+  }
+
+  private dialTraced(host: Kvm2Host, options: { purpose: Purpose; signal?: AbortSignal }): Promise<Connection> {
     const attributes = { 'kvm2.host': host.name, 'kvm2.address': host.address, 'kvm2.user': host.user };
     return tracer().startActiveSpan('kvm2.dial', { kind: SpanKind.CLIENT, attributes }, async (span) => {
       const started = performance.now();

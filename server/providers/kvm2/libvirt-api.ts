@@ -53,6 +53,14 @@ export interface FreshConnection {
   close(): Promise<void>;
 }
 
+export interface FreshOptions extends CallOptions {
+  /**
+   * The health check's dial: the only one let through to a host that refused the credentials,
+   * at most once a minute (refused-dials.ts).
+   */
+  healthCheck?: boolean;
+}
+
 /**
  * How the provider's logic reaches a host. `pooled` shares one lazily dialled connection per host
  * (concurrent callers wait for one dial; waiting ends with their signal); `fresh` dials a
@@ -60,7 +68,7 @@ export interface FreshConnection {
  */
 export interface HostBackend {
   pooled(host: string, options?: CallOptions): Promise<LibvirtAPI>;
-  fresh(host: string, options?: CallOptions): Promise<FreshConnection>;
+  fresh(host: string, options?: FreshOptions): Promise<FreshConnection>;
   /** Closes every pooled connection (config reload, shutdown). */
   closeAll(): Promise<void>;
 }

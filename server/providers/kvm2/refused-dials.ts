@@ -1,0 +1,115 @@
+// Refused credentials are remembered per host, so nothing redials them blindly. A host whose sshd
+// refused the key, or whose host key is missing from known_hosts or changed, refuses again on
+// every dial until someone changes a file or the host; yet the stats sampler (every 10 s), the
+// event subscription (up to every 30 s) and the health check would each keep logging in: about 9
+// failed SSH logins a minute, which fail2ban's stock sshd jail answers by banning the server, and
+// from then on the host reads Unreachable, hiding the real reason.
+//
+// So a permanent dial failure (the spec's class: SSH authentication refused, a host key unknown or
+// changed, a key or known_hosts file that does not parse) latches: every later dial to that host
+// fails at once with the remembered error, until
+// - the key file or the known_hosts file changes (inode, size, mtime or ctime: a rotated Secret
+//   swaps a symlink, an edit changes size or mtime; read with two stat calls per dial), or
+// - the health check, which may dial a latched host at most once per `retryMs`, gets through.
+// The remembered error stays the cause, so the health check keeps reporting Unauthorized.
+import { stat } from 'node:fs/promises';
+import { ErrPermanent } from '@/server/providers/errors';
+import { SshError } from '@/server/ssh';
+import { findInCauses } from './errors';
+
+/** How often the health check may dial a latched host: once a minute at most. */
+export const defaultRefusedRetryMs = 60_000;
+
+/** What the credential files look like now; a different stamp means someone changed one. */
+export async function credentialStamp(files: ReadonlyArray<string | undefined>): Promise<string> {
+  const parts = await Promise.all(
+    files.map(async (file) => {
+      if (file === undefined) return '-';
+      try {
+        const facts = await stat(file);
+        return `${facts.dev}:${facts.ino}:${facts.size}:${facts.mtimeMs}:${facts.ctimeMs}`;
+      } catch (err) {
+        return `unreadable:${(err as NodeJS.ErrnoException).code ?? 'error'}`;
+      }
+    }),
+  );
+  return parts.join('|');
+}
+
+/** The SSH error that makes a dial failure permanent, if it is one. */
+export function refusalIn(err: unknown): SshError | undefined {
+  return findInCauses(err, (candidate): candidate is SshError => candidate instanceof SshError && candidate.permanent);
+}
+
+interface Refusal {
+  error: SshError;
+  stamp: string;
+  /** when the refusal was first seen (ms since the epoch) */
+  since: number;
+  /** when a dial was last let through to the host */
+  lastDial: number;
+}
+
+export interface RefusedDialsOptions {
+  /** the credential files' stamp now (credentialStamp of the key and known_hosts files) */
+  stamp: () => Promise<string>;
+  now: () => number;
+  retryMs: number;
+}
+
+/** Before a dial: `skip` is the error to fail with instead of dialling; `stamp` goes to `record`. */
+export interface DialGate {
+  stamp: string;
+  skip?: ErrPermanent;
+  /** a refusal was forgotten because a credential file changed */
+  lifted?: boolean;
+}
+
+export class RefusedDials {
+  private readonly refusals = new Map<string, Refusal>();
+
+  constructor(private readonly options: RefusedDialsOptions) {}
+
+  async gate(host: string, options: { healthCheck?: boolean } = {}): Promise<DialGate> {
+    const stamp = await this.options.stamp();
+    // Read after the await: the check and the update below run without a gap, so two health
+    // checks at once let one dial through, not two.
+    const refusal = this.refusals.get(host);
+    if (!refusal) return { stamp };
+    if (refusal.stamp !== stamp) {
+      this.refusals.delete(host);
+      return { stamp, lifted: true };
+    }
+    const now = this.options.now();
+    if (options.healthCheck && now - refusal.lastDial >= this.options.retryMs) {
+      refusal.lastDial = now;
+      return { stamp };
+    }
+    return { stamp, skip: skipped(host, refusal, this.options.retryMs) };
+  }
+
+  /** After a failed dial that began with `stamp`: latches when the failure is permanent. True when newly latched. */
+  record(host: string, err: unknown, stamp: string): boolean {
+    const error = refusalIn(err);
+    if (!error) return false;
+    const known = this.refusals.get(host);
+    const now = this.options.now();
+    this.refusals.set(host, { error, stamp, since: known?.since ?? now, lastDial: known?.lastDial ?? now });
+    return known === undefined;
+  }
+
+  /** After a dial that got through. True when a refusal was latched. */
+  clear(host: string): boolean {
+    return this.refusals.delete(host);
+  }
+}
+
+function skipped(host: string, refusal: Refusal, retryMs: number): ErrPermanent {
+  const since = new Date(refusal.since).toISOString();
+  const minutes = Math.max(1, Math.round(retryMs / 60_000));
+  return new ErrPermanent(
+    `${refusal.error.message} (host ${host} is not dialled again since ${since}: the server retries once the key or known_hosts file changes, ` +
+      `or when the health check, at most once every ${minutes === 1 ? 'minute' : `${minutes} minutes`}, gets through)`,
+    { cause: refusal.error },
+  );
+}

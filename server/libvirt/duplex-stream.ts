@@ -45,14 +45,11 @@ export async function openDuplexStream<N extends DuplexName>(
   const { name, options } = open;
   const procedure = procedures[name].proc;
   const owner = {};
-  const output = new Inbox({
-    highWaterMark: options.highWaterMark ?? DEFAULT_HIGH_WATER,
-    onFull: () => host.pauseReading(owner),
-    onDrained: () => host.resumeReading(owner),
-  });
-  // Until the REPLY, the open's own packets (and early output) go through this inbox.
+  const highWaterMark = options.highWaterMark ?? DEFAULT_HIGH_WATER;
+  const output = new Inbox({ highWaterMark, onFull: () => host.pauseReading(owner), onDrained: () => host.resumeReading(owner) });
+  // Until the REPLY, the open's own packets (and early output, as much as output may queue) go through this inbox.
   const opening = new Inbox();
-  const stream = await openStream(host, { name, args: open.args, options, inbox: opening });
+  const stream = await openStream(host, { name, args: open.args, options, inbox: opening, earlyLimitBytes: highWaterMark });
   stream.endBudget();
 
   let reason: Error | null | undefined;

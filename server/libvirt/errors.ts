@@ -189,6 +189,22 @@ export class StreamClosedError extends RpcError {
   readonly code = 'LIBVIRT_STREAM_CLOSED';
 }
 
+/**
+ * The daemon sent more stream data before the REPLY of the call that opened the stream than the
+ * stream may hold. Reading cannot pause then (the reply is behind the data), so the stream is
+ * abandoned (STREAM ERROR to the daemon); the connection stays usable.
+ */
+export class StreamOverflowError extends RpcError {
+  override readonly name = 'StreamOverflowError';
+  readonly code = 'LIBVIRT_STREAM_OVERFLOW';
+  constructor(
+    readonly procedure: string,
+    readonly limitBytes: number,
+  ) {
+    super(`${procedure}: libvirtd sent more than ${limitBytes} bytes of stream data before its reply; the stream was abandoned (retry; a daemon that does this again is misbehaving)`);
+  }
+}
+
 /** The connection was closed on purpose with close(); calls made afterwards get this. */
 export class ConnectionClosingError extends RpcError {
   override readonly name = 'ConnectionClosingError';

@@ -3,7 +3,7 @@
 // STREAM CONTINUE packets from the daemon ending with an empty one (EOF), our STREAM OK finish
 // and its confirmation. An error from the daemon is a REPLY or STREAM with status ERROR.
 import type { CallOptions, RpcConnection } from './client';
-import { EncodeError, ProtocolError, UploadSourceError } from './errors';
+import { EncodeError, ProtocolError, StreamOverflowError, UploadSourceError } from './errors';
 import { encodeFrame, encodeHeader, type Packet } from './framing';
 import { Inbox } from './inbox';
 import { LEGACY_PAYLOAD_MAX, MessageStatus, MessageType, PAYLOAD_MAX, type MessageStatusValue } from './net-protocol';
@@ -61,17 +61,39 @@ export interface OpenedStream {
   close(): void;
 }
 
-/** Sends the CALL and waits for its REPLY; the stream's serial then carries the data. */
+/** What a packet held before the REPLY costs: its payload and its frame (so empty packets count). */
+const FRAME_OVERHEAD = 28;
+/** An upload expects no data from the daemon; it holds at most this much before its reply. */
+const UPLOAD_EARLY_LIMIT = 1024 * 1024;
+
+/**
+ * Sends the CALL and waits for its REPLY; the stream's serial then carries the data. Data that
+ * comes before the REPLY is held (up to `earlyLimitBytes`, past which the stream is abandoned with
+ * StreamOverflowError: reading cannot pause while the reply is still to come).
+ */
 export async function openStream<N extends UploadName | DownloadName | DuplexName>(
   host: StreamHost,
-  call: { name: N; args: ArgsOf<N>; options: CallOptions; inbox: Inbox },
+  call: { name: N; args: ArgsOf<N>; options: CallOptions; inbox: Inbox; earlyLimitBytes: number },
 ): Promise<OpenedStream> {
-  const { name, inbox, options } = call;
+  const { name, inbox, options, earlyLimitBytes } = call;
   const procedure = procedures[name].proc;
   host.assertUsable(name, options);
   const callPayload = encodeXdr(procedures[name].args as Shape<ArgsOf<N>>, call.args);
   const serial = host.allocateSerial();
-  host.register(serial, { onPacket: (packet) => inbox.push(packet), fail: (err) => inbox.fail(err) });
+  let earlyBytes = 0;
+  let replied = false;
+  host.register(serial, {
+    onPacket: (packet) => {
+      // What follows the REPLY is the stream's own consumer's to bound (it can pause reading).
+      if (packet.header.type === MessageType.Reply) replied = true;
+      else if (!replied && packet.header.type === MessageType.Stream) {
+        earlyBytes += packet.payload.length + FRAME_OVERHEAD;
+        if (earlyBytes > earlyLimitBytes) return inbox.fail(new StreamOverflowError(name, earlyLimitBytes));
+      }
+      inbox.push(packet);
+    },
+    fail: (err) => inbox.fail(err),
+  });
   const budget = host.startBudget({ procedure: name, serial, options, reject: (err) => inbox.fail(err) });
   const stream: OpenedStream = {
     serial,
@@ -96,6 +118,8 @@ export async function openStream<N extends UploadName | DownloadName | DuplexNam
   } catch (err) {
     stream.close();
     if (err instanceof ProtocolError) host.terminate(err);
+    // Tell libvirtd to drop the stream; its reply and further data reach a serial nobody owns.
+    if (err instanceof StreamOverflowError && host.alive) host.write([stream.packet(MessageStatus.Error)]).catch(() => undefined);
     throw err;
   }
   return stream;
@@ -142,7 +166,7 @@ export async function uploadStream<N extends UploadName>(
     throw new EncodeError(`chunkSize must be an integer in 1..${PAYLOAD_MAX}, got ${chunkSize}`);
   }
   const inbox = new Inbox();
-  const stream = await openStream(host, { name, args: upload.args, options, inbox });
+  const stream = await openStream(host, { name, args: upload.args, options, inbox, earlyLimitBytes: UPLOAD_EARLY_LIMIT });
   const iterator = upload.source[Symbol.asyncIterator]();
   let bytesSent = 0;
   let sourceError: { error: unknown } | null = null;
@@ -205,12 +229,10 @@ export async function* downloadStream<N extends DownloadName>(
 ): AsyncGenerator<Buffer, void, undefined> {
   const { name, options } = download;
   const owner = {};
-  const inbox = new Inbox({
-    highWaterMark: options.highWaterMark ?? DEFAULT_DOWNLOAD_HIGH_WATER,
-    onFull: () => host.pauseReading(owner),
-    onDrained: () => host.resumeReading(owner),
-  });
-  const stream = await openStream(host, { name, args: download.args, options, inbox });
+  const highWaterMark = options.highWaterMark ?? DEFAULT_DOWNLOAD_HIGH_WATER;
+  const inbox = new Inbox({ highWaterMark, onFull: () => host.pauseReading(owner), onDrained: () => host.resumeReading(owner) });
+  // What the consumer may leave queued is also what may come before the reply.
+  const stream = await openStream(host, { name, args: download.args, options, inbox, earlyLimitBytes: highWaterMark });
   let settled = false;
   const nextPacket = (): Promise<Packet> => {
     const early = stream.early.shift();

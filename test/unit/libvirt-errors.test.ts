@@ -18,6 +18,7 @@ import {
   MessageTooLargeError,
   ProtocolError,
   StreamClosedError,
+  StreamOverflowError,
   UploadSourceError,
   ConsoleBusyError,
 } from '@/server/libvirt/errors';
@@ -112,6 +113,7 @@ const clientErrors: Array<[string, Error & { code: string }, string, boolean]> =
   ['AuthUnsupportedError', new AuthUnsupportedError(['sasl']), 'LIBVIRT_AUTH_UNSUPPORTED', false],
   ['UploadSourceError', new UploadSourceError(12, { cause }), 'LIBVIRT_UPLOAD_SOURCE', false],
   ['StreamClosedError', new StreamClosedError('closed', { cause }), 'LIBVIRT_STREAM_CLOSED', false],
+  ['StreamOverflowError', new StreamOverflowError('storageVolDownload', 1024), 'LIBVIRT_STREAM_OVERFLOW', false],
 ];
 
 describe('client-side errors', () => {

@@ -28,3 +28,11 @@ export class StoreMigrationError extends Error {
     this.name = 'StoreMigrationError';
   }
 }
+
+export class ProxySetExistsError extends Error {
+  readonly code = 'ERR_PROXYSET_EXISTS';
+  constructor(readonly setName: string, options?: { cause?: unknown }) {
+    super(`a ProxySet named ${JSON.stringify(setName)} already exists`, options);
+    this.name = 'ProxySetExistsError';
+  }
+}

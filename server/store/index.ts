@@ -7,12 +7,14 @@ import { migrate, migrations } from './migrations';
 import { ProbeHistoryStore } from './probe-history';
 import { ProviderHealthStore } from './provider-health';
 import { ProxyStore, ProxyWrites } from './proxies';
+import { ProxySetStore } from './proxy-sets';
 import { ReplicaStore } from './replicas';
 import { StatsHistoryStore } from './stats-history';
 import type { Engine, SqlDatabase, SqlExecutor } from './sql';
 
 export interface StoreRecords {
   readonly proxies: ProxyStore;
+  readonly proxySets: ProxySetStore;
   readonly events: EventStore;
   readonly health: ProviderHealthStore;
   readonly probes: ProbeHistoryStore;
@@ -33,6 +35,7 @@ export interface Store extends StoreRecords {
 
 const recordsOn = (db: SqlExecutor, proxies: ProxyStore): StoreRecords => ({
   proxies,
+  proxySets: new ProxySetStore(db),
   events: new EventStore(db),
   health: new ProviderHealthStore(db),
   probes: new ProbeHistoryStore(db),
@@ -78,6 +81,7 @@ export async function openStore(options: OpenDatabaseOptions): Promise<Store> {
 }
 
 export type { ProxyRecord, ReconcileStatus, ProbeStatus, StoredPhase } from './proxies';
+export type { ProxySetRecord, ProxySetStatus } from './proxy-sets';
 export type { EventInput } from './events';
 export type { ProviderHealth, HealthSample } from './provider-health';
 export type { ProbeSample } from './probe-history';

@@ -178,6 +178,23 @@ export const migrations: readonly Migration[] = [
         leader_since INTEGER
       );`,
   },
+  {
+    // server/control/proxy-set-*: sets of Proxies kept at a count (members are Proxy records
+    // labelled proxyset=<name>); status holds conditions, rollout, replacement history, hosts down.
+    version: 8,
+    name: 'proxy sets',
+    up: `
+      CREATE TABLE proxy_sets (
+        uid TEXT PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        spec TEXT NOT NULL,
+        status TEXT NOT NULL,
+        generation INTEGER NOT NULL DEFAULT 1,
+        created_at TEXT NOT NULL,
+        updated_at TEXT NOT NULL,
+        deletion_requested_at TEXT
+      );`,
+  },
 ];
 
 /**

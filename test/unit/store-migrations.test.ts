@@ -14,7 +14,7 @@ import { storeEngines, storeEnginesForFile } from '@/test/fakes/store-engines';
 
 const engines = storeEnginesForFile();
 const latestVersion = migrations.at(-1)!.version;
-const allTables = ['admin_password', 'api_tokens', 'auth_secrets', 'host_stats', 'probe_history', 'provider_health', 'provider_health_history', 'proxies', 'proxy_events', 'replicas', 'sessions', 'vm_stats'];
+const allTables = ['admin_password', 'api_tokens', 'auth_secrets', 'host_stats', 'probe_history', 'provider_health', 'provider_health_history', 'proxies', 'proxy_events', 'proxy_sets', 'replicas', 'sessions', 'vm_stats'];
 
 const opened: SqlDatabase[] = [];
 afterEach(async () => {

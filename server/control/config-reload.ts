@@ -41,6 +41,8 @@ export interface ConfigManagerOptions {
   debounceMs: number;
   /** after a new provider set is in place */
   onApplied: () => void;
+  /** true while this replica leads; each provider fences its hypervisor connections with it */
+  mayAct?: () => boolean;
 }
 
 const digest = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -162,7 +164,7 @@ export class ConfigManager {
         return this.lasting.get(key) as T;
       };
       try {
-        handles.set(entry.name, await registry.build(entry, { logger: providerLogger, lasting }));
+        handles.set(entry.name, await registry.build(entry, { logger: providerLogger, lasting, ...(this.options.mayAct ? { mayAct: this.options.mayAct } : {}) }));
       } catch (err) {
         unavailable.set(entry.name, errorMessage(err));
         logger.warn({ provider: entry.name, type: entry.type, error: errorMessage(err) }, 'provider unavailable');

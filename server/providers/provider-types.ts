@@ -7,10 +7,11 @@ type FactoryOf<T extends ProviderEntry['type']> = ProviderFactory<Extract<Provid
 
 /**
  * kvm2: the provider over SSH-forwarded libvirt (server/providers/kvm2/provider.ts); the state it
- * shares across config reloads (locks, downloads in flight) lives with the entry, not the provider.
+ * shares across config reloads (locks, downloads in flight) lives with the entry, not the provider;
+ * its connections are fenced with the replica's leadership (kvm2/fence.ts).
  */
 export const kvm2Factory: FactoryOf<'kvm2'> = (entry, context) => {
-  const provider = createKvm2Provider({ entry, logger: context.logger, shared: context.lasting(newKvm2SharedState) });
+  const provider = createKvm2Provider({ entry, logger: context.logger, shared: context.lasting(newKvm2SharedState), mayAct: context.mayAct });
   return { provider, close: () => provider.close() };
 };
 

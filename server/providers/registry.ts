@@ -25,6 +25,11 @@ export interface ProviderFactoryContext {
    * `create` the first time), so locks and downloads in flight are shared across the swap.
    */
   lasting<T>(create: () => T): T;
+  /**
+   * true while this replica leads: a provider that reaches hypervisors fences its connections with
+   * it (no dial, no call once not leading, beyond the reads every replica may make). Absent: no fence.
+   */
+  mayAct?: () => boolean;
 }
 
 export type ProviderFactory<E extends ProviderEntryBase = ProviderEntryBase> = (

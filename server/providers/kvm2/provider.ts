@@ -20,6 +20,7 @@ import type { Kvm2Context } from './context';
 import { createInstance } from './create';
 import { DownloadTracker } from './download-progress';
 import { classify, type Kvm2Operation } from './errors';
+import { fencedBackend } from './fence';
 import { kvm2HostCapacity } from './host-capacity';
 import { kvm2HostStats } from './host-stats';
 import { subscribeHostEvents, type HostEventHandlers, type HostEvents } from './host-events';
@@ -57,6 +58,11 @@ export interface Kvm2ProviderOptions {
   /** shared with the entry's earlier and later providers; a state of its own by default */
   shared?: Kvm2SharedState;
   now?: () => Date;
+  /**
+   * true while this replica leads (the runtime's leadership); the connections are fenced with it
+   * (fence.ts). Without it nothing is fenced: a provider of its own, as in tests and tools.
+   */
+  mayAct?: () => boolean;
 }
 
 interface OperationSpec {
@@ -83,6 +89,7 @@ export class Kvm2Provider implements Provider {
   /** Every domain's counters and the host's CPU and memory in one round per host, for the charts. */
   readonly stats: HostStatsReader;
   private readonly context: Kvm2Context;
+  private readonly rawBackend: HostBackend;
   private readonly hostEvents = new Set<HostEvents>();
   /** operations running now; close waits for them */
   private readonly inFlight = new Set<Promise<unknown>>();
@@ -91,9 +98,15 @@ export class Kvm2Provider implements Provider {
     this.name = options.settings.name;
     const shared = options.shared ?? newKvm2SharedState();
     this.downloads = shared.downloads;
+    this.rawBackend = options.backend;
+    const { mayAct } = options;
+    // What only the leader does goes through the strict view; what any replica may do (listings,
+    // previews, diagnosis, consoles) through the readers' view, which refuses writes once not leading.
+    const leaderBackend = mayAct ? fencedBackend(options.backend, { mayAct, view: 'leader' }) : options.backend;
+    const readsBackend = mayAct ? fencedBackend(options.backend, { mayAct, view: 'reads' }) : options.backend;
     this.context = {
       settings: options.settings,
-      backend: options.backend,
+      backend: leaderBackend,
       budgets: options.budgets ?? defaultBudgets,
       logger: options.logger,
       domainLocks: shared.domainLocks,
@@ -102,20 +115,21 @@ export class Kvm2Provider implements Provider {
       virtTypes: new WeakMap(),
       now: options.now ?? (() => new Date()),
     };
-    this.capacity = kvm2HostCapacity(this.context);
-    this.console = kvm2InstanceConsole(this.context);
+    const readsContext: Kvm2Context = { ...this.context, backend: readsBackend };
+    this.capacity = kvm2HostCapacity(readsContext);
+    this.console = kvm2InstanceConsole(readsContext);
     this.stats = kvm2HostStats(this.context);
-    this.inventory = kvm2HostInventory({ settings: options.settings, backend: options.backend, downloads: this.downloads, imageLocks: shared.imageLocks });
-    this.inspector = kvm2InstanceInspector({ settings: options.settings, backend: options.backend });
+    this.inventory = kvm2HostInventory({ settings: options.settings, backend: readsBackend, downloads: this.downloads, imageLocks: shared.imageLocks });
+    this.inspector = kvm2InstanceInspector({ settings: options.settings, backend: readsBackend });
   }
 
   get settings(): Kvm2Settings {
     return this.context.settings;
   }
 
-  /** The pooled connections to the hosts, for the host inventory (inventory.ts). */
+  /** The pooled connections to the hosts, unfenced (tests reach the fake behind it). */
   get backend(): HostBackend {
-    return this.context.backend;
+    return this.rawBackend;
   }
 
   private get logger(): Logger {
@@ -262,6 +276,8 @@ export interface CreateKvm2ProviderOptions {
   budgets?: Budgets;
   shared?: Kvm2SharedState;
   now?: () => Date;
+  /** see Kvm2ProviderOptions.mayAct */
+  mayAct?: () => boolean;
 }
 
 /**
@@ -275,5 +291,5 @@ export function createKvm2Provider(options: CreateKvm2ProviderOptions): Kvm2Prov
   startupWarnings(settings, { log: logger });
   const backend =
     options.backend ?? createHostBackend({ providerName: settings.name, settings, logger, budgets: options.budgets });
-  return new Kvm2Provider({ settings, backend, logger, budgets: options.budgets, shared: options.shared, now: options.now });
+  return new Kvm2Provider({ settings, backend, logger, budgets: options.budgets, shared: options.shared, now: options.now, mayAct: options.mayAct });
 }

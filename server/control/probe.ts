@@ -90,6 +90,30 @@ export function parseEchoedIp(body: string): string | undefined {
   return isIP(candidate) ? candidate : undefined;
 }
 
+/** What an echo service's answer can take: an address, in plain text or a small JSON object. */
+const echoBodyLimitBytes = 1024;
+
+/**
+ * The first `limit` bytes of a body as text, then the body is closed: whatever answers through
+ * the proxy chooses the body, and an endless one must neither fill memory nor hold the probe.
+ */
+async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): unknown; on(event: 'error', listener: () => void): unknown }, limit: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let length = 0;
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      length += chunk.length;
+      if (length >= limit) break;
+    }
+  } finally {
+    // undici reports destroying an unread body as an error nobody needs.
+    body.on('error', () => {});
+    body.destroy();
+  }
+  return Buffer.concat(chunks).subarray(0, limit).toString('utf8');
+}
+
 async function fetchEgressIp(options: { proxy: string; url: string; signal: AbortSignal }): Promise<string | undefined> {
   const { ProxyAgent, request } = await loadUndici();
   const dispatcher = new ProxyAgent({ uri: options.proxy, proxyTunnel: false, connections: 1 });
@@ -99,8 +123,7 @@ async function fetchEgressIp(options: { proxy: string; url: string; signal: Abor
       await response.body.dump();
       return undefined;
     }
-    const body = await response.body.text();
-    return parseEchoedIp(body.slice(0, 1024));
+    return parseEchoedIp(await readPrefix(response.body, echoBodyLimitBytes));
   } finally {
     void dispatcher.destroy().catch(() => undefined);
   }

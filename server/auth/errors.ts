@@ -21,8 +21,12 @@ export class TooManyAttemptsError extends Error {
 /** First-start setup without the setup code from the server's log, or with a wrong one. */
 export class InvalidSetupCodeError extends Error {
   readonly code = 'ERR_INVALID_SETUP_CODE';
-  constructor() {
-    super("the setup code is not right: the server prints it in its log at start (journalctl -u kvm2-proxies, or the terminal running it)");
+  constructor(reason: 'wrong' | 'expired' = 'wrong') {
+    super(
+      reason === 'expired'
+        ? 'the setup code has expired (a code lasts an hour): the server printed a new one in its log just now (journalctl -u kvm2-proxies, or the terminal running it)'
+        : "the setup code is not right: the server prints it in its log at start (journalctl -u kvm2-proxies, or the terminal running it); a code lasts an hour, and a new one is printed after",
+    );
     this.name = 'InvalidSetupCodeError';
   }
 }

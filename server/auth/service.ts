@@ -18,6 +18,7 @@ import {
 import { defaultCost, hashPassword, type ScryptCost, verifyPassword } from './password';
 import { defaultLoginLimits, type LoginAttempt, LoginRateLimiter, type LoginLimits } from './rate-limit';
 import { newSetupCode, sameSetupCode } from './setup-code';
+import { type StoredSetupCode, SetupCodeStore } from './setup-code-store';
 import { defaultSessionTtlMs, type IssuedSession, SessionStore } from './sessions';
 import { type ApiTokenView, type CreatedApiToken, TokenStore } from './tokens';
 
@@ -40,9 +41,13 @@ export interface AuthServiceOptions {
   now?: () => number;
   /** scrypt cost of new hashes (tests lower it) */
   cost?: ScryptCost;
-  /** where init() announces the setup code */
+  /** where the setup code is announced */
   logger?: Logger;
+  /** how long a first-start setup code lasts before a new one is made and printed (default 1 h) */
+  setupCodeTtlMs?: number;
 }
+
+export const defaultSetupCodeTtlMs = 60 * 60_000;
 
 export interface PasswordChange {
   session: IssuedSession;
@@ -58,14 +63,16 @@ export class AuthService {
   private readonly tokens: TokenStore;
   private readonly limiter: LoginRateLimiter;
   private readonly now: () => number;
-  /** the one-time setup code while no password exists (made by init) */
-  private setupCode: string | undefined;
+  private readonly setupCodes: SetupCodeStore;
+  /** the setup code this replica last printed, so each code is printed once per replica */
+  private announcedSetupCode: string | undefined;
 
   constructor(private readonly options: AuthServiceOptions) {
     this.now = options.now ?? Date.now;
     this.admin = new AdminStore(options.db);
     this.sessions = new SessionStore(options.db, () => this.admin.secret(sessionKeyName));
     this.tokens = new TokenStore(options.db);
+    this.setupCodes = new SetupCodeStore(options.db);
     this.limiter = new LoginRateLimiter(options.limits ?? defaultLoginLimits, this.now);
   }
 
@@ -92,21 +99,40 @@ export class AuthService {
       return;
     }
     if (stored) return;
-    this.setupCode = newSetupCode();
-    this.options.logger?.warn(
-      { setupCode: this.setupCode },
-      `first start: no admin password yet. Open the dashboard and enter this one-time setup code to choose it: ${this.setupCode} (or start the server with ADMIN_PASSWORD)`,
-    );
+    await this.validSetupCode();
   }
 
-  /** The setup code while first-start setup waits for one (the start log shows it; tests read it here). */
+  /**
+   * The setup code that holds now, shared by every replica through the store; an expired one is
+   * replaced. Each replica prints a code the first time it sees it, so the log of whichever
+   * replica the admin reads has it.
+   */
+  private async validSetupCode(): Promise<StoredSetupCode> {
+    const nowMs = this.now();
+    const ttlMs = this.options.setupCodeTtlMs ?? defaultSetupCodeTtlMs;
+    const valid = await this.setupCodes.valid({ nowMs, fresh: () => ({ code: newSetupCode(), expiresAtMs: nowMs + ttlMs }) });
+    if (valid.code !== this.announcedSetupCode) {
+      this.announcedSetupCode = valid.code;
+      const until = new Date(valid.expiresAtMs).toISOString();
+      this.options.logger?.warn(
+        { setupCode: valid.code, validUntil: until },
+        `first start: no admin password yet. Open the dashboard and enter this one-time setup code to choose it: ${valid.code} (valid until ${until}; a new one is printed after; or start the server with ADMIN_PASSWORD)`,
+      );
+    }
+    return valid;
+  }
+
+  /** The setup code while first-start setup waits for one (the log shows it; tests read it here). */
   async pendingSetupCode(): Promise<string | undefined> {
-    return (await this.admin.password()) ? undefined : this.setupCode;
+    if (this.options.adminPassword !== undefined || (await this.admin.password())) return undefined;
+    return (await this.validSetupCode()).code;
   }
 
   /** Anyone may ask; where the password came from is told only to the logged-in admin. */
   async status(sessionCookie: string | undefined): Promise<AuthStatus> {
     const stored = await this.admin.password();
+    // The first-start form asks this: an expired code is replaced (and printed) before anyone types it.
+    if (!stored && this.options.adminPassword === undefined) await this.validSetupCode();
     const authenticated = sessionCookie !== undefined && (await this.sessionValid(sessionCookie));
     return { passwordConfigured: stored !== undefined, authenticated, ...(stored && authenticated ? { passwordSource: stored.source } : {}) };
   }
@@ -119,15 +145,21 @@ export class AuthService {
   async setup(options: { password: string; setupCode: string; client: string }): Promise<void> {
     if (await this.admin.password()) throw new PasswordAlreadySetError();
     const attempt = this.reserveAttempt(options.client);
-    const expected = this.setupCode;
-    if (expected === undefined || !sameSetupCode(options.setupCode, expected)) {
+    const stored = await this.setupCodes.current();
+    if (stored && this.now() >= stored.expiresAtMs && sameSetupCode(options.setupCode, stored.code)) {
       attempt.failed();
+      await this.validSetupCode();
+      throw new InvalidSetupCodeError('expired');
+    }
+    if (!stored || this.now() >= stored.expiresAtMs || !sameSetupCode(options.setupCode, stored.code)) {
+      attempt.failed();
+      if (this.options.adminPassword === undefined) await this.validSetupCode();
       throw new InvalidSetupCodeError();
     }
     attempt.succeeded();
     const hash = await hashPassword(options.password, this.cost);
     if (!(await this.admin.insertPassword({ hash, source: 'setup', setAt: this.isoNow() }))) throw new PasswordAlreadySetError();
-    this.setupCode = undefined;
+    await this.setupCodes.remove();
   }
 
   async login(options: { password: string; client: string }): Promise<IssuedSession> {

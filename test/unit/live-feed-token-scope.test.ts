@@ -28,7 +28,7 @@ const view: ProxyView = {
   status: {
     phase: 'Failed',
     healthy: false,
-    conditions: [{ type: 'Ready', status: 'False', reason: 'ImageFailed', message: `fetching ${secretUrl} failed`, lastTransitionTime: '2026-05-01T10:00:00.000Z' }],
+    conditions: [{ type: 'Provisioned', status: 'False', reason: 'ImageFailed', message: `fetching ${secretUrl} failed`, lastTransitionTime: '2026-05-01T10:00:00.000Z' }],
     specHash: 'h',
     lastError: { class: 'permanent', message: `GET ${secretUrl}: 403`, at: '2026-05-01T10:00:00.000Z' },
   },

@@ -6,13 +6,15 @@
 // the stream then finishes short, and the caller's length and digest checks report the failure.
 // Handing a failing reader to the upload would tear the RPC stream down mid-flight instead.
 //
-// Redirects (mirror redirectors, release assets) are followed for HEAD and GET alike, to any host,
-// at most `maxRedirects` times; a loop or a longer chain is permanent. The final response is
-// judged as any other. Every URL in a message goes through redactUrl.
+// Redirects (mirror redirectors, release assets) are followed for HEAD and GET alike, at most
+// `maxRedirects` times, never from https to http and only where redirect-guard.ts allows (by the
+// address connected to); a loop, a longer chain or a refused hop is permanent. The final response
+// is judged as any other. Every URL in a message goes through redactUrl.
 import { createHash } from 'node:crypto';
 import { request } from 'undici';
 import { ErrPermanent, ErrTransient } from '@/server/providers/errors';
 import { redactUrl } from '@/server/telemetry/redact-url';
+import { RedirectRefusedError, redirectGuard, type RedirectGuardSeams } from './redirect-guard';
 
 export interface ImageStream {
   url: string;
@@ -32,6 +34,8 @@ export interface OpenImageOptions {
   /** The download's own deadline: a stalled mirror ends through its body, not a killed socket. */
   deadlineMs: number;
   onBytes?: (bytes: number) => void;
+  /** name resolution and trusted CAs (tests) */
+  network?: RedirectGuardSeams;
 }
 
 // identity: a transparently gzipped body would hide the length the volume is declared with.
@@ -53,7 +57,7 @@ export async function openImageStream(url: string, options: OpenImageOptions): P
 
   let response: Response;
   try {
-    response = await requestFollowing(url, { method: 'GET', signal: controller.signal });
+    response = await requestFollowing(url, { method: 'GET', signal: controller.signal, network: options.network });
   } catch (err) {
     cleanup();
     if (err instanceof ErrPermanent) throw err;
@@ -105,13 +109,13 @@ export async function openImageStream(url: string, options: OpenImageOptions): P
  * 501 alike, so any non-2xx HEAD falls back to a GET whose body is closed at once, and the GET's
  * status is then what counts.
  */
-export async function imageContentLength(url: string, options: { signal?: AbortSignal; timeoutMs: number }): Promise<number> {
+export async function imageContentLength(url: string, options: { signal?: AbortSignal; timeoutMs: number; network?: RedirectGuardSeams }): Promise<number> {
   const signal = options.signal ? AbortSignal.any([options.signal, AbortSignal.timeout(options.timeoutMs)]) : AbortSignal.timeout(options.timeoutMs);
   try {
-    const head = await requestFollowing(url, { method: 'HEAD', signal });
+    const head = await requestFollowing(url, { method: 'HEAD', signal, network: options.network });
     await head.body.dump();
     if (head.statusCode >= 200 && head.statusCode < 300) return lengthOf(head.url, head.statusCode, head.headers);
-    const get = await requestFollowing(url, { method: 'GET', signal });
+    const get = await requestFollowing(url, { method: 'GET', signal, network: options.network });
     discard(get.body);
     return lengthOf(get.url, get.statusCode, get.headers);
   } catch (err) {
@@ -131,29 +135,61 @@ type Response = Awaited<ReturnType<typeof request>> & {
 };
 
 /**
- * `method` on `url`, following redirects to wherever they lead (another host included). A chain
- * longer than maxRedirects, a loop, a Location that is not http(s) or is missing: permanent,
- * naming the chain. Network errors are thrown as undici threw them.
+ * `method` on `url`, following redirects where redirect-guard.ts allows. A chain longer than
+ * maxRedirects, a loop, a Location that is not http(s) or is missing, https to http, a hop to an
+ * address the guard refuses: permanent, naming the chain. Network errors are thrown as undici
+ * threw them. Each chain has a dispatcher of its own (its lookup judges the chain's hops), closed
+ * once the final body is done.
  */
-async function requestFollowing(url: string, options: { method: 'GET' | 'HEAD'; signal: AbortSignal }): Promise<Response> {
+async function requestFollowing(url: string, options: { method: 'GET' | 'HEAD'; signal: AbortSignal; network?: RedirectGuardSeams }): Promise<Response> {
+  const guard = redirectGuard(options.network);
   const chain = [url];
-  for (;;) {
-    const current = chain[chain.length - 1] as string;
-    const response = await request(current, { method: options.method, headers: requestHeaders, signal: options.signal });
-    if (!redirectStatuses.has(response.statusCode)) return Object.assign(response, { url: current });
-    discard(response.body);
-    const location = response.headers.location;
-    const next = typeof location === 'string' ? resolveLocation(location, current) : undefined;
-    const described = () => chain.map(redactUrl).join(' -> ');
-    if (next === undefined) {
-      throw new ErrPermanent(`image URL ${described()} answered HTTP ${response.statusCode} without a usable http(s) Location`);
+  const described = () => chain.map(redactUrl).join(' -> ');
+  try {
+    for (;;) {
+      const current = chain[chain.length - 1] as string;
+      let response: Awaited<ReturnType<typeof request>>;
+      try {
+        guard.before(new URL(current), chain.length - 1);
+        response = await request(current, { method: options.method, headers: requestHeaders, signal: options.signal, dispatcher: guard.dispatcher });
+      } catch (err) {
+        const refusal = refusalIn(err);
+        if (!refusal) throw err;
+        throw new ErrPermanent(
+          `image URL ${described()} was refused: ${refusal.message} (a redirect may lead to a loopback address only from a loopback image URL, to a private one only from a private or loopback URL, to a link-local or unspecified one never); point the catalogue at the image's final URL`,
+          { cause: refusal },
+        );
+      }
+      if (!redirectStatuses.has(response.statusCode)) return Object.assign(response, { url: current });
+      discard(response.body);
+      const location = response.headers.location;
+      const next = typeof location === 'string' ? resolveLocation(location, current) : undefined;
+      if (next === undefined) {
+        throw new ErrPermanent(`image URL ${described()} answered HTTP ${response.statusCode} without a usable http(s) Location`);
+      }
+      if (new URL(current).protocol === 'https:' && new URL(next).protocol === 'http:') {
+        throw new ErrPermanent(`image URL ${described()} redirects from https to http (${redactUrl(next)}): refused, a redirect may not drop TLS; point the catalogue at the image's final https URL`);
+      }
+      if (chain.includes(next)) throw new ErrPermanent(`image URL redirects in a loop: ${described()} -> ${redactUrl(next)}`);
+      chain.push(next);
+      if (chain.length > maxRedirects + 1) {
+        throw new ErrPermanent(`image URL redirected more than ${maxRedirects} times: ${described()}`);
+      }
     }
-    if (chain.includes(next)) throw new ErrPermanent(`image URL redirects in a loop: ${described()} -> ${redactUrl(next)}`);
-    chain.push(next);
-    if (chain.length > maxRedirects + 1) {
-      throw new ErrPermanent(`image URL redirected more than ${maxRedirects} times: ${described()}`);
-    }
+  } finally {
+    // Graceful: the final response's body still flows; the dispatcher closes once it is done.
+    guard.close();
   }
+}
+
+/** The guard's refusal, as thrown or as the cause undici wrapped it in. */
+function refusalIn(err: unknown): RedirectRefusedError | undefined {
+  const seen = new Set<unknown>();
+  for (let current = err; current instanceof Error && !seen.has(current); current = current.cause) {
+    seen.add(current);
+    if (current instanceof RedirectRefusedError) return current;
+  }
+  return undefined;
 }
 
 /** A Location header (absolute or relative to `base`) as an http(s) URL, or undefined. */

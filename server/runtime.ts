@@ -242,6 +242,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     // The connections themselves are fenced too: work already inside a provider method (a
     // download's cleanup after the step-down aborted it) must not reach a hypervisor either.
     mayAct: () => leadership.isLeader(),
+    proxies: () => store.proxies.list(),
     onApplied: () => {
       if (!started || !loops.active) return;
       // New providers may unblock any Proxy (and release Failed latches): look at all of them now.

@@ -4,7 +4,8 @@
 // in flight is done (in the background: a download may take minutes). A changed entry's new
 // provider shares the old one's lasting state (locks, downloads in flight), so the two never work
 // on the same volume at once. An invalid file leaves the running providers alone and is reported,
-// with every validation message, in `status()` for the dashboard. An unchanged file (watchers fire
+// with every validation message, in `status()` for the dashboard; so does a file that changes the
+// pool or socket of a host Proxies use (config-host-guard.ts). An unchanged file (watchers fire
 // more than once per save) is not reloaded.
 import { createHash } from 'node:crypto';
 import { type FSWatcher, watch, watchFile, unwatchFile } from 'node:fs';
@@ -12,8 +13,10 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { loadProvidersConfig, ProvidersConfigError } from '@/server/providers/config';
 import { type ProviderEntryBase, type ProviderHandle, ProviderRegistry } from '@/server/providers/registry';
+import type { ProxyRecord } from '@/server/store';
 import type { Logger } from '@/server/telemetry/logger';
 import { type Clock, isoTime, type TimerHandle } from './clock';
+import { strandedHostIssues } from './config-host-guard';
 import { errorMessage } from './pass';
 import type { ProviderSet } from './provider-set';
 
@@ -43,6 +46,8 @@ export interface ConfigManagerOptions {
   onApplied: () => void;
   /** true while this replica leads; each provider fences its hypervisor connections with it */
   mayAct?: () => boolean;
+  /** the Proxy records, so a reload that would strand a host's Proxies is refused (config-host-guard.ts) */
+  proxies?: () => Promise<ProxyRecord[]>;
 }
 
 const digest = (text: string): string => createHash('sha256').update(text).digest('hex');
@@ -140,6 +145,14 @@ export class ConfigManager {
       const issues = err instanceof ProvidersConfigError ? [...err.issues] : [errorMessage(err)];
       this.lastError = { at: isoTime(this.options.clock), issues };
       logger.warn({ source: path, issues }, this.appliedDigest ? 'providers config rejected; keeping the running config' : 'providers config rejected; running with no providers');
+      return false;
+    }
+    const stranded = this.options.proxies ? strandedHostIssues({ running: this.entries, next: entries, proxies: await this.options.proxies() }) : [];
+    if (stranded.length > 0) {
+      // Asked again at the next reload (a host save, the file touched): the Proxies may be gone by then.
+      this.attemptedDigest = undefined;
+      this.lastError = { at: isoTime(this.options.clock), issues: stranded };
+      logger.warn({ source: path, issues: stranded }, 'providers config refused: it changes where Proxies keep their volumes; keeping the running config');
       return false;
     }
     await this.apply(entries, fileDigest ?? '');

@@ -63,6 +63,22 @@ export class HostInUseError extends Error {
 }
 
 /**
+ * A host whose pool or socket would change while Proxies use it: their Delete would look in the
+ * new place and leave their overlays and seeds in the old one. The message names the Proxies.
+ */
+export class HostStorageInUseError extends HostInUseError {
+  readonly changes: string;
+  constructor(options: { host: string; proxies: string[]; changes: string }) {
+    super(options.host, options.proxies);
+    this.changes = options.changes;
+    this.message =
+      `host ${JSON.stringify(options.host)} still has Proxies: ${options.proxies.join(', ')}; changing its ${options.changes} would make their ` +
+      'Delete look in the new place and leave their overlays and seeds behind in the old one; delete them (or move them to another host) first, or keep the old value';
+    this.name = 'HostStorageInUseError';
+  }
+}
+
+/**
  * A host setup request this server will not carry out: UNSUPPORTED when its setup cannot (no
  * providers config file), CONFLICT when it contradicts what is there (a key file that exists, a
  * host key that changed since it was shown).

@@ -1,14 +1,17 @@
 // Adding, editing and removing a kvm2 host from the dashboard: the providers config file is edited
 // in place (only the host's lines change), validated like a load, backed up and replaced
 // atomically (server/providers/config-file.ts), then reloaded so the change applies at once. A host
-// that Proxies still use is not removed: the refusal names them.
+// that Proxies still use is not removed, and its pool or socket is not changed (their Delete would
+// look in the new place and leave their volumes in the old one): the refusal names them.
 import type { ProxyRecord } from '@/server/store';
-import { ProvidersConfigError } from '@/server/providers/config';
+import { parseProvidersConfig, ProvidersConfigError, type Kvm2Entry } from '@/server/providers/config';
 import { ProvidersConfigFile } from '@/server/providers/config-file';
 import { addHostText, addKvm2EntryText, ConfigEditError, type HostEdit, type HostFields, removeHostText, updateHostText } from '@/server/providers/config-text-edit';
 import type { Logger } from '@/server/telemetry/logger';
-import { HostInUseError, HostSetupInputError, HostSetupRefusedError } from './errors';
+import { describeStorageChanges, hostStorageChanges, type HostStorageChange } from '@/server/providers/kvm2/host-storage';
+import { HostInUseError, HostSetupInputError, HostSetupRefusedError, HostStorageInUseError } from './errors';
 import type { HostSetup } from './host-setup';
+import { proxiesOnHost } from './host-users';
 
 export interface HostConfigOptions {
   configPath: string | undefined;
@@ -24,11 +27,21 @@ export interface SavedHostsView {
   backupKept: boolean;
 }
 
-/** The host a Proxy is on or headed for: its zone, the zone placement chose, or its providerID's host. */
-function hostOf(record: ProxyRecord): string | undefined {
-  const fromID = /^hosts\/([^/]+)\/domains\//.exec(record.status.providerID ?? '')?.[1];
-  const zone = record.spec.mode === 'Managed' ? record.spec.placement.zone : undefined;
-  return fromID ?? record.status.chosenPlacement?.zone ?? zone;
+/** The kvm2 entry `provider` of a config text, or undefined when the text does not validate (the save reports why). */
+function kvm2EntryOf(text: string, provider: string): Kvm2Entry | undefined {
+  try {
+    const entry = parseProvidersConfig(text).find((candidate) => candidate.name === provider);
+    return entry?.type === 'kvm2' ? entry : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function storageChangesOf(options: { provider: string; host: string; before: string; after: string }): HostStorageChange[] {
+  const before = kvm2EntryOf(options.before, options.provider);
+  const after = kvm2EntryOf(options.after, options.provider);
+  if (!before || !after) return [];
+  return hostStorageChanges(before, after).filter((change) => change.host === options.host);
 }
 
 export class HostConfig {
@@ -48,14 +61,24 @@ export class HostConfig {
     return this.save(provider, edit, { action: 'added', host: fields.name });
   }
 
-  update(provider: string, host: string, fields: HostEdit): Promise<SavedHostsView> {
-    return this.save(provider, (text) => updateHostText(text, { provider, host, fields }), { action: 'updated', host });
+  async update(provider: string, host: string, fields: HostEdit): Promise<SavedHostsView> {
+    const users = proxiesOnHost(await this.options.proxies(), { provider, host });
+    return this.save(
+      provider,
+      (text) => {
+        const edited = updateHostText(text, { provider, host, fields });
+        // Compared on the whole entry, defaults applied: `pool: default` added or a pool removed
+        // back to the default is no change; which field the edit touched is not the question.
+        const changes = users.length > 0 ? storageChangesOf({ provider, host, before: text, after: edited }) : [];
+        if (changes.length > 0) throw new HostStorageInUseError({ host, proxies: users, changes: describeStorageChanges(changes) });
+        return edited;
+      },
+      { action: 'updated', host },
+    );
   }
 
   async remove(provider: string, host: string): Promise<SavedHostsView> {
-    const users = (await this.options.proxies())
-      .filter((record) => record.spec.mode === 'Managed' && record.spec.provider === provider && hostOf(record) === host)
-      .map((record) => record.name);
+    const users = proxiesOnHost(await this.options.proxies(), { provider, host });
     if (users.length > 0) throw new HostInUseError(host, users);
     return this.save(provider, (text) => removeHostText(text, { provider, host }), { action: 'removed', host });
   }

@@ -186,7 +186,7 @@ describe("the runtime's providers", () => {
       const mayAct = contexts[0]?.mayAct;
       expect(mayAct?.()).toBe(true);
       // A provider of a replica that does not lead refuses before it dials (the host is made up).
-      const provider = kvm2Factory({ ...makeEntry({ mirror }), name: 'kvm2-x' }, { logger: silentLogger(), lasting: (create) => create(), mayAct: () => false }).provider;
+      const { provider } = await kvm2Factory({ ...makeEntry({ mirror }), name: 'kvm2-x' }, { logger: silentLogger(), lasting: (create) => create(), mayAct: () => false });
       const refused = await failure(provider.get('hosts/h1/domains/proxy-x'));
       expect((refused as Error).message).toContain('no longer leads');
       await runtime.stop();

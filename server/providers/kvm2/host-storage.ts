@@ -1,0 +1,34 @@
+// The fields of a kvm2 host that say where its Proxies' volumes are: `pool` (their overlay and
+// seed live there) and `socket` (the libvirtd that holds that pool). Changing either while Proxies
+// use the host makes their later Delete look in the wrong place and leave the volumes behind,
+// where GC (which lists domains, not volumes) never finds them. The dashboard's host save and the
+// config reload refuse such a change; this compares two versions of an entry for them.
+import type { Kvm2Entry } from '@/server/providers/config';
+import { withDefaults } from './kvm2';
+
+export type HostStorageField = 'pool' | 'socket';
+
+export interface HostStorageChange {
+  host: string;
+  field: HostStorageField;
+  /** effective values (defaults applied) */
+  from: string;
+  to: string;
+}
+
+const storageFields: readonly HostStorageField[] = ['pool', 'socket'];
+
+/** Hosts in both versions whose effective pool or socket differs, in the newer version's order. */
+export function hostStorageChanges(before: Kvm2Entry, after: Kvm2Entry): HostStorageChange[] {
+  const previous = new Map(withDefaults(before).hosts.map((host) => [host.name, host]));
+  return withDefaults(after).hosts.flatMap((host) => {
+    const old = previous.get(host.name);
+    if (!old) return [];
+    return storageFields.filter((field) => old[field] !== host[field]).map((field) => ({ host: host.name, field, from: old[field], to: host[field] }));
+  });
+}
+
+/** "pool from "a" to "b" and socket from …", for messages. */
+export function describeStorageChanges(changes: readonly HostStorageChange[]): string {
+  return changes.map((change) => `${change.field} from ${JSON.stringify(change.from)} to ${JSON.stringify(change.to)}`).join(' and ');
+}

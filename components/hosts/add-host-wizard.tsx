@@ -55,6 +55,20 @@ function Failure({ failure }: { failure: StepFailure }) {
   );
 }
 
+/** What works but should be fixed (a key file others may write), under the step's result. */
+function Warnings({ warnings }: { warnings: string[] | undefined }) {
+  if (!warnings?.length) return null;
+  return (
+    <ul className="mt-2 space-y-1 rounded-md border border-amber-400 bg-amber-50 p-3 text-sm text-slate-900" data-testid="step-warnings">
+      {warnings.map((warning) => (
+        <li key={warning} className="break-words">
+          {warning}
+        </li>
+      ))}
+    </ul>
+  );
+}
+
 function StepRow({ title, testId, state, children }: { title: string; testId: string; state: 'pending' | 'ok' | 'failed'; children?: ReactNode }) {
   const badge = { pending: <Badge>Not run</Badge>, ok: <Badge tone="ok">OK</Badge>, failed: <Badge tone="error">Failed</Badge> }[state];
   return (
@@ -88,6 +102,7 @@ function HostKeyResult({ step, onTrust, trusting, trusted }: { step: HostKeyStep
         </div>
       ) : null}
       {step.failure ? <Failure failure={step.failure} /> : null}
+      <Warnings warnings={step.warnings} />
       {key?.standing === 'unknown' && !trusted ? (
         <Button tone="primary" onClick={onTrust} disabled={trusting}>
           The fingerprints match: trust this key
@@ -256,6 +271,7 @@ export function AddHostWizard({ onDone }: { onDone: () => void }) {
           return (
             <StepRow key={step} title={title} testId={`setup-step-${step}`} state={state(answer)}>
               {answer?.failure ? <Failure failure={answer.failure} /> : null}
+              <Warnings warnings={answer?.warnings} />
               {step === 'libvirt' && answers.libvirt?.ok ? (
                 <p className="mt-1 text-sm">
                   libvirt {answers.libvirt.libvirtVersion} on {answers.libvirt.hostname}

@@ -10,14 +10,35 @@ import { targetSchema } from './providers';
 
 export const virtTypeChoices = ['kvm', 'qemu'] as const;
 
-const hostName = z.string().trim().min(1, { error: 'is required' }).max(253, { error: 'is too long' });
+/**
+ * Every host field is written into the providers config and handed to ssh and libvirt: a newline
+ * there could start a second YAML key or command-line option, so no control character is allowed.
+ */
+const controlCharacter = /[\u0000-\u001f\u007f]/;
+const noControlCharacter = { error: 'must not contain a newline or other control character' };
+const hostName = z
+  .string()
+  .trim()
+  .min(1, { error: 'is required' })
+  .max(253, { error: 'is too long' })
+  .refine((text) => !controlCharacter.test(text), noControlCharacter);
+/** An absolute path on the server or the host (a key file, the libvirt socket). */
+const absolutePath = z
+  .string()
+  .trim()
+  .startsWith('/', { error: 'must be an absolute path' })
+  .refine((text) => !controlCharacter.test(text), noControlCharacter);
+const socketPath = z
+  .string()
+  .startsWith('/', { error: 'must be an absolute path' })
+  .refine((text) => !controlCharacter.test(text), noControlCharacter);
 /** A configured host's name: `auto` is placement.zone's word for "choose for me". */
 const configuredHostName = hostName.refine((name) => name !== autoZone, { error: `"${autoZone}" ${autoZoneReservedRule}` });
 
 /** Key files of a provider entry the save will create (absent: the entry exists already). */
 export const newEntryFilesSchema = z.strictObject({
-  sshKeyFile: z.string().trim().startsWith('/', { error: 'must be an absolute path' }),
-  knownHostsFile: z.string().trim().startsWith('/', { error: 'must be an absolute path' }),
+  sshKeyFile: absolutePath,
+  knownHostsFile: absolutePath,
 });
 
 /** The host being added, as far as the wizard got. */
@@ -28,7 +49,7 @@ export const candidateSchema = z.strictObject({
   address: hostName,
   user: hostName.optional(),
   name: configuredHostName.optional(),
-  socket: z.string().startsWith('/', { error: 'must be an absolute path' }).optional(),
+  socket: socketPath.optional(),
   pool: hostName.optional(),
   bridge: hostName.optional(),
   virtType: z.enum(virtTypeChoices).optional(),
@@ -52,7 +73,14 @@ export const stepFailureSchema = z.strictObject({
 });
 export type StepFailure = z.infer<typeof stepFailureSchema>;
 
-const step = <T extends z.ZodRawShape>(shape: T) => z.strictObject({ ok: z.boolean(), failure: stepFailureSchema.optional(), ...shape });
+const step = <T extends z.ZodRawShape>(shape: T) =>
+  z.strictObject({
+    ok: z.boolean(),
+    failure: stepFailureSchema.optional(),
+    /** what works but should be fixed, e.g. a key file others may write */
+    warnings: z.array(z.string()).optional(),
+    ...shape,
+  });
 
 export const hostKeyStepSchema = step({
   hostKey: z
@@ -126,7 +154,7 @@ export const hostFieldsSchema = z.strictObject({
   user: hostName,
   bridge: hostName,
   pool: hostName.optional(),
-  socket: z.string().startsWith('/', { error: 'must be an absolute path' }).optional(),
+  socket: socketPath.optional(),
   virtType: z.enum(virtTypeChoices).optional(),
 });
 export const addHostSchema = hostFieldsSchema.extend({ name: configuredHostName, newEntry: newEntryFilesSchema.optional() });
@@ -137,7 +165,7 @@ export const editHostSchema = z.strictObject({
   user: hostName.optional(),
   bridge: hostName.optional(),
   pool: hostName.nullable().optional(),
-  socket: z.string().startsWith('/', { error: 'must be an absolute path' }).nullable().optional(),
+  socket: socketPath.nullable().optional(),
   virtType: z.enum(virtTypeChoices).nullable().optional(),
 });
 

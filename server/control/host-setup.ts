@@ -12,11 +12,12 @@ import { createHostBackend } from '@/server/providers/kvm2/hosts';
 import { kvm2Defaults, type Kvm2Host, type Kvm2Settings, withDefaults } from '@/server/providers/kvm2/kvm2';
 import type { ProviderEntryBase } from '@/server/providers/registry';
 import { dialSsh, parseSshAddress, SshError } from '@/server/ssh';
-import { appendKnownHost, knownHostStanding, readKnownHostsText, scanHostKey } from '@/server/ssh/host-key-scan';
+import { hashedKnownHostsLine, knownHostStanding, scanHostKey } from '@/server/ssh/host-key-scan';
 import { generateKeyPair, publicIdentity, type PublicIdentity } from '@/server/ssh/key-pair';
 import { authoriseCommand } from '@/lib/authorise-command';
 import type { Logger } from '@/server/telemetry/logger';
 import { HostSetupInputError, HostSetupRefusedError } from './errors';
+import { appendKnownHostsLine, KnownHostsFileProblem, protectedFiles, readKnownHostsFile, refuseProtectedKnownHosts, writableByOthersWarnings } from './host-setup-files';
 import { errorMessage } from './pass';
 
 export interface KeyFiles {
@@ -86,6 +87,28 @@ export class HostSetup {
     if (fields.length > 0) throw new HostSetupInputError(fields);
   }
 
+  /**
+   * Runs `work` on the candidate's known_hosts file once it is known to be safe to read and append
+   * to; a refusal names the field: the new entry's, or the existing entry's config key.
+   */
+  private async withKnownHostsFile<T>(input: Pick<Candidate, 'provider' | 'newEntry'>, files: KeyFiles, work: (path: string) => Promise<T>): Promise<T> {
+    const path = files.knownHostsFile as string;
+    try {
+      const sshKeyFiles = [files.sshKeyFile, ...this.options.entries().filter(isKvm2).map((entry) => entry.kvm2.sshKeyFile)];
+      await refuseProtectedKnownHosts(path, protectedFiles({ configPath: this.options.configPath, sshKeyFiles }));
+      return await work(path);
+    } catch (err) {
+      if (!(err instanceof KnownHostsFileProblem)) throw err;
+      if (input.newEntry) throw new HostSetupInputError([{ path: 'newEntry.knownHostsFile', message: err.message }]);
+      throw new HostSetupRefusedError('ERR_UNSUPPORTED_OPERATION', `provider ${JSON.stringify(input.provider)}: kvm2.knownHostsFile ${err.message}`);
+    }
+  }
+
+  /** The known_hosts text ('' without a file), refused as withKnownHostsFile says. */
+  private knownHostsText(input: Pick<Candidate, 'provider' | 'newEntry'>, files: KeyFiles): Promise<string> {
+    return files.knownHostsFile ? this.withKnownHostsFile(input, files, readKnownHostsFile) : Promise.resolve('');
+  }
+
   /** Where a first provider entry keeps its key: beside the providers config. */
   private defaultKeyFile(): string | undefined {
     return this.options.configPath ? join(dirname(this.options.configPath), 'id_ed25519') : undefined;
@@ -131,12 +154,16 @@ export class HostSetup {
   async hostKey(input: Pick<Candidate, 'provider' | 'newEntry' | 'address'>): Promise<HostKeyStep> {
     const files = this.keyFiles(input);
     address(input.address);
+    const knownHostsText = await this.knownHostsText(input, files);
+    const warnings = await writableByOthersWarnings(files);
+    const warned = warnings.length > 0 ? { warnings } : {};
     try {
       const scanned = await scanHostKey({ address: input.address });
-      const standing = knownHostStanding(files.knownHostsFile ? await readKnownHostsText(files.knownHostsFile) : '', scanned);
+      const standing = knownHostStanding(knownHostsText, scanned);
       const hostCommand = `ssh-keygen -lf ${hostKeyFileOf(scanned.keyType)}`;
       return {
         ok: standing.status !== 'changed',
+        ...warned,
         ...(standing.status === 'changed'
           ? {
               failure: {
@@ -155,7 +182,7 @@ export class HostSetup {
         },
       };
     } catch (err) {
-      return { ok: false, failure: { reason: 'Unreachable', message: errorMessage(err), fix: `Nothing answered SSH at ${input.address}: check the address and port, that sshd runs, and any firewall.` } };
+      return { ok: false, ...warned, failure: { reason: 'Unreachable', message: errorMessage(err), fix: `Nothing answered SSH at ${input.address}: check the address and port, that sshd runs, and any firewall.` } };
     }
   }
 
@@ -164,28 +191,36 @@ export class HostSetup {
     const files = this.keyFiles(input);
     address(input.address);
     if (!files.knownHostsFile) throw new HostSetupRefusedError('ERR_UNSUPPORTED_OPERATION', 'this provider entry has no knownHostsFile (insecureIgnoreHostKey): there is nowhere to write the key');
+    await this.knownHostsText(input, files);
     const scanned = await scanHostKey({ address: input.address });
     if (scanned.fingerprint !== input.fingerprint) {
       throw new HostSetupRefusedError('ERR_HOST_SETUP_CONFLICT', `the host now presents ${scanned.fingerprint}, not the ${input.fingerprint} you confirmed: fetch and compare again`);
     }
-    const standing = knownHostStanding(await readKnownHostsText(files.knownHostsFile), scanned);
-    if (standing.status === 'changed') throw new HostSetupRefusedError('ERR_HOST_SETUP_CONFLICT', `the known_hosts file holds another key for this host (line ${standing.line}); it is never replaced from here`);
-    if (standing.status === 'unknown') await appendKnownHost(files.knownHostsFile, scanned);
-    this.options.logger.info({ address: input.address, fingerprint: scanned.fingerprint, written: standing.status === 'unknown' }, 'host key trusted');
-    return { ok: true, written: standing.status === 'unknown' };
+    // Checked again right before the write: the file may have changed while the host was asked.
+    const written = await this.withKnownHostsFile(input, files, async (path) => {
+      const standing = knownHostStanding(await readKnownHostsFile(path), scanned);
+      if (standing.status === 'changed') throw new HostSetupRefusedError('ERR_HOST_SETUP_CONFLICT', `the known_hosts file holds another key for this host (line ${standing.line}); it is never replaced from here`);
+      if (standing.status === 'unknown') await appendKnownHostsLine(path, hashedKnownHostsLine(scanned.endpoint, scanned));
+      return standing.status === 'unknown';
+    });
+    this.options.logger.info({ address: input.address, fingerprint: scanned.fingerprint, written }, 'host key trusted');
+    const warnings = await writableByOthersWarnings(files);
+    return { ok: true, written, ...(warnings.length > 0 ? { warnings } : {}) };
   }
 
   /** Step 2: the SSH login with the server's key. */
   async authenticate(candidate: Candidate) {
     const context = await this.context(candidate);
     const files = this.keyFiles(candidate);
+    const warnings = await writableByOthersWarnings(files);
+    const warned = warnings.length > 0 ? { warnings } : {};
     try {
       const connection = await dialSsh({ address: context.host.address, user: context.host.user, keyFile: files.sshKeyFile, knownHostsFile: files.knownHostsFile, insecureIgnoreHostKey: files.insecureIgnoreHostKey });
       await connection.close();
-      return { ok: true };
+      return { ok: true, ...warned };
     } catch (err) {
       const reason = err instanceof SshError ? reasonFor(err, 'dial') : 'Unreachable';
-      return { ok: false, failure: { reason, message: errorMessage(err), fix: fixFor(reason, { ...context, err }) } };
+      return { ok: false, ...warned, failure: { reason, message: errorMessage(err), fix: fixFor(reason, { ...context, err }) } };
     }
   }
 

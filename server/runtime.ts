@@ -39,6 +39,8 @@ import { HostConfig } from './control/host-config';
 import { HostSetup } from './control/host-setup';
 import { ProviderSet } from './control/provider-set';
 import { ProxyService } from './control/proxy-service';
+import { ProxySetController } from './control/proxy-set-controller';
+import { ProxySetService } from './control/proxy-set-service';
 import { toProxyView } from './control/proxy-view';
 import { Reconciler } from './control/reconciler';
 import { Sampler } from './control/sampler';
@@ -90,6 +92,8 @@ export interface Runtime {
   readonly store: Store;
   readonly metrics: Metrics;
   readonly proxies: ProxyService;
+  /** sets of Proxies kept at a count (the controller runs on the leader) */
+  readonly proxySets: ProxySetService;
   readonly providers: ProvidersApi;
   readonly reconciler: Reconciler;
   readonly monitor: Monitor;
@@ -119,6 +123,9 @@ export interface Runtime {
   start(): Promise<void>;
   stop(): Promise<void>;
 }
+
+/** How often the set controller looks at every set when nothing wakes it sooner. */
+const proxySetIntervalMs = 10_000;
 
 /** Phases (as the API shows them) in which a Proxy's VM is still booting: boot capture holds its console. */
 const bootingPhases = new Set(['Pending', 'Provisioning', 'Running']);
@@ -267,6 +274,28 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
   });
 
+  // Leader only, like the reconciler; its diagnoses use the service below (defined later).
+  const setController = new ProxySetController({
+    store,
+    proxies,
+    providers: fencedProviders,
+    clock,
+    metrics,
+    logger: log.child({ loop: 'proxy-sets' }),
+    intervalMs: proxySetIntervalMs,
+    diagnose: async (name) => (await diagnosis.diagnose(name)).firstFailure,
+  });
+  loops.add('proxy-sets', setController);
+  const stopWatchingMembers = store.proxies.watch((name) => setController.proxyChanged(name));
+  const proxySets = new ProxySetService({
+    store,
+    clock,
+    proxies,
+    providerNames: () => config.status().providers.map((entry) => entry.name),
+    // Another replica's change is seen by the leader's next pass (every proxySetIntervalMs).
+    onChange: () => void (loops.active ? setController.kick() : undefined),
+  });
+
   const cluster: ClusterApi = {
     isLeader: () => leadership.isLeader(),
     view: () => clusterView({ store, leadership, replica, startedAtMs, leaseMs: settings.leaderLeaseMs, nowMs: clock.now() }),
@@ -310,6 +339,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     store,
     metrics,
     proxies,
+    proxySets,
     providers,
     reconciler,
     monitor,
@@ -351,6 +381,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         // Open event streams end first: a browser reconnects (and falls back to polling) at once.
         live.close();
         stopPublishingProxies();
+        stopWatchingMembers();
         await config.stop();
         await leadership.stop();
         await loops.stop();

@@ -3,6 +3,7 @@
 // input is parsed here with the shared schema, whatever the route already did.
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
+import { proxySetLabel } from '@/lib/api/proxyset-spec';
 import {
   type DiscoveredProxy,
   fieldErrors,
@@ -18,6 +19,8 @@ import type { ProxyRecord } from '@/server/store/proxies';
 import { type Clock, isoTime } from './clock';
 import { ProxyDeletingError, ProxyNotFoundError, ProxyValidationError } from './errors';
 import { proxyUrl } from './probe';
+import { ProxyOwnedError } from './proxy-set-errors';
+import { ownerOf } from './proxy-set-members';
 import { toProxyView } from './proxy-view';
 
 export interface ProxyFilter {
@@ -66,9 +69,11 @@ export class ProxyService {
     return toProxyView(await this.record(name));
   }
 
-  async create(input: unknown): Promise<ProxyView> {
+  /** `owner`: the ProxySet creating its member (only a set may set the proxyset label). */
+  async create(input: unknown, owner?: string): Promise<ProxyView> {
     const { name, ...spec } = parseOrThrow(proxyCreateSchema, input);
     if (spec.mode === 'Managed') this.requireProvider(spec.provider);
+    if (ownerOf({ spec }) !== owner) throw new ProxyValidationError([{ path: `labels.${proxySetLabel}`, message: 'is set by a ProxySet on its members only' }]);
     const uid = (this.options.newUid ?? randomUUID)();
     const { store, clock } = this.options;
     const record = await store.transaction(async (tx) => {
@@ -81,10 +86,15 @@ export class ProxyService {
   }
 
   /** Replaces the spec; cloud-init left out (both fields) keeps the stored one. `mode` and `provider` are immutable. */
-  async update(name: string, input: unknown): Promise<ProxyView> {
+  async update(name: string, input: unknown, owner?: string): Promise<ProxyView> {
     const update = parseOrThrow(proxyUpdateSchema, input);
     const record = await this.record(name);
     if (record.deletionRequestedAt) throw new ProxyDeletingError(name);
+    await this.requireNotOwned(record, { owner, what: 'edited' });
+    // Adding or changing the set label would move a Proxy into a set: only a set does that.
+    if (update.labels[proxySetLabel] !== owner && update.labels[proxySetLabel] !== ownerOf(record)) {
+      throw new ProxyValidationError([{ path: `labels.${proxySetLabel}`, message: 'is set by a ProxySet on its members only' }]);
+    }
     const current = record.spec;
     if (update.mode !== current.mode) throw new ProxyValidationError([{ path: 'mode', message: `cannot change (is ${current.mode})` }]);
     let spec: ProxySpec;
@@ -107,8 +117,9 @@ export class ProxyService {
   }
 
   /** Requests deletion; the record stays (phase Deleting) until the provider's Delete succeeded. */
-  async delete(name: string): Promise<ProxyView> {
+  async delete(name: string, owner?: string): Promise<ProxyView> {
     const record = await this.record(name);
+    await this.requireNotOwned(record, { owner, what: 'deleted' });
     await this.options.store.proxies.requestDeletion({ uid: record.uid, now: isoTime(this.options.clock) });
     this.options.onChange(name);
     return this.get(name);
@@ -137,6 +148,13 @@ export class ProxyService {
     const record = await this.options.store.proxies.get(name);
     if (!record) throw new ProxyNotFoundError(name);
     return record;
+  }
+
+  /** A member of an existing set changes only through it (`owner` is that set). */
+  private async requireNotOwned(record: ProxyRecord, options: { owner: string | undefined; what: 'deleted' | 'edited' }): Promise<void> {
+    const set = ownerOf(record);
+    if (set === undefined || set === options.owner) return;
+    if (await this.options.store.proxySets.get(set)) throw new ProxyOwnedError(record.name, set, options.what);
   }
 
   private requireProvider(provider: string): void {

@@ -71,6 +71,8 @@ export interface DecideInput {
   history: ReplacementRecord[];
   /** the budget ran out before and the admin has not acted since */
   exhausted: boolean;
+  /** when the admin last released a ReplacementsExhausted stop: replacements before it no longer count */
+  budgetSinceMs?: number;
   nowMs: number;
   backoff?: BackoffPolicy;
 }
@@ -177,7 +179,7 @@ export function decide(input: DecideInput): SetDecision {
   const noHost = () => actions.push({ kind: 'event', type: 'Warning', reason: 'NoEligibleHost', message: 'no eligible host for a new member: every host is down, unhealthy or full' });
 
   // Replacements, within the budget and the back-off.
-  const recent = input.history.filter((record) => nowMs - record.atMs < policy.budget.windowMs);
+  const recent = input.history.filter((record) => nowMs - record.atMs < policy.budget.windowMs && record.atMs >= (input.budgetSinceMs ?? -Infinity));
   let allowed = input.exhausted ? 0 : policy.budget.max - recent.length;
   let ranOut = false;
   const last = input.history.at(-1);

@@ -14,6 +14,8 @@ export interface ProxySetStatus {
   replacements: ProxySetReplacement[];
   /** the generation under which the budget ran out; any change by the admin (a new generation) releases it */
   exhaustedGeneration?: number;
+  /** when the admin last released that stop (RFC 3339): replacements before it leave the budget */
+  budgetSince?: string;
   /** members replaced elsewhere while their host was down: deleted once it is back */
   displaced: string[];
   /** host → since when (RFC 3339) its health check has said Unreachable */

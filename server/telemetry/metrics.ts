@@ -20,6 +20,8 @@ export interface Metrics {
   hostCpuUsage: Gauge<'provider' | 'target'>;
   hostMemoryUsedBytes: Gauge<'provider' | 'target'>;
   hostMemoryTotalBytes: Gauge<'provider' | 'target'>;
+  /** per ProxySet: desired, members, ready, updated, updating, failing (set by the set controller) */
+  proxySetReplicas: Gauge<'set' | 'state'>;
 }
 
 const vmLabels = ['provider', 'target', 'proxy'] as const;
@@ -61,6 +63,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
     hostCpuUsage: new Gauge({ name: 'proxy_operator_host_cpu_usage_ratio', help: 'Share of the host\'s CPU time that was busy over the last sampling interval (0-1).', labelNames: hostLabels, registers: [registry] }),
     hostMemoryUsedBytes: new Gauge({ name: 'proxy_operator_host_memory_used_bytes', help: 'Host memory in use (total less free, buffers and cache).', labelNames: hostLabels, registers: [registry] }),
     hostMemoryTotalBytes: new Gauge({ name: 'proxy_operator_host_memory_total_bytes', help: 'Host memory in total.', labelNames: hostLabels, registers: [registry] }),
+    proxySetReplicas: new Gauge({
+      name: 'proxy_operator_proxyset_replicas',
+      help: 'Members of a ProxySet by state: desired, members, ready, updated (current template), updating, failing.',
+      labelNames: ['set', 'state'],
+      registers: [registry],
+    }),
   };
 }
 

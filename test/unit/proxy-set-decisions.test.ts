@@ -98,6 +98,11 @@ const rows: Array<[string, Partial<DecideInput>, SetAction[]]> = [
     { policy: policy({ replicas: 2 }), exhausted: true, members: [member('s-1', 'a', { ready: false, failed: true }), member('s-2', 'b')], history: [replaced('s-0', 120)] },
     [],
   ],
+  [
+    'after the admin released the stop, replacements before that no longer count',
+    { policy: policy({ replicas: 2 }), budgetSinceMs: now - 2 * minute, members: [notReady('s-9', 'a', 20, { diagnosis: 'agent' }), member('s-2', 'b')], history: [replaced('s-4', 25, 'seed'), replaced('s-5', 15, 'port'), replaced('s-6', 12, 'port')] },
+    [replace('s-9', 'a', 'NotReady', 'agent')],
+  ],
   // back-off
   [
     'a replacement failing the same way as the last waits 1 min after it',

@@ -1,0 +1,192 @@
+// The proxy-set controller (leader only): every interval, and soon after a set or one of its
+// members changes, one pass over every set. A pass reads the sets, the Proxies and the provider
+// health once, gathers each set's facts, lets the pure decisions (proxy-set-decide.ts) say what to
+// do, applies that through the Proxy service (the set as owner), and writes the set's status only
+// when it changed. Hosts are measured and members diagnosed only when a decision needs it, so a
+// pass with nothing to do costs the reads and nothing else.
+import { isDeepStrictEqual } from 'node:util';
+import type { ProxyRecord } from '@/server/store/proxies';
+import type { ProxySetRecord } from '@/server/store/proxy-sets';
+import type { Store } from '@/server/store';
+import type { Logger } from '@/server/telemetry/logger';
+import type { Metrics } from '@/server/telemetry/metrics';
+import type { Clock, TimerHandle } from './clock';
+import { errorMessage } from './pass';
+import type { ProviderLookup } from './provider-set';
+import type { ProxyService } from './proxy-service';
+import { type DecideInput, decide, replacementCandidates, type SetHost } from './proxy-set-decide';
+import { applySetActions } from './proxy-set-apply';
+import { memberFacts, membersBySet, setPolicy, templateHash } from './proxy-set-members';
+import { budgetReleased, nextSetStatus } from './proxy-set-status';
+import { setHostFacts } from './proxy-set-hosts';
+import { toProxySetView } from './proxy-set-view';
+import { Ticker } from './ticker';
+
+export interface ProxySetControllerOptions {
+  store: Store;
+  proxies: ProxyService;
+  providers: ProviderLookup;
+  clock: Clock;
+  logger: Logger;
+  metrics?: Metrics;
+  intervalMs: number;
+  /** the first failing step of a member's diagnosis, null when none failed */
+  diagnose: (member: string) => Promise<string | null>;
+  /** how long a member's diagnosis is reused (default 1 min) */
+  diagnosisTtlMs?: number;
+}
+
+const memberChangeDelayMs = 1_000;
+
+export class ProxySetController {
+  private readonly ticker: Ticker;
+  private readonly diagnoses = new Map<string, { firstFailure: string | null; atMs: number }>();
+  private kicked: Promise<void> | undefined;
+  private soon: TimerHandle | undefined;
+  private running = false;
+
+  constructor(private readonly options: ProxySetControllerOptions) {
+    this.ticker = new Ticker({ name: 'proxy-sets', clock: options.clock, intervalMs: options.intervalMs, logger: options.logger, run: (signal) => this.pass(signal) });
+  }
+
+  start(): void {
+    this.running = true;
+    this.ticker.start();
+  }
+
+  stop(): Promise<void> {
+    this.running = false;
+    if (this.soon !== undefined) this.options.clock.clearTimeout(this.soon);
+    this.soon = undefined;
+    return this.ticker.stop();
+  }
+
+  /**
+   * A Proxy was written: when it may be a member (`<set>-<suffix>`), a pass within a second, so a
+   * member turning Ready moves a rollout on without waiting the interval; bursts make one pass.
+   */
+  proxyChanged(name: string): void {
+    if (!this.running || this.soon !== undefined || !/-[a-z0-9]{5}$/.test(name)) return;
+    this.soon = this.options.clock.setTimeout(() => {
+      this.soon = undefined;
+      void this.kick();
+    }, memberChangeDelayMs);
+  }
+
+  /** A pass soon (one for any number of kicks while it waits). */
+  kick(): Promise<void> {
+    this.kicked ??= this.ticker.runNow().finally(() => {
+      this.kicked = undefined;
+    });
+    return this.kicked;
+  }
+
+  /** One pass over every set. */
+  async pass(signal?: AbortSignal): Promise<void> {
+    const { store } = this.options;
+    const sets = await store.proxySets.list();
+    if (sets.length === 0) {
+      this.options.metrics?.proxySetReplicas.reset();
+      return;
+    }
+    const members = membersBySet(await store.proxies.list());
+    for (const set of sets) {
+      if (signal?.aborted) return;
+      try {
+        await this.reconcile(set, members.get(set.name) ?? [], signal);
+      } catch (err) {
+        this.options.logger.warn({ set: set.name, error: errorMessage(err) }, 'proxy-set pass failed');
+        await store.events.record(set.uid, { type: 'Warning', reason: 'PassFailed', message: errorMessage(err), atMs: this.options.clock.now() });
+      }
+    }
+    this.recordMetrics(sets, members);
+  }
+
+  private async reconcile(set: ProxySetRecord, members: ProxyRecord[], signal?: AbortSignal): Promise<void> {
+    const { store, clock, proxies } = this.options;
+    if (set.deletionRequestedAt) {
+      for (const member of members) if (!member.deletionRequestedAt) await proxies.delete(member.name, set.name);
+      if (members.length === 0) {
+        await store.proxySets.remove(set.uid);
+        this.options.logger.info({ set: set.name }, 'proxy set removed: its members are gone');
+      }
+      return;
+    }
+    const provider = this.options.providers.get(set.spec.template.provider);
+    if (!provider) {
+      await store.events.record(set.uid, { type: 'Warning', reason: 'ProviderUnavailable', message: `provider ${JSON.stringify(set.spec.template.provider)} is not running; nothing changes until it is`, atMs: clock.now() });
+      return;
+    }
+    const nowMs = clock.now();
+    const healthOnly = await setHostFacts({ provider, template: set.spec.template, health: store.health, measure: false });
+    const hostsDown = hostsDownAfter(set.status.hostsDown, healthOnly, nowMs);
+    const input = await this.input({ set, members, hosts: healthOnly.map((host) => ({ name: host.name, eligible: host.eligible, ...downSince(hostsDown, host.name) })), nowMs });
+    let decision = decide(input);
+    if (decision.actions.some((action) => action.kind === 'create' || action.kind === 'replace')) {
+      const measured = await setHostFacts({ provider, template: set.spec.template, health: store.health, measure: true, signal });
+      decision = decide({ ...input, hosts: measured.map((host) => ({ name: host.name, eligible: host.eligible, ...downSince(hostsDown, host.name) })) });
+    }
+    const applied = await applySetActions({ set, members, decision, proxies, store, clock, logger: this.options.logger });
+    const status = nextSetStatus({ set, decision, applied, hostsDown, members, nowMs });
+    if (!isDeepStrictEqual(status, set.status)) await store.proxySets.writeStatus(set.uid, status);
+  }
+
+  /** The decisions' input; members a pass may replace are diagnosed first (unless replacing is stopped). */
+  private async input(options: { set: ProxySetRecord; members: ProxyRecord[]; hosts: SetHost[]; nowMs: number }): Promise<DecideInput> {
+    const { set, members, hosts, nowMs } = options;
+    const policy = setPolicy(set.spec);
+    const hash = templateHash(set.name, set.spec.template);
+    const displaced = new Set(set.status.displaced);
+    const facts = (withDiagnoses: boolean) =>
+      members.map((member) => {
+        const cached = withDiagnoses ? this.diagnoses.get(member.name) : undefined;
+        return memberFacts(member, { setName: set.name, template: set.spec.template, templateHash: hash, displaced, ...(cached ? { diagnosis: cached.firstFailure ?? undefined } : {}) });
+      });
+    const exhausted = set.status.exhaustedGeneration === set.generation;
+    if (!exhausted) {
+      for (const candidate of replacementCandidates({ policy, members: facts(false), hosts, nowMs })) await this.diagnose(candidate.name, nowMs);
+    }
+    return {
+      policy,
+      members: facts(true),
+      hosts,
+      history: set.status.replacements.map((record) => ({ member: record.member, atMs: Date.parse(record.at), cause: record.cause, firstFailure: record.firstFailure })),
+      exhausted,
+      ...(budgetReleased(set) ? { budgetSinceMs: nowMs } : set.status.budgetSince ? { budgetSinceMs: Date.parse(set.status.budgetSince) } : {}),
+      nowMs,
+    };
+  }
+
+  private async diagnose(member: string, nowMs: number): Promise<void> {
+    const cached = this.diagnoses.get(member);
+    if (cached && nowMs - cached.atMs < (this.options.diagnosisTtlMs ?? 60_000)) return;
+    let firstFailure: string | null;
+    try {
+      firstFailure = await this.options.diagnose(member);
+    } catch (err) {
+      this.options.logger.warn({ proxy: member, error: errorMessage(err) }, 'diagnosing a set member failed');
+      firstFailure = null;
+    }
+    this.diagnoses.set(member, { firstFailure, atMs: nowMs });
+  }
+
+  private recordMetrics(sets: ProxySetRecord[], members: Map<string, ProxyRecord[]>): void {
+    const gauge = this.options.metrics?.proxySetReplicas;
+    if (!gauge) return;
+    gauge.reset();
+    for (const set of sets) {
+      const { status, replicas } = toProxySetView(set, members.get(set.name) ?? [], this.options.clock.now());
+      const states = { desired: replicas, members: status.members, ready: status.ready, updated: status.updated, updating: status.updating, failing: status.failing };
+      for (const [state, value] of Object.entries(states)) gauge.set({ set: set.name, state }, value);
+    }
+  }
+}
+
+const downSince = (hostsDown: Record<string, string>, host: string) => (hostsDown[host] ? { downSinceMs: Date.parse(hostsDown[host]) } : {});
+
+/** Since when each host has been Unreachable: kept while it stays so, started now for a new one, dropped once it answers. */
+function hostsDownAfter(before: Record<string, string>, hosts: Array<{ name: string; unreachable: boolean }>, nowMs: number): Record<string, string> {
+  const after: Record<string, string> = {};
+  for (const host of hosts) if (host.unreachable) after[host.name] = before[host.name] ?? new Date(nowMs).toISOString();
+  return after;
+}

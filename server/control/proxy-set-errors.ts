@@ -1,0 +1,45 @@
+// Typed errors of the ProxySet service; routes map them by `code` (server/http/to-response.ts).
+import type { FieldError } from '@/lib/proxy-spec';
+
+export class ProxySetNotFoundError extends Error {
+  readonly code = 'ERR_PROXYSET_NOT_FOUND';
+  constructor(readonly setName: string) {
+    super(`no ProxySet named ${JSON.stringify(setName)}`);
+    this.name = 'ProxySetNotFoundError';
+  }
+}
+
+/** Bad input; `fields` names each offending field. Nothing was changed. */
+export class ProxySetValidationError extends Error {
+  readonly code = 'ERR_INVALID_INPUT';
+  constructor(readonly fields: FieldError[]) {
+    super(`invalid ProxySet: ${fields.map((field) => (field.path ? `${field.path}: ${field.message}` : field.message)).join('; ')}`);
+    this.name = 'ProxySetValidationError';
+  }
+}
+
+/** A member of a set is changed or deleted through its set, never on its own. */
+export class ProxyOwnedError extends Error {
+  readonly code = 'ERR_PROXY_OWNED';
+  constructor(
+    readonly proxyName: string,
+    readonly setName: string,
+    what: 'deleted' | 'edited',
+  ) {
+    const how =
+      what === 'deleted'
+        ? `scale the set down, replace the member (POST /api/proxysets/${setName}/replace) or delete the set`
+        : `edit the set's template (PUT /api/proxysets/${setName}): every member follows it`;
+    super(`Proxy ${JSON.stringify(proxyName)} belongs to ProxySet ${JSON.stringify(setName)} and cannot be ${what} on its own: ${how}`);
+    this.name = 'ProxyOwnedError';
+  }
+}
+
+/** The set is being deleted; it cannot be changed any more. */
+export class ProxySetDeletingError extends Error {
+  readonly code = 'ERR_PROXY_DELETING';
+  constructor(readonly setName: string) {
+    super(`ProxySet ${JSON.stringify(setName)} is being deleted`);
+    this.name = 'ProxySetDeletingError';
+  }
+}

@@ -280,7 +280,6 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     proxies,
     providers: fencedProviders,
     clock,
-    metrics,
     logger: log.child({ loop: 'proxy-sets' }),
     intervalMs: proxySetIntervalMs,
     diagnose: async (name) => (await diagnosis.diagnose(name)).firstFailure,

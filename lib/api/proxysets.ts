@@ -44,7 +44,7 @@ export const proxySetStatusSchema = z.strictObject({
   conditions: z.array(proxySetConditionSchema),
   /** newest last; the last diagnoses are their firstFailure */
   replacements: z.array(proxySetReplacementSchema),
-  /** members per host, in the provider's host order, for the set's hosts bar */
+  /** members per host (by name; "" when the provider chose), for the set's hosts bar */
   hosts: z.array(z.strictObject({ host: z.string(), members: z.number(), ready: z.number() })),
   /** the generation the controller last acted on; below `generation` while a change is pending */
   observedGeneration: z.number().optional(),

@@ -9,7 +9,6 @@ import type { ProxyRecord } from '@/server/store/proxies';
 import type { ProxySetRecord } from '@/server/store/proxy-sets';
 import type { Store } from '@/server/store';
 import type { Logger } from '@/server/telemetry/logger';
-import type { Metrics } from '@/server/telemetry/metrics';
 import type { Clock, TimerHandle } from './clock';
 import { errorMessage } from './pass';
 import type { ProviderLookup } from './provider-set';
@@ -19,7 +18,6 @@ import { applySetActions } from './proxy-set-apply';
 import { memberFacts, membersBySet, setPolicy, templateHash } from './proxy-set-members';
 import { budgetReleased, nextSetStatus } from './proxy-set-status';
 import { setHostFacts } from './proxy-set-hosts';
-import { toProxySetView } from './proxy-set-view';
 import { Ticker } from './ticker';
 
 export interface ProxySetControllerOptions {
@@ -28,7 +26,6 @@ export interface ProxySetControllerOptions {
   providers: ProviderLookup;
   clock: Clock;
   logger: Logger;
-  metrics?: Metrics;
   intervalMs: number;
   /** the first failing step of a member's diagnosis, null when none failed */
   diagnose: (member: string) => Promise<string | null>;
@@ -85,10 +82,7 @@ export class ProxySetController {
   async pass(signal?: AbortSignal): Promise<void> {
     const { store } = this.options;
     const sets = await store.proxySets.list();
-    if (sets.length === 0) {
-      this.options.metrics?.proxySetReplicas.reset();
-      return;
-    }
+    if (sets.length === 0) return;
     const members = membersBySet(await store.proxies.list());
     for (const set of sets) {
       if (signal?.aborted) return;
@@ -99,7 +93,6 @@ export class ProxySetController {
         await store.events.record(set.uid, { type: 'Warning', reason: 'PassFailed', message: errorMessage(err), atMs: this.options.clock.now() });
       }
     }
-    this.recordMetrics(sets, members);
   }
 
   private async reconcile(set: ProxySetRecord, members: ProxyRecord[], signal?: AbortSignal): Promise<void> {
@@ -168,17 +161,6 @@ export class ProxySetController {
       firstFailure = null;
     }
     this.diagnoses.set(member, { firstFailure, atMs: nowMs });
-  }
-
-  private recordMetrics(sets: ProxySetRecord[], members: Map<string, ProxyRecord[]>): void {
-    const gauge = this.options.metrics?.proxySetReplicas;
-    if (!gauge) return;
-    gauge.reset();
-    for (const set of sets) {
-      const { status, replicas } = toProxySetView(set, members.get(set.name) ?? [], this.options.clock.now());
-      const states = { desired: replicas, members: status.members, ready: status.ready, updated: status.updated, updating: status.updating, failing: status.failing };
-      for (const [state, value] of Object.entries(states)) gauge.set({ set: set.name, state }, value);
-    }
   }
 }
 

@@ -14,6 +14,7 @@ import {
 import type { ProxySetView } from '@/lib/api/proxysets';
 import { fieldErrors, type ProxyEventView } from '@/lib/proxy-spec';
 import type { Store } from '@/server/store';
+import type { Metrics } from '@/server/telemetry/metrics';
 import type { ProxySetRecord } from '@/server/store/proxy-sets';
 import type { ProxyRecord } from '@/server/store/proxies';
 import { type Clock, isoTime } from './clock';
@@ -131,6 +132,16 @@ export class ProxySetService {
     await store.events.record(record.uid, { type: 'Normal', reason: 'Deleting', message: 'set deleted: its members are being deleted', atMs: clock.now() });
     this.options.onChange(name);
     return this.get(name);
+  }
+
+  /** Sets proxy_operator_proxyset_replicas{set,state} from the store now (at scrape time, on any replica). */
+  async recordMetrics(gauge: Metrics['proxySetReplicas']): Promise<void> {
+    const sets = await this.list();
+    gauge.reset();
+    for (const { name, replicas, status } of sets) {
+      const states = { desired: replicas, members: status.members, ready: status.ready, updated: status.updated, updating: status.updating, failing: status.failing };
+      for (const [state, value] of Object.entries(states)) gauge.set({ set: name, state }, value);
+    }
   }
 
   async events(name: string, limit = 100): Promise<ProxyEventView[]> {

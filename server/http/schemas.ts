@@ -1,6 +1,7 @@
 // Route params and query strings of the API, as zod schemas. Bodies use the shared schemas in
 // lib/proxy-spec.ts and server/auth/schemas.ts.
 import { z } from 'zod';
+import { proxySetLabel, proxySetNameSchema } from '@/lib/api/proxyset-spec';
 import { statsWindows } from '@/lib/api/stats';
 import { labelsSchema, proxyModes, proxyNameSchema, proxyPhases } from '@/lib/proxy-spec';
 
@@ -11,6 +12,7 @@ const pathSegment = z
   .regex(/^[^/\u0000-\u001f\u007f]+$/, { error: 'must not contain slashes or control characters' });
 
 export const proxyParams = z.strictObject({ name: proxyNameSchema });
+export const proxySetParams = z.strictObject({ name: proxySetNameSchema });
 export const providerParams = z.strictObject({ provider: pathSegment });
 export const hostParams = z.strictObject({ provider: pathSegment, host: pathSegment });
 export const imageParams = z.strictObject({
@@ -60,9 +62,13 @@ export const proxyListQuery = z
   })
   .transform(({ labels, label, ...rest }) => ({ ...rest, ...mergeLabels({ labels, label }) }));
 
+/** `set=<name>`: only the members of that ProxySet (their `proxyset` label). */
 export const discoveryQuery = z
-  .strictObject({ labels: labelSelector.optional(), label: labelSelector.optional() })
-  .transform(mergeLabels);
+  .strictObject({ labels: labelSelector.optional(), label: labelSelector.optional(), set: proxySetNameSchema.optional() })
+  .transform(({ set, ...query }) => {
+    const { labels } = mergeLabels(query);
+    return set === undefined ? (labels ? { labels } : {}) : { labels: { ...labels, [proxySetLabel]: set } };
+  });
 
 export const defaultHealthWindowMs = 24 * 60 * 60 * 1000;
 

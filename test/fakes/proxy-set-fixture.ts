@@ -60,7 +60,6 @@ export async function setHarness(options: { hosts: Record<string, number> }): Pr
     proxies: harness.proxies,
     providers: harness.providers,
     clock,
-    metrics,
     logger: silentLogger(),
     intervalMs: 60_000,
     diagnose: async () => {
@@ -81,7 +80,10 @@ export async function setHarness(options: { hosts: Record<string, number> }): Pr
     fake,
     sets,
     controller,
-    metricsText: () => metrics.registry.metrics(),
+    metricsText: async () => {
+      await sets.recordMetrics(metrics.proxySetReplicas);
+      return metrics.registry.metrics();
+    },
     nowMs: () => now,
     advance: (ms) => {
       now += ms;

@@ -27,6 +27,7 @@ import {
 import { placementPreviewSchema } from '@/lib/api/placement';
 import { evictOutcomeSchema, healthHistorySchema, hostInventorySchema, providerListSchema } from '@/lib/api/providers';
 import { discoveryListSchema, probeHistorySchema, proxyDownloadSchema, proxyEventListSchema, proxyListSchema, proxyViewSchema } from '@/lib/api/proxies';
+import { proxySetListSchema, proxySetViewSchema } from '@/lib/api/proxysets';
 import { hostStatsSchema, proxyStatsSchema, trafficOverviewSchema } from '@/lib/api/stats';
 import { adminPassword, type Answer, handlers as h, routeTable, startApi, type ApiHarness } from './api-harness';
 import { images, populateHost } from './inventory-fixture';
@@ -52,6 +53,7 @@ const session = () => ({ session: true as const });
 const candidate = () => ({ provider: 'kvm2-home', address: sshServer.address, user: 'virt', name: 'hv-2', pool: 'default', bridge: 'br0' });
 let hostFingerprint = '';
 const alpha = { params: { name: 'alpha' } };
+const crawl = { params: { name: 'crawl' } };
 const hostParams = { provider: 'kvm2-home', host: 'hv-1' };
 let token = '';
 /** the live feed's id before any case ran: GET /api/events resumes from it */
@@ -424,6 +426,101 @@ const cases: ContractCase[] = [
     status: 200,
     schema: tokenListSchema,
     call: () => api.call(h.tokens.GET, '/api/tokens', 'GET', session()),
+  },
+  // A ProxySet's life on the fake provider (no host choice: members go where it puts them).
+  {
+    route: 'POST /api/proxysets',
+    status: 201,
+    schema: proxySetViewSchema,
+    call: () =>
+      api.call(h.proxySets.POST, '/api/proxysets', 'POST', {
+        ...session(),
+        body: { name: 'crawl', template: { provider: 'fake-1', placement: { machineType: 'small', image: 'debian-13' }, cloudInit: '#cloud-config\n', labels: { pool: 'c' } }, replicas: 2 },
+      }),
+    check: (body) => expect(body).toMatchObject({ name: 'crawl', replicas: 2, readyTimeout: '10m', replacementBudget: { max: 2, window: '30m' }, template: { cloudInit: { bytes: 14 } } }),
+  },
+  {
+    route: 'GET /api/proxysets/crawl',
+    status: 200,
+    schema: proxySetViewSchema,
+    call: async () => {
+      await expect.poll(async () => (await api.runtime.proxySets.get('crawl')).status.ready, { timeout: 20_000 }).toBe(2);
+      return api.call(h.proxySet.GET, '/api/proxysets/crawl', 'GET', { ...session(), ...crawl });
+    },
+    check: (body) => expect(body.status).toMatchObject({ members: 2, ready: 2, updated: 2, failing: 0, rollout: { state: 'Complete' } }),
+  },
+  {
+    route: 'GET /api/discovery/proxies',
+    status: 200,
+    schema: discoveryListSchema,
+    call: () => api.call(h.discovery.GET, '/api/discovery/proxies?set=crawl', 'GET', session()),
+    check: (body) => {
+      expect(body.proxies).toHaveLength(2);
+      expect(body.proxies.every((proxy: { name: string; labels: Record<string, string> }) => proxy.name.startsWith('crawl-') && proxy.labels.proxyset === 'crawl')).toBe(true);
+    },
+  },
+  {
+    route: 'GET /api/proxysets',
+    status: 200,
+    schema: proxySetListSchema,
+    call: () => api.call(h.proxySets.GET, '/api/proxysets', 'GET', session()),
+    check: (body) => expect(body.proxysets.map((set: { name: string }) => set.name)).toEqual(['crawl']),
+  },
+  {
+    route: 'PUT /api/proxysets/crawl',
+    status: 200,
+    schema: proxySetViewSchema,
+    call: () =>
+      api.call(h.proxySet.PUT, '/api/proxysets/crawl', 'PUT', {
+        ...session(),
+        ...crawl,
+        body: { template: { provider: 'fake-1', placement: { machineType: 'small', image: 'debian-13' }, labels: { pool: 'd' } }, replicas: 2, maxSurge: 2 },
+      }),
+    check: (body) => expect(body).toMatchObject({ generation: 2, maxSurge: 2, template: { labels: { pool: 'd' }, cloudInit: { bytes: 14 } } }),
+  },
+  {
+    route: 'POST /api/proxysets/crawl/scale',
+    status: 200,
+    schema: proxySetViewSchema,
+    call: () => api.call(h.proxySetScale.POST, '/api/proxysets/crawl/scale', 'POST', { ...session(), ...crawl, body: { replicas: 1 } }),
+    check: (body) => expect(body.replicas).toBe(1),
+  },
+  {
+    route: 'POST /api/proxysets/crawl/pause',
+    status: 200,
+    schema: proxySetViewSchema,
+    call: () => api.call(h.proxySetPause.POST, '/api/proxysets/crawl/pause', 'POST', { ...session(), ...crawl }),
+    check: (body) => expect(body.paused).toBe(true),
+  },
+  {
+    route: 'POST /api/proxysets/crawl/resume',
+    status: 200,
+    schema: proxySetViewSchema,
+    call: () => api.call(h.proxySetResume.POST, '/api/proxysets/crawl/resume', 'POST', { ...session(), ...crawl }),
+    check: (body) => expect(body.paused).toBe(false),
+  },
+  {
+    route: 'POST /api/proxysets/crawl/replace',
+    status: 200,
+    schema: proxySetViewSchema,
+    call: async () => {
+      const member = (await api.runtime.proxies.list({ labels: { proxyset: 'crawl' } })).find((proxy) => proxy.status.phase !== 'Deleting')!;
+      return api.call(h.proxySetReplace.POST, '/api/proxysets/crawl/replace', 'POST', { ...session(), ...crawl, body: { members: [member.name] } });
+    },
+  },
+  {
+    route: 'GET /api/proxysets/crawl/events',
+    status: 200,
+    schema: proxyEventListSchema,
+    call: () => api.call(h.proxySetEvents.GET, '/api/proxysets/crawl/events', 'GET', { ...session(), ...crawl }),
+    check: (body) => expect(body.events.map((event: { reason: string }) => event.reason)).toEqual(expect.arrayContaining(['Created', 'MemberCreated', 'MemberReplaced', 'SpecUpdated'])),
+  },
+  {
+    route: 'DELETE /api/proxysets/crawl',
+    status: 202,
+    schema: proxySetViewSchema,
+    call: () => api.call(h.proxySet.DELETE, '/api/proxysets/crawl', 'DELETE', { ...session(), ...crawl }),
+    check: (body) => expect(body).toMatchObject({ deletionRequestedAt: expect.any(String), status: { members: 0 } }),
   },
   {
     route: 'GET /api/discovery/proxies',

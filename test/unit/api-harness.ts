@@ -41,6 +41,13 @@ import * as proxyProbes from '@/app/api/proxies/[name]/probes/route';
 import * as proxyStats from '@/app/api/proxies/[name]/stats/route';
 import * as proxy from '@/app/api/proxies/[name]/route';
 import * as proxies from '@/app/api/proxies/route';
+import * as proxySetEvents from '@/app/api/proxysets/[name]/events/route';
+import * as proxySetPause from '@/app/api/proxysets/[name]/pause/route';
+import * as proxySetReplace from '@/app/api/proxysets/[name]/replace/route';
+import * as proxySetResume from '@/app/api/proxysets/[name]/resume/route';
+import * as proxySet from '@/app/api/proxysets/[name]/route';
+import * as proxySetScale from '@/app/api/proxysets/[name]/scale/route';
+import * as proxySets from '@/app/api/proxysets/route';
 import * as sshIdentity from '@/app/api/ssh-identity/route';
 import * as token from '@/app/api/tokens/[id]/route';
 import * as tokens from '@/app/api/tokens/route';
@@ -128,6 +135,16 @@ export const routeTable: RouteRow[] = [
   { method: 'POST', path: '/api/proxies/alpha/console/takeover', handler: proxyConsoleTakeover.POST, params: p({ name: 'alpha' }), access: 'admin' },
   { method: 'GET', path: '/api/proxies/alpha/diagnosis', handler: proxyDiagnosis.GET, params: p({ name: 'alpha' }), access: 'admin' },
   { method: 'GET', path: '/api/proxies/alpha/stats', handler: proxyStats.GET, params: p({ name: 'alpha' }), access: 'admin' },
+  { method: 'GET', path: '/api/proxysets', handler: proxySets.GET, access: 'admin' },
+  { method: 'POST', path: '/api/proxysets', handler: proxySets.POST, access: 'admin' },
+  { method: 'GET', path: '/api/proxysets/crawl', handler: proxySet.GET, params: p({ name: 'crawl' }), access: 'admin' },
+  { method: 'PUT', path: '/api/proxysets/crawl', handler: proxySet.PUT, params: p({ name: 'crawl' }), access: 'admin' },
+  { method: 'DELETE', path: '/api/proxysets/crawl', handler: proxySet.DELETE, params: p({ name: 'crawl' }), access: 'admin' },
+  { method: 'POST', path: '/api/proxysets/crawl/scale', handler: proxySetScale.POST, params: p({ name: 'crawl' }), access: 'admin' },
+  { method: 'POST', path: '/api/proxysets/crawl/pause', handler: proxySetPause.POST, params: p({ name: 'crawl' }), access: 'admin' },
+  { method: 'POST', path: '/api/proxysets/crawl/resume', handler: proxySetResume.POST, params: p({ name: 'crawl' }), access: 'admin' },
+  { method: 'POST', path: '/api/proxysets/crawl/replace', handler: proxySetReplace.POST, params: p({ name: 'crawl' }), access: 'admin' },
+  { method: 'GET', path: '/api/proxysets/crawl/events', handler: proxySetEvents.GET, params: p({ name: 'crawl' }), access: 'admin' },
   { method: 'GET', path: '/api/providers/kvm2-home/hosts/hv-1/stats', handler: hostStats.GET, params: p({ provider: 'kvm2-home', host: 'hv-1' }), access: 'admin' },
   { method: 'GET', path: '/api/stats/traffic', handler: traffic.GET, access: 'admin' },
   { method: 'GET', path: '/api/discovery/proxies', handler: discovery.GET, access: 'reader' },
@@ -167,6 +184,13 @@ export const handlers = {
   proxyStats,
   proxy,
   proxies,
+  proxySet,
+  proxySets,
+  proxySetScale,
+  proxySetPause,
+  proxySetResume,
+  proxySetReplace,
+  proxySetEvents,
   token,
   tokens,
   sshIdentity,

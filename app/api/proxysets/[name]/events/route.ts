@@ -1,0 +1,10 @@
+import type { ProxyEventList } from '@/lib/api/proxies';
+import { route } from '@/server/http/route';
+import { eventsQuery, proxySetParams } from '@/server/http/schemas';
+
+export const dynamic = 'force-dynamic';
+
+/** The set's own events (members made, replaced, deleted; budget; rollout), newest first. */
+export const GET = route({ access: 'admin', params: proxySetParams, query: eventsQuery }, async ({ runtime, params, query }) =>
+  ({ events: await runtime.proxySets.events(params.name, query.limit) }) satisfies ProxyEventList,
+);

@@ -1,0 +1,11 @@
+import { proxySetReplaceSchema } from '@/lib/api/proxyset-spec';
+import type { ProxySetView } from '@/lib/api/proxysets';
+import { route } from '@/server/http/route';
+import { proxySetParams } from '@/server/http/schemas';
+
+export const dynamic = 'force-dynamic';
+
+/** `{members: [...]}`: deleted now, new members made in their place (not counted against the budget). */
+export const POST = route({ access: 'admin', params: proxySetParams, body: proxySetReplaceSchema }, async ({ runtime, params, body }) =>
+  (await runtime.proxySets.replace(params.name, body)) satisfies ProxySetView,
+);

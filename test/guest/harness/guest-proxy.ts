@@ -2,15 +2,17 @@
 // real guest driven through the HTTP API on a chosen lab host: created, watched phase by phase
 // (noting when each was first seen), deleted with a check that nothing of it is left on the host,
 // and its timings recorded (observations, never assertions).
+import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { ProxyView } from '@/lib/proxy-spec';
 import type { LabHost } from '@/test/lab/harness/lab';
+import { dumpStuckBoot } from './boot-dump';
 import { agentAnswers } from './guest-agent';
 import { type GuestDomain, instanceTraces } from './guest-domain';
 import { guestHost, guestImageKeys, guestMachineType } from './guest-lab';
 import { type GuestSession, openGuestSession } from './guest-session';
 import type { SquidCloudInit } from './proxy-guest';
-import { milestonesFromEvents, PhaseTimeline, waitForProxy } from './proxy-watch';
+import { milestonesFromEvents, PhaseTimeline, ProxyWaitError, waitForProxy } from './proxy-watch';
 import { recordGuestTimings } from './timings';
 
 /** Opens the file's guest session before its tests and closes it after them; returns its getter. */
@@ -88,10 +90,18 @@ export class GuestProxy {
     return this.domain;
   }
 
-  /** Running (or straight Ready), then Ready: the view at Ready. */
+  /** Running (or straight Ready), then Ready: the view at Ready. A boot that never gets there is dumped (boot-dump.ts). */
   async waitForReady(timeoutMs: number): Promise<ProxyView> {
-    await this.waitFor('Running', (view) => view?.status.phase === 'Running' || view?.status.phase === 'Ready', timeoutMs);
-    return (await this.waitFor('Ready', (view) => view?.status.phase === 'Ready', 5 * 60_000)) as ProxyView;
+    try {
+      await this.waitFor('Running', (view) => view?.status.phase === 'Running' || view?.status.phase === 'Ready', timeoutMs);
+      return (await this.waitFor('Ready', (view) => view?.status.phase === 'Ready', 5 * 60_000)) as ProxyView;
+    } catch (err) {
+      if (!(err instanceof ProxyWaitError)) throw err;
+      this.instance ??= (await this.session.api.proxy(this.options.name))?.instanceName;
+      if (!this.instance) throw err;
+      const dump = await dumpStuckBoot({ api: this.session.api, proxy: this.options.name, domain: this.domain, reportsDir: join(this.session.lab.dir, 'reports') });
+      throw new ProxyWaitError(`${dump}\n${err.message}`);
+    }
   }
 
   /**

@@ -6,6 +6,7 @@ import type { ReactNode } from 'react';
 import { formatGiB, formatLatency, formatTime, parseGiB } from '@/components/ui/format';
 import { SkeletonChart } from '@/components/ui/skeleton';
 import { UsageBar } from '@/components/ui/usage-bar';
+import { describeVirtType } from '@/lib/virt-type-view';
 import { HealthBadge, HealthExplanation } from './health-reason';
 import type { HealthSample, TargetView } from './queries';
 
@@ -40,6 +41,18 @@ export function PoolSpace({ details }: { details: Record<string, string> }) {
   );
 }
 
+/** A warning when the host's virtualisation is slower than expected (KVM lost) or cannot work (kvm configured, none offered). */
+function VirtTypeWarning({ details }: { details: Record<string, string> }) {
+  const { warning } = describeVirtType(details);
+  if (!warning) return null;
+  return (
+    <div role="alert" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-slate-900" data-testid="virt-type-warning">
+      <p className="font-semibold">{warning.title}</p>
+      <p className="mt-1">{warning.text}</p>
+    </div>
+  );
+}
+
 export function HostCard({ provider, target, samples, showCharts = true, actions }: { provider: string; target: TargetView; samples?: HealthSample[]; showCharts?: boolean; actions?: ReactNode }) {
   const { details } = target;
   return (
@@ -58,11 +71,13 @@ export function HostCard({ provider, target, samples, showCharts = true, actions
       </div>
       <div className="mt-3 space-y-3">
         <HealthExplanation reason={target.reason} message={target.message} details={details} />
+        <VirtTypeWarning details={details} />
         <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4">
           <Fact label="libvirt" value={details.libvirtVersion} />
           <Fact label="Hostname" value={details.hostname} />
           <Fact label={`Pool ${details.pool ?? ''}`.trim()} value={details.poolState} />
           <Fact label="Check latency" value={target.checkedAt ? formatLatency(target.latencyMs) : undefined} />
+          <Fact label="Virtualisation" value={describeVirtType(details).label} />
         </dl>
         <PoolSpace details={details} />
         <p className="text-xs text-slate-600">Last checked {formatTime(target.checkedAt)}</p>

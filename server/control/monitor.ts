@@ -102,7 +102,12 @@ export class Monitor {
     return { provider: provider.name, targets };
   }
 
-  private checkWithTimeout(provider: Provider, parent?: AbortSignal): Promise<Target[]> {
+  private async checkWithTimeout(provider: Provider, parent?: AbortSignal): Promise<Target[]> {
+    const previous = (await this.options.store.health.latest(provider.name))[0]?.targets;
+    return this.checkUntil(provider, { parent, previous });
+  }
+
+  private checkUntil(provider: Provider, { parent, previous }: { parent?: AbortSignal; previous?: Target[] }): Promise<Target[]> {
     const { clock, timeoutMs, graceMs = 1_000 } = this.options;
     const controller = new AbortController();
     let graceTimer: unknown;
@@ -119,7 +124,7 @@ export class Monitor {
     else parent?.addEventListener('abort', onParentAbort, { once: true });
     const abortTimer = clock.setTimeout(() => controller.abort(new CheckTimeoutError(timeoutMs)), timeoutMs);
     const aroundTarget = (target: string, check: () => Promise<Target>) => traceTarget({ provider, target }, check);
-    return Promise.race([provider.check({ signal: controller.signal, aroundTarget }), deadline]).finally(() => {
+    return Promise.race([provider.check({ signal: controller.signal, aroundTarget, previous }), deadline]).finally(() => {
       clock.clearTimeout(abortTimer);
       clock.clearTimeout(graceTimer);
       parent?.removeEventListener('abort', onParentAbort);

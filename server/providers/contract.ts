@@ -110,6 +110,8 @@ export interface CheckOptions extends CallOptions {
    * RPCs) are children of the target they belong to.
    */
   aroundTarget?: (target: string, check: () => Promise<Target>) => Promise<Target>;
+  /** the targets as last recorded, so a condition can outlive one check (kvm2: KVM no longer offered) */
+  previous?: Target[];
 }
 
 /**

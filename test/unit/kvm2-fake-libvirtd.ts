@@ -24,6 +24,7 @@ const defaultAnswers: Partial<Record<ProcedureName, Answer>> = {
   connectClose: () => undefined,
   connectGetLibVersion: () => ({ lib_ver: 9_000_000 }),
   connectGetHostname: () => ({ hostname: 'fake-hv' }),
+  connectGetDomainCapabilities: () => ({ capabilities: '<domainCapabilities><domain>qemu</domain><arch>x86_64</arch></domainCapabilities>' }),
   domainLookupByName: (args) => ({ dom: { name: (args as { name: string }).name, uuid, id: 1 } }),
   domainCreate: () => undefined,
   storagePoolLookupByName: (args) => ({ pool: { name: (args as { name: string }).name, uuid } }),

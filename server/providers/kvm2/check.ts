@@ -15,6 +15,7 @@ import {
 import type { CheckOptions, Target } from '@/server/providers/contract';
 import { SshError, type SshErrorCode } from '@/server/ssh';
 import type { Logger } from '@/server/telemetry/logger';
+import { addVirtTypeDetails } from './check-virt-type';
 import { findInCauses } from './errors';
 import type { Kvm2Host, Kvm2Settings } from './kvm2';
 import type { FreshConnection, HostBackend } from './libvirt-api';
@@ -111,6 +112,9 @@ export interface ProbeHostOptions {
   logger: Logger;
   /** The round's timeout: when it fires, whatever was running ends and the reason is Timeout. */
   signal?: AbortSignal;
+  /** this host's details as last recorded (for conditions that outlive one check, e.g. KVM lost) */
+  previous?: Record<string, string>;
+  now?: () => Date;
 }
 
 const bytesPerGiB = 1024 ** 3;
@@ -127,7 +131,7 @@ interface Outcome {
 }
 
 async function runProbe(options: ProbeHostOptions, details: Record<string, string>): Promise<Outcome> {
-  const { backend, host, signal } = options;
+  const { backend, host, signal, logger, previous, now = () => new Date() } = options;
   let phase: Phase = 'dial';
   let connection: FreshConnection | undefined;
   try {
@@ -141,6 +145,7 @@ async function runProbe(options: ProbeHostOptions, details: Record<string, strin
     details.poolState = storagePoolStateWords[info.state] ?? `state ${info.state}`;
     details.poolCapacityGiB = gib(info.capacity);
     details.poolAvailableGiB = gib(info.available);
+    await addVirtTypeDetails(details, { api, host, previous, logger, now, signal });
     if (info.state !== StoragePoolState.Running) {
       return { reason: 'PoolNotActive', message: `storage pool ${JSON.stringify(host.pool)} is ${details.poolState}, not running` };
     }
@@ -177,10 +182,13 @@ export interface CheckHostsOptions {
   logger: Logger;
   signal?: AbortSignal;
   aroundTarget?: CheckOptions['aroundTarget'];
+  previous?: CheckOptions['previous'];
+  now?: () => Date;
 }
 
 /** One target per configured host, in config order, all probed concurrently. */
 export function checkHosts(options: CheckHostsOptions): Promise<Target[]> {
-  const { settings, aroundTarget = (_target, check) => check(), ...rest } = options;
-  return Promise.all(settings.hosts.map((host) => aroundTarget(host.name, () => probeHost({ ...rest, host }))));
+  const { settings, aroundTarget = (_target, check) => check(), previous, ...rest } = options;
+  const previousDetails = (host: string) => previous?.find((target) => target.name === host)?.details;
+  return Promise.all(settings.hosts.map((host) => aroundTarget(host.name, () => probeHost({ ...rest, host, previous: previousDetails(host.name) }))));
 }

@@ -203,7 +203,8 @@ export class Kvm2Provider implements Provider {
   }
 
   check(options: CheckOptions = {}): Promise<Target[]> {
-    return checkHosts({ backend: this.context.backend, settings: this.settings, logger: this.logger, signal: options.signal, aroundTarget: options.aroundTarget });
+    const { signal, aroundTarget, previous } = options;
+    return checkHosts({ backend: this.context.backend, settings: this.settings, logger: this.logger, signal, aroundTarget, previous, now: this.context.now });
   }
 
   checkTargets(): Array<Pick<Target, 'name' | 'details'>> {

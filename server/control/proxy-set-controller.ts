@@ -15,7 +15,7 @@ import type { ProviderLookup } from './provider-set';
 import type { ProxyService } from './proxy-service';
 import { type DecideInput, decide, replacementCandidates, type SetHost } from './proxy-set-decide';
 import { applySetActions } from './proxy-set-apply';
-import { memberFacts, membersBySet, setPolicy, templateHash } from './proxy-set-members';
+import { memberFacts, membersBySet, memberTemplateHash, setPolicy, templateHash } from './proxy-set-members';
 import { budgetReleased, nextSetStatus } from './proxy-set-status';
 import { setHostFacts } from './proxy-set-hosts';
 import { Ticker } from './ticker';
@@ -38,6 +38,8 @@ const memberChangeDelayMs = 1_000;
 export class ProxySetController {
   private readonly ticker: Ticker;
   private readonly diagnoses = new Map<string, { firstFailure: string | null; atMs: number }>();
+  /** each member's template hash by uid and generation (a spec change bumps it): hashing 500 specs every pass adds up */
+  private readonly hashes = new Map<string, { generation: number; hash: string }>();
   private kicked: Promise<void> | undefined;
   private soon: TimerHandle | undefined;
   private running = false;
@@ -83,7 +85,13 @@ export class ProxySetController {
     const { store } = this.options;
     const sets = await store.proxySets.list();
     if (sets.length === 0) return;
-    const members = membersBySet(await store.proxies.list());
+    const proxies = await store.proxies.list();
+    const members = membersBySet(proxies);
+    // Diagnoses of Proxies that are gone are of no more use.
+    const names = new Set(proxies.map((proxy) => proxy.name));
+    for (const name of this.diagnoses.keys()) if (!names.has(name)) this.diagnoses.delete(name);
+    const uids = new Set(proxies.map((proxy) => proxy.uid));
+    for (const uid of this.hashes.keys()) if (!uids.has(uid)) this.hashes.delete(uid);
     for (const set of sets) {
       if (signal?.aborted) return;
       try {
@@ -130,18 +138,24 @@ export class ProxySetController {
     const policy = setPolicy(set.spec);
     const hash = templateHash(set.name, set.spec.template);
     const displaced = new Set(set.status.displaced);
-    const facts = (withDiagnoses: boolean) =>
-      members.map((member) => {
-        const cached = withDiagnoses ? this.diagnoses.get(member.name) : undefined;
-        return memberFacts(member, { setName: set.name, template: set.spec.template, templateHash: hash, displaced, ...(cached ? { diagnosis: cached.firstFailure ?? undefined } : {}) });
-      });
+    const hashOf = (member: ProxyRecord) => {
+      const known = this.hashes.get(member.uid);
+      if (known?.generation === member.generation) return known.hash;
+      const computed = memberTemplateHash(member.spec);
+      this.hashes.set(member.uid, { generation: member.generation, hash: computed });
+      return computed;
+    };
+    const facts = members.map((member) => memberFacts(member, { setName: set.name, template: set.spec.template, templateHash: hash, displaced, hashOf }));
     const exhausted = set.status.exhaustedGeneration === set.generation;
     if (!exhausted) {
-      for (const candidate of replacementCandidates({ policy, members: facts(false), hosts, nowMs })) await this.diagnose(candidate.name, nowMs);
+      for (const candidate of replacementCandidates({ policy, members: facts, hosts, nowMs })) await this.diagnose(candidate.name, nowMs);
     }
     return {
       policy,
-      members: facts(true),
+      members: facts.map((member) => {
+        const cached = this.diagnoses.get(member.name);
+        return cached?.firstFailure ? { ...member, diagnosis: cached.firstFailure } : member;
+      }),
       hosts,
       history: set.status.replacements.map((record) => ({ member: record.member, atMs: Date.parse(record.at), cause: record.cause, firstFailure: record.firstFailure })),
       exhausted,

@@ -68,7 +68,10 @@ const sameLabels = (a: Record<string, string>, b: Record<string, string>) => {
 };
 
 /** One member as the decisions see it. */
-export function memberFacts(record: ProxyRecord, options: { setName: string; template: ProxySetTemplate; templateHash: string; displaced: ReadonlySet<string>; diagnosis?: string }): SetMember {
+export function memberFacts(
+  record: ProxyRecord,
+  options: { setName: string; template: ProxySetTemplate; templateHash: string; displaced: ReadonlySet<string>; diagnosis?: string; hashOf?: (record: ProxyRecord) => string },
+): SetMember {
   const view = toProxyView(record);
   const ready = view.status.phase === 'Ready';
   const createdAtMs = Date.parse(record.createdAt);
@@ -83,7 +86,7 @@ export function memberFacts(record: ProxyRecord, options: { setName: string; tem
     ready,
     failed: view.status.phase === 'Failed',
     deleting: record.deletionRequestedAt !== undefined,
-    current: memberTemplateHash(record.spec) === options.templateHash,
+    current: (options.hashOf ?? ((member: ProxyRecord) => memberTemplateHash(member.spec)))(record) === options.templateHash,
     labelsCurrent: sameLabels(record.spec.labels, memberLabels(options.setName, options.template)),
     createdAtMs,
     ...(ready ? {} : { notReadySinceMs: Math.max(...since.filter(Number.isFinite)) }),

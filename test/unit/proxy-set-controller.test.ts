@@ -3,8 +3,10 @@
 // down and removed when it is back, scaled, deleted with the set; a pass with nothing to do writes
 // nothing.
 import { afterEach, describe, expect, it, vi } from 'vitest';
+import { ProxySetController } from '@/server/control/proxy-set-controller';
 import { ProxyOwnedError } from '@/server/control/proxy-set-errors';
 import type { HostCapacityReader } from '@/server/providers/host-capacity';
+import { silentLogger } from '@/test/fakes/control-plane';
 import { type SetHarness, setHarness, setInput, spreadOf } from '@/test/fakes/proxy-set-fixture';
 
 const minute = 60_000;
@@ -110,6 +112,25 @@ describe('the proxy-set controller', () => {
     await h.checkHealth();
     await h.pass();
     expect(spreadOf(await live())).toEqual({ b: 1, c: 1 });
+  });
+
+  it('looks again a second after a member is written (one pass for a burst), not for other Proxies', async () => {
+    h = await setHarness({ hosts: { a: 4 } });
+    const timers: Array<{ callback: () => void; delayMs: number }> = [];
+    const clock = { now: () => h.nowMs(), setTimeout: (callback: () => void, delayMs: number) => timers.push({ callback, delayMs }), clearTimeout: () => undefined };
+    const controller = new ProxySetController({ store: h.store, proxies: h.proxies, providers: h.providers, clock, logger: silentLogger(), intervalMs: 60_000, diagnose: async () => null });
+    const passes = vi.spyOn(controller, 'pass');
+    controller.start();
+    await vi.waitFor(() => expect(timers.map((timer) => timer.delayMs)).toEqual([60_000]));
+    controller.proxyChanged('alpha');
+    expect(timers, 'a Proxy that is no member wakes nothing').toHaveLength(1);
+    controller.proxyChanged('crawl-ab12c');
+    controller.proxyChanged('crawl-xy34z');
+    expect(timers.map((timer) => timer.delayMs)).toEqual([60_000, 1_000]);
+    const before = passes.mock.calls.length;
+    timers[1]!.callback();
+    await vi.waitFor(() => expect(passes.mock.calls.length).toBe(before + 1));
+    await controller.stop();
   });
 
   it('a pass with nothing to do writes nothing and measures no host', async () => {

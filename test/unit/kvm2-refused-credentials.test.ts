@@ -13,6 +13,7 @@ import { probeHost, reasonFor } from '@/server/providers/kvm2/check';
 import { createHostBackend } from '@/server/providers/kvm2/hosts';
 import { withDefaults, type Kvm2Settings } from '@/server/providers/kvm2/kvm2';
 import type { HostBackend } from '@/server/providers/kvm2/libvirt-api';
+import { RefusedDials } from '@/server/providers/kvm2/refused-dials';
 import { silentLogger } from '@/test/fakes/control-plane';
 import { startFakeLibvirtd } from './kvm2-fake-libvirtd';
 import { generateKey, Resources, startTestSshServer, writeFiles, type TestKey, type TestSshServer } from './ssh-harness';
@@ -55,7 +56,8 @@ async function setup(): Promise<Setup> {
   ]);
   const settings = withDefaults(entry as Kvm2Entry);
   const clock = { now: Date.UTC(2026, 0, 1) };
-  const backend = createHostBackend({ providerName: 'kvm2-test', settings, logger: silentLogger(), budgets: { ...defaultBudgets, dialMs: 5_000 }, now: () => clock.now });
+  const refusedDials = new RefusedDials({ now: () => clock.now });
+  const backend = createHostBackend({ providerName: 'kvm2-test', settings, logger: silentLogger(), budgets: { ...defaultBudgets, dialMs: 5_000 }, refusedDials });
   resources.add(() => backend.closeAll());
   return { server, backend, settings, authorized, clientKey, dir, clock, logins: () => server.sockets.length };
 }

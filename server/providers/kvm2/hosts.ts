@@ -25,7 +25,7 @@ import { classify } from './errors';
 import type { Kvm2Host, Kvm2Settings } from './kvm2';
 import type { FreshConnection, FreshOptions, HostBackend, LibvirtAPI } from './libvirt-api';
 import { observe } from './observe';
-import { credentialStamp, defaultRefusedRetryMs, RefusedDials } from './refused-dials';
+import { credentialStamp, RefusedDials } from './refused-dials';
 
 /** Opens a byte stream to the host's libvirt socket within `timeoutMs`. */
 export type TransportDialer = (host: Kvm2Host, options: { signal?: AbortSignal; timeoutMs: number }) => Promise<Duplex>;
@@ -39,10 +39,11 @@ export interface HostBackendOptions {
   budgets?: Budgets;
   /** Defaults to the SSH forward of `hosts[].socket`; tests pass an in-memory transport. */
   dialTransport?: TransportDialer;
-  /** How often the health check may dial a host that refused the credentials; default a minute. */
-  refusedRetryMs?: number;
-  /** Defaults to Date.now; tests move it. */
-  now?: () => number;
+  /**
+   * The hosts that refused the credentials, shared by the entry's successive backends (config
+   * reloads); a set of this backend's own by default.
+   */
+  refusedDials?: RefusedDials;
 }
 
 type Purpose = 'pooled' | 'fresh';
@@ -107,12 +108,7 @@ class Kvm2HostBackend implements HostBackend {
     this.budgets = options.budgets ?? defaultBudgets;
     this.dialTransport = options.dialTransport ?? sshTransportDialer(options.settings);
     this.logger = bindOnce(options.logger, { provider: options.providerName });
-    const { sshKeyFile, knownHostsFile } = options.settings;
-    this.refused = new RefusedDials({
-      stamp: () => credentialStamp([sshKeyFile, knownHostsFile]),
-      now: options.now ?? Date.now,
-      retryMs: options.refusedRetryMs ?? defaultRefusedRetryMs,
-    });
+    this.refused = options.refusedDials ?? new RefusedDials();
   }
 
   async pooled(hostName: string, options: { signal?: AbortSignal } = {}): Promise<LibvirtAPI> {
@@ -188,7 +184,10 @@ class Kvm2HostBackend implements HostBackend {
   /** A dial, unless the host refused the credentials and nothing changed since (refused-dials.ts). */
   private async dial(host: Kvm2Host, options: { purpose: Purpose; signal?: AbortSignal; healthCheck?: boolean }): Promise<Connection> {
     const logger = this.hostLogger(host);
-    const gate = await this.refused.gate(host.name, { healthCheck: options.healthCheck });
+    const { sshKeyFile, knownHostsFile } = this.options.settings;
+    // Taken before the dial: a file replaced while it runs shows as a change next time.
+    const stamp = await credentialStamp([sshKeyFile, knownHostsFile]);
+    const gate = this.refused.gate(host.name, { stamp, healthCheck: options.healthCheck });
     if (gate.lifted) logger.info({ address: host.address, user: host.user }, 'libvirt host credentials changed: dialling again');
     if (gate.skip) throw gate.skip;
     try {
@@ -196,7 +195,7 @@ class Kvm2HostBackend implements HostBackend {
       if (this.refused.clear(host.name)) logger.info({ address: host.address, user: host.user }, 'libvirt host accepted the credentials again');
       return connection;
     } catch (err) {
-      if (this.refused.record(host.name, err, gate.stamp)) {
+      if (this.refused.record(host.name, err, stamp)) {
         logger.warn(
           { address: host.address, user: host.user, error: err instanceof Error ? err.message : String(err) },
           'libvirt host refused the credentials: no more dials until the key or known_hosts file changes or the health check (at most once a minute) gets through',

@@ -33,6 +33,7 @@ import { watchHosts } from './instance-watch';
 import { KeyedLock } from './keyed-lock';
 import { configuredHost, startupWarnings, withDefaults, type Kvm2Settings } from './kvm2';
 import type { HostBackend } from './libvirt-api';
+import { RefusedDials } from './refused-dials';
 
 /**
  * What one provider entry's successive providers share across config reloads: the per-domain and
@@ -43,10 +44,12 @@ export interface Kvm2SharedState {
   domainLocks: KeyedLock;
   imageLocks: KeyedLock;
   downloads: DownloadTracker;
+  /** hosts that refused the credentials: a reload must not cost another failed login on each */
+  refusedDials: RefusedDials;
 }
 
 export function newKvm2SharedState(): Kvm2SharedState {
-  return { domainLocks: new KeyedLock(), imageLocks: new KeyedLock(), downloads: new DownloadTracker() };
+  return { domainLocks: new KeyedLock(), imageLocks: new KeyedLock(), downloads: new DownloadTracker(), refusedDials: new RefusedDials() };
 }
 
 export interface Kvm2ProviderOptions {
@@ -291,6 +294,7 @@ export function createKvm2Provider(options: CreateKvm2ProviderOptions): Kvm2Prov
   const logger = bindOnce(options.logger, { logger: 'kvm2', provider: settings.name });
   startupWarnings(settings, { log: logger });
   const backend =
-    options.backend ?? createHostBackend({ providerName: settings.name, settings, logger, budgets: options.budgets });
+    options.backend ??
+    createHostBackend({ providerName: settings.name, settings, logger, budgets: options.budgets, refusedDials: options.shared?.refusedDials });
   return new Kvm2Provider({ settings, backend, logger, budgets: options.budgets, shared: options.shared, now: options.now, mayAct: options.mayAct });
 }

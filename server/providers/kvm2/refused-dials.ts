@@ -11,7 +11,9 @@
 // - the key file or the known_hosts file changes (inode, size, mtime or ctime: a rotated Secret
 //   swaps a symlink, an edit changes size or mtime; read with two stat calls per dial), or
 // - the health check, which may dial a latched host at most once per `retryMs`, gets through.
-// The remembered error stays the cause, so the health check keeps reporting Unauthorized.
+// The remembered error stays the cause, so the health check keeps reporting Unauthorized. One
+// RefusedDials serves a provider entry across config reloads (Kvm2SharedState), so a reload does
+// not cost another failed login per refusing host.
 import { stat } from 'node:fs/promises';
 import { ErrPermanent } from '@/server/providers/errors';
 import { SshError } from '@/server/ssh';
@@ -51,15 +53,14 @@ interface Refusal {
 }
 
 export interface RefusedDialsOptions {
-  /** the credential files' stamp now (credentialStamp of the key and known_hosts files) */
-  stamp: () => Promise<string>;
-  now: () => number;
-  retryMs: number;
+  /** Defaults to Date.now. */
+  now?: () => number;
+  /** Defaults to defaultRefusedRetryMs. */
+  retryMs?: number;
 }
 
-/** Before a dial: `skip` is the error to fail with instead of dialling; `stamp` goes to `record`. */
+/** Before a dial: `skip` is the error to fail with instead of dialling. */
 export interface DialGate {
-  stamp: string;
   skip?: ErrPermanent;
   /** a refusal was forgotten because a credential file changed */
   lifted?: boolean;
@@ -67,25 +68,31 @@ export interface DialGate {
 
 export class RefusedDials {
   private readonly refusals = new Map<string, Refusal>();
+  private readonly now: () => number;
+  private readonly retryMs: number;
 
-  constructor(private readonly options: RefusedDialsOptions) {}
+  constructor(options: RefusedDialsOptions = {}) {
+    this.now = options.now ?? Date.now;
+    this.retryMs = options.retryMs ?? defaultRefusedRetryMs;
+  }
 
-  async gate(host: string, options: { healthCheck?: boolean } = {}): Promise<DialGate> {
-    const stamp = await this.options.stamp();
-    // Read after the await: the check and the update below run without a gap, so two health
-    // checks at once let one dial through, not two.
+  /**
+   * Whether to dial `host`, whose credential files read `stamp` now (credentialStamp). Synchronous,
+   * so two health checks at once let one dial through, not two.
+   */
+  gate(host: string, options: { stamp: string; healthCheck?: boolean }): DialGate {
     const refusal = this.refusals.get(host);
-    if (!refusal) return { stamp };
-    if (refusal.stamp !== stamp) {
+    if (!refusal) return {};
+    if (refusal.stamp !== options.stamp) {
       this.refusals.delete(host);
-      return { stamp, lifted: true };
+      return { lifted: true };
     }
-    const now = this.options.now();
-    if (options.healthCheck && now - refusal.lastDial >= this.options.retryMs) {
+    const now = this.now();
+    if (options.healthCheck && now - refusal.lastDial >= this.retryMs) {
       refusal.lastDial = now;
-      return { stamp };
+      return {};
     }
-    return { stamp, skip: skipped(host, refusal, this.options.retryMs) };
+    return { skip: skipped(host, refusal, this.retryMs) };
   }
 
   /** After a failed dial that began with `stamp`: latches when the failure is permanent. True when newly latched. */
@@ -93,7 +100,7 @@ export class RefusedDials {
     const error = refusalIn(err);
     if (!error) return false;
     const known = this.refusals.get(host);
-    const now = this.options.now();
+    const now = this.now();
     this.refusals.set(host, { error, stamp, since: known?.since ?? now, lastDial: known?.lastDial ?? now });
     return known === undefined;
   }

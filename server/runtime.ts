@@ -283,6 +283,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     logger: log.child({ loop: 'proxy-sets' }),
     intervalMs: proxySetIntervalMs,
     diagnose: async (name) => (await diagnosis.diagnose(name)).firstFailure,
+    onWritten: (name) => live.publish({ kind: 'proxyset', name }),
   });
   loops.add('proxy-sets', setController);
   const stopWatchingMembers = store.proxies.watch((name) => setController.proxyChanged(name));
@@ -292,7 +293,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     proxies,
     providerNames: () => config.status().providers.map((entry) => entry.name),
     // Another replica's change is seen by the leader's next pass (every proxySetIntervalMs).
-    onChange: () => void (loops.active ? setController.kick() : undefined),
+    onChange: (name) => {
+      live.publish({ kind: 'proxyset', name });
+      if (loops.active) void setController.kick();
+    },
   });
 
   const cluster: ClusterApi = {

@@ -30,6 +30,9 @@ export const domainMessageSchema = z.strictObject({
 /** New stats samples were stored for a host (and, when given, one Proxy's VM on it). */
 export const statsMessageSchema = z.strictObject({ kind: z.literal('stats'), provider: z.string(), host: z.string(), proxy: z.string().optional() });
 
+/** A ProxySet changed (spec, status, removal): refetch it and the list of sets. */
+export const proxySetMessageSchema = z.strictObject({ kind: z.literal('proxyset'), name: z.string() });
+
 /** First on every connection: the stream is live; `resumed` when the missed changes were replayed before it. */
 export const readyMessageSchema = z.strictObject({ kind: z.literal('ready'), resumed: z.boolean() });
 
@@ -41,6 +44,7 @@ export const liveMessageSchema = z.discriminatedUnion('kind', [
   healthMessageSchema,
   domainMessageSchema,
   statsMessageSchema,
+  proxySetMessageSchema,
   readyMessageSchema,
   resetMessageSchema,
 ]);

@@ -83,6 +83,8 @@ async function applyOne(options: ApplyOptions, action: SetAction, applied: Appli
     }
     case 'delete': {
       await proxies.delete(action.member, set.name);
+      const member = record(action.member);
+      if (member) await store.events.record(member.uid, { type: 'Normal', reason: 'DeletedBySet', message: `deleted by ProxySet ${set.name}: ${deleteReasons[action.reason]}`, atMs: clock.now() });
       await store.events.record(set.uid, { type: 'Normal', reason: 'MemberDeleted', message: `${action.member}: ${deleteReasons[action.reason]}`, atMs: clock.now() });
       return;
     }

@@ -31,6 +31,8 @@ export interface ProxySetControllerOptions {
   diagnose: (member: string) => Promise<string | null>;
   /** how long a member's diagnosis is reused (default 1 min) */
   diagnosisTtlMs?: number;
+  /** told after the set's status was written or the set removed (live pages refetch it) */
+  onWritten?: (name: string) => void;
 }
 
 const memberChangeDelayMs = 1_000;
@@ -109,6 +111,7 @@ export class ProxySetController {
       for (const member of members) if (!member.deletionRequestedAt) await proxies.delete(member.name, set.name);
       if (members.length === 0) {
         await store.proxySets.remove(set.uid);
+        this.options.onWritten?.(set.name);
         this.options.logger.info({ set: set.name }, 'proxy set removed: its members are gone');
       }
       return;
@@ -129,7 +132,9 @@ export class ProxySetController {
     }
     const applied = await applySetActions({ set, members, decision, proxies, store, clock, logger: this.options.logger });
     const status = nextSetStatus({ set, decision, applied, hostsDown, members, nowMs });
-    if (!isDeepStrictEqual(status, set.status)) await store.proxySets.writeStatus(set.uid, status);
+    if (isDeepStrictEqual(status, set.status)) return;
+    await store.proxySets.writeStatus(set.uid, status);
+    this.options.onWritten?.(set.name);
   }
 
   /** The decisions' input; members a pass may replace are diagnosed first (unless replacing is stopped). */

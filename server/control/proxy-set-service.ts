@@ -29,7 +29,7 @@ export interface ProxySetServiceOptions {
   proxies: ProxyService;
   /** names of the configured providers (running or not) */
   providerNames: () => string[];
-  /** called after every committed change so the controller looks at the set */
+  /** called after every committed change so the controller looks at the set (and live pages refetch it) */
   onChange: (name: string) => void;
   newUid?: () => string;
 }

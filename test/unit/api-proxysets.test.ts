@@ -65,6 +65,18 @@ describe('the ProxySet API', () => {
     expect([bad.status, errorOf(bad).fields?.[0]?.path]).toEqual([400, 'set']);
   });
 
+  it('tells live pages when a set changes (a `proxyset` message naming it)', async () => {
+    const head = api.runtime.live.head();
+    const paused = await api.call(h.proxySetPause.POST, '/api/proxysets/crawl/pause', 'POST', { session: true, ...crawl });
+    expect(paused.status).toBe(200);
+    await api.call(h.proxySetResume.POST, '/api/proxysets/crawl/resume', 'POST', { session: true, ...crawl });
+    const resumed = api.runtime.live.since(head);
+    // One per change by the admin, and one per status the controller wrote since.
+    const messages = resumed.kind === 'replay' ? resumed.events.map((event) => event.message).filter((message) => message.kind === 'proxyset') : [];
+    expect(messages.length).toBeGreaterThanOrEqual(2);
+    expect(new Set(messages.map((message) => JSON.stringify(message)))).toEqual(new Set([JSON.stringify({ kind: 'proxyset', name: 'crawl' })]));
+  });
+
   it('exports proxy_operator_proxyset_replicas by set and state', async () => {
     const answer = await api.call(h.metrics.GET, '/api/metrics', 'GET', { session: true });
     expect(answer.text).toContain('proxy_operator_proxyset_replicas{set="crawl",state="desired"} 2');

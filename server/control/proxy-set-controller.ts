@@ -13,7 +13,7 @@ import type { Clock, TimerHandle } from './clock';
 import { errorMessage } from './pass';
 import type { ProviderLookup } from './provider-set';
 import type { ProxyService } from './proxy-service';
-import { type DecideInput, decide, replacementCandidates, type SetHost } from './proxy-set-decide';
+import { type DecideInput, decide, replacementCandidates, replacementsAllowed, type SetHost } from './proxy-set-decide';
 import { applySetActions } from './proxy-set-apply';
 import { memberFacts, membersBySet, memberTemplateHash, setPolicy, templateHash } from './proxy-set-members';
 import { budgetReleased, nextSetStatus } from './proxy-set-status';
@@ -152,9 +152,13 @@ export class ProxySetController {
     };
     const facts = members.map((member) => memberFacts(member, { setName: set.name, template: set.spec.template, templateHash: hash, displaced, hashOf }));
     const exhausted = set.status.exhaustedGeneration === set.generation;
-    if (!exhausted) {
-      for (const candidate of replacementCandidates({ policy, members: facts, hosts, nowMs })) await this.diagnose(candidate.name, nowMs);
-    }
+    const history = set.status.replacements.map((record) => ({ member: record.member, atMs: Date.parse(record.at), cause: record.cause, firstFailure: record.firstFailure }));
+    const budgetSince = budgetReleased(set) ? { budgetSinceMs: nowMs } : set.status.budgetSince ? { budgetSinceMs: Date.parse(set.status.budgetSince) } : {};
+    // Only as many as the budget lets this pass replace (oldest first, as the decisions take them):
+    // a diagnosis takes seconds, and a set of 500 that never comes up must not diagnose 500.
+    const allowed = replacementsAllowed({ policy, history, exhausted, nowMs, ...budgetSince });
+    const candidates = replacementCandidates({ policy, members: facts, hosts, nowMs }).sort((a, b) => a.createdAtMs - b.createdAtMs);
+    for (const candidate of candidates.slice(0, allowed)) await this.diagnose(candidate.name, nowMs);
     return {
       policy,
       members: facts.map((member) => {
@@ -162,9 +166,9 @@ export class ProxySetController {
         return cached?.firstFailure ? { ...member, diagnosis: cached.firstFailure } : member;
       }),
       hosts,
-      history: set.status.replacements.map((record) => ({ member: record.member, atMs: Date.parse(record.at), cause: record.cause, firstFailure: record.firstFailure })),
+      history,
       exhausted,
-      ...(budgetReleased(set) ? { budgetSinceMs: nowMs } : set.status.budgetSince ? { budgetSinceMs: Date.parse(set.status.budgetSince) } : {}),
+      ...budgetSince,
       nowMs,
     };
   }

@@ -120,6 +120,13 @@ export function replacementCandidates(input: Pick<DecideInput, 'policy' | 'membe
   );
 }
 
+/** How many replacements the budget still allows now (0 once it ran out and the admin has not acted). */
+export function replacementsAllowed(input: Pick<DecideInput, 'policy' | 'history' | 'exhausted' | 'budgetSinceMs' | 'nowMs'>): number {
+  if (input.exhausted) return 0;
+  const recent = input.history.filter((record) => input.nowMs - record.atMs < input.policy.budget.windowMs && record.atMs >= (input.budgetSinceMs ?? -Infinity));
+  return Math.max(0, input.policy.budget.max - recent.length);
+}
+
 class Spread {
   private readonly counts = new Map<string, number>();
 
@@ -180,7 +187,7 @@ export function decide(input: DecideInput): SetDecision {
 
   // Replacements, within the budget and the back-off.
   const recent = input.history.filter((record) => nowMs - record.atMs < policy.budget.windowMs && record.atMs >= (input.budgetSinceMs ?? -Infinity));
-  let allowed = input.exhausted ? 0 : policy.budget.max - recent.length;
+  let allowed = replacementsAllowed(input);
   let ranOut = false;
   const last = input.history.at(-1);
   // how many replacements in a row (the last one included) failed the way the last one did

@@ -92,6 +92,16 @@ describe('the proxy-set controller', () => {
     expect(creates()).toBeGreaterThan(4);
   });
 
+  it('diagnoses only as many failing members as the budget lets it replace', async () => {
+    h = await setHarness({ hosts: { a: 4, b: 4 } });
+    await h.sets.create(setInput({ replicas: 5, readyTimeout: '1m', replacementBudget: { max: 1 } }));
+    await h.pass();
+    h.advance(2 * minute);
+    await h.pass();
+    expect(h.diagnosis.calls).toBe(1);
+    expect((await h.sets.get('crawl')).status.replacements).toHaveLength(1);
+  });
+
   it('moves the members of a host down longer than the grace, ignores a shorter blip, and removes the old ones once it is back', async () => {
     h = await setHarness({ hosts: { a: 8, b: 4, c: 2 } });
     await h.sets.create(setInput({ replicas: 2 }));

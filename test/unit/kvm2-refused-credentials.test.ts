@@ -30,6 +30,7 @@ interface Setup {
   clientKey: TestKey;
   dir: string;
   clock: { now: number };
+  refusedDials: RefusedDials;
   /** TCP connections the sshd accepted: one login attempt each */
   logins: () => number;
 }
@@ -59,7 +60,7 @@ async function setup(): Promise<Setup> {
   const refusedDials = new RefusedDials({ now: () => clock.now });
   const backend = createHostBackend({ providerName: 'kvm2-test', settings, logger: silentLogger(), budgets: { ...defaultBudgets, dialMs: 5_000 }, refusedDials });
   resources.add(() => backend.closeAll());
-  return { server, backend, settings, authorized, clientKey, dir, clock, logins: () => server.sockets.length };
+  return { server, backend, settings, authorized, clientKey, dir, clock, refusedDials, logins: () => server.sockets.length };
 }
 
 const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err);
@@ -130,6 +131,15 @@ describe('a host that refuses the credentials', () => {
     const api = await s.backend.pooled('hv1');
     expect(await api.connectGetHostname()).toBe('fake-hv');
     expect(s.logins()).toBe(2);
+  });
+
+  it("is still remembered by the entry's next backend after a config reload", async () => {
+    const s = await setup();
+    await failure(s.backend.pooled('hv1'));
+    const reloaded = createHostBackend({ providerName: 'kvm2-test', settings: s.settings, logger: silentLogger(), refusedDials: s.refusedDials });
+    resources.add(() => reloaded.closeAll());
+    expect(reasonFor(await failure(reloaded.pooled('hv1')), 'dial')).toBe('Unauthorized');
+    expect(s.logins()).toBe(1);
   });
 
   it('is not remembered when the failure may go away on its own (a missing key file)', async () => {

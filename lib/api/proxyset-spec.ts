@@ -13,7 +13,12 @@ export const maxSetNameLength = 63 - 1 - memberSuffixLength;
 /** A set is for a handful to a few hundred proxies; more is a typo. */
 export const maxReplicas = 1000;
 
-export const proxySetNameSchema = proxyNameSchema.max(maxSetNameLength, { error: `must be at most ${maxSetNameLength} characters (members are named <set>-<${memberSuffixLength} characters>)` });
+/** Path segments of /api/proxysets/ that are routes of their own. */
+export const reservedSetNames = ['preview'] as const;
+
+export const proxySetNameSchema = proxyNameSchema
+  .max(maxSetNameLength, { error: `must be at most ${maxSetNameLength} characters (members are named <set>-<${memberSuffixLength} characters>)` })
+  .refine((name) => !(reservedSetNames as readonly string[]).includes(name), { error: `is reserved (${reservedSetNames.join(', ')}): choose another name` });
 
 const durationPattern = /^(?:(\d+)h)?(?:(\d+)m)?(?:(\d+)s)?$/;
 

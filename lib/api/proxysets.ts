@@ -81,3 +81,14 @@ export type ProxySetView = z.infer<typeof proxySetViewSchema>;
 
 export const proxySetListSchema = collection('proxysets', proxySetViewSchema);
 export type ProxySetList = z.infer<typeof proxySetListSchema>;
+
+/** POST /api/proxysets/preview: where a set's members would go now (the controller's own choice), creating nothing. */
+export const proxySetPreviewSchema = z.strictObject({
+  provider: z.string(),
+  replicas: z.number(),
+  /** every host in automatic placement's order with the members it would get; host "" when the provider chooses */
+  hosts: z.array(z.strictObject({ host: z.string(), members: z.number(), eligible: z.boolean(), reason: z.string().optional() })),
+  /** members no host has room for now (they would wait) */
+  unplaced: z.number(),
+});
+export type ProxySetPreview = z.infer<typeof proxySetPreviewSchema>;

@@ -27,7 +27,7 @@ import {
 import { placementPreviewSchema } from '@/lib/api/placement';
 import { evictOutcomeSchema, healthHistorySchema, hostInventorySchema, providerListSchema } from '@/lib/api/providers';
 import { discoveryListSchema, probeHistorySchema, proxyDownloadSchema, proxyEventListSchema, proxyListSchema, proxyViewSchema } from '@/lib/api/proxies';
-import { proxySetListSchema, proxySetViewSchema } from '@/lib/api/proxysets';
+import { proxySetListSchema, proxySetPreviewSchema, proxySetViewSchema } from '@/lib/api/proxysets';
 import { hostStatsSchema, proxyStatsSchema, trafficOverviewSchema } from '@/lib/api/stats';
 import { adminPassword, type Answer, handlers as h, routeTable, startApi, type ApiHarness } from './api-harness';
 import { images, populateHost } from './inventory-fixture';
@@ -426,6 +426,17 @@ const cases: ContractCase[] = [
     status: 200,
     schema: tokenListSchema,
     call: () => api.call(h.tokens.GET, '/api/tokens', 'GET', session()),
+  },
+  {
+    route: 'POST /api/proxysets/preview',
+    status: 200,
+    schema: proxySetPreviewSchema,
+    call: () =>
+      api.call(h.proxySetPreview.POST, '/api/proxysets/preview', 'POST', {
+        ...session(),
+        body: { name: 'edge', template: { provider: 'kvm2-home', placement: { machineType: 'small', image: 'debian' } }, replicas: 2 },
+      }),
+    check: (body) => expect(body).toEqual({ provider: 'kvm2-home', replicas: 2, hosts: [{ host: 'hv-1', members: 2, eligible: true }], unplaced: 0 }),
   },
   // A ProxySet's life on the fake provider (no host choice: members go where it puts them).
   {

@@ -47,6 +47,7 @@ import * as proxySetReplace from '@/app/api/proxysets/[name]/replace/route';
 import * as proxySetResume from '@/app/api/proxysets/[name]/resume/route';
 import * as proxySet from '@/app/api/proxysets/[name]/route';
 import * as proxySetScale from '@/app/api/proxysets/[name]/scale/route';
+import * as proxySetPreview from '@/app/api/proxysets/preview/route';
 import * as proxySets from '@/app/api/proxysets/route';
 import * as sshIdentity from '@/app/api/ssh-identity/route';
 import * as token from '@/app/api/tokens/[id]/route';
@@ -137,6 +138,7 @@ export const routeTable: RouteRow[] = [
   { method: 'GET', path: '/api/proxies/alpha/stats', handler: proxyStats.GET, params: p({ name: 'alpha' }), access: 'admin' },
   { method: 'GET', path: '/api/proxysets', handler: proxySets.GET, access: 'admin' },
   { method: 'POST', path: '/api/proxysets', handler: proxySets.POST, access: 'admin' },
+  { method: 'POST', path: '/api/proxysets/preview', handler: proxySetPreview.POST, access: 'admin' },
   { method: 'GET', path: '/api/proxysets/crawl', handler: proxySet.GET, params: p({ name: 'crawl' }), access: 'admin' },
   { method: 'PUT', path: '/api/proxysets/crawl', handler: proxySet.PUT, params: p({ name: 'crawl' }), access: 'admin' },
   { method: 'DELETE', path: '/api/proxysets/crawl', handler: proxySet.DELETE, params: p({ name: 'crawl' }), access: 'admin' },
@@ -191,6 +193,7 @@ export const handlers = {
   proxySetResume,
   proxySetReplace,
   proxySetEvents,
+  proxySetPreview,
   token,
   tokens,
   sshIdentity,

@@ -34,6 +34,7 @@ describe('the ProxySet schema', () => {
   it.each([
     ['a name too long for its members', { ...set, name: 'a'.repeat(58) }, 'name'],
     ['a name with capitals', { ...set, name: 'Crawl' }, 'name'],
+    ['the reserved name preview', { ...set, name: 'preview' }, 'name'],
     ['no replicas', { ...set, replicas: undefined }, 'replicas'],
     ['negative replicas', { ...set, replicas: -1 }, 'replicas'],
     ['fractional replicas', { ...set, replicas: 1.5 }, 'replicas'],

@@ -56,11 +56,16 @@ function strangerKey(name: string): string {
 const firstHostVersion = () => lab.hosts[0]!.libvirtVersion;
 
 describe('a healthy lab', () => {
-  it('is Reachable on both hosts, in config order, with every detail filled from the host', async () => {
+  it('is Reachable on both hosts, in config order, with every detail filled from the host (its own hostname)', async () => {
     const backend = createHostBackend({ providerName: labSettings.name, settings: labSettings, logger });
     const targets = await checkHosts({ backend, settings: labSettings, logger }).finally(() => backend.closeAll());
-    const hostname = (await virsh(['hostname'])).trim();
+    // Each host has a UTS namespace and hostname of its own, as real hosts never share one.
+    const hostnames = await Promise.all(lab.hosts.map(async (host) => (await virsh(['hostname'], host)).trim()));
+    expect(new Set(hostnames).size, `each host its own hostname: ${hostnames.join(', ')}`).toBe(lab.hosts.length);
+    expect(hostnames).toEqual(lab.hosts.map((host) => host.hostname));
     const poolInfo = await virsh(['pool-info', lab.pool.name]);
+    // What each host's libvirt offers, asked by root's virsh (this machine may have no /dev/kvm at all).
+    const kvmOffered = await Promise.all(lab.hosts.map(async (host) => (/<domain>kvm<\/domain>/.test(await virsh(['domcapabilities'], host)) ? 'offered' : 'not offered')));
 
     expect(targets.map((target) => target.name)).toEqual(lab.hosts.map((host) => host.name));
     for (const [index, target] of targets.entries()) {
@@ -70,8 +75,11 @@ describe('a healthy lab', () => {
         user: lab.user,
         pool: lab.pool.name,
         libvirtVersion: lab.hosts[index]!.libvirtVersion,
-        hostname,
+        hostname: hostnames[index],
         poolState: 'running',
+        // The lab configures virtType qemu; whether libvirt offers KVM is the machine's to say.
+        virtType: 'qemu',
+        kvm: kvmOffered[index],
       });
       expect(poolInfo).toMatch(/State:\s+running/);
       const capacity = Number(target.details.poolCapacityGiB);

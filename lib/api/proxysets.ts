@@ -92,3 +92,15 @@ export const proxySetPreviewSchema = z.strictObject({
   unplaced: z.number(),
 });
 export type ProxySetPreview = z.infer<typeof proxySetPreviewSchema>;
+
+export const proxySetChanges = ['none', 'settings', 'labels', 'template'] as const;
+
+/** POST /api/proxysets/{name}/plan: what a PUT with the same body would do, changing nothing. */
+export const proxySetPlanSchema = z.strictObject({
+  /** none; settings only (replicas, limits, pause); labels (members relabelled in place); template (members replaced, rolling) */
+  change: z.enum(proxySetChanges),
+  /** members whose VM would be replaced */
+  replaced: z.number(),
+  message: z.string(),
+});
+export type ProxySetPlan = z.infer<typeof proxySetPlanSchema>;

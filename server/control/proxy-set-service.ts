@@ -11,7 +11,7 @@ import {
   type ProxySetSpec,
   proxySetUpdateSchema,
 } from '@/lib/api/proxyset-spec';
-import type { ProxySetView } from '@/lib/api/proxysets';
+import type { ProxySetPlan, ProxySetView } from '@/lib/api/proxysets';
 import { fieldErrors, type ProxyEventView } from '@/lib/proxy-spec';
 import type { Store } from '@/server/store';
 import type { Metrics } from '@/server/telemetry/metrics';
@@ -20,7 +20,8 @@ import type { ProxyRecord } from '@/server/store/proxies';
 import { type Clock, isoTime } from './clock';
 import type { ProxyService } from './proxy-service';
 import { ProxySetDeletingError, ProxySetNotFoundError, ProxySetValidationError } from './proxy-set-errors';
-import { membersBySet, templateHash } from './proxy-set-members';
+import { membersBySet } from './proxy-set-members';
+import { planOf } from './proxy-set-plan';
 import { toProxySetView } from './proxy-set-view';
 
 export interface ProxySetServiceOptions {
@@ -70,21 +71,14 @@ export class ProxySetService {
 
   /** The whole set again; cloud-init left out keeps the stored one; the provider cannot change. */
   async update(name: string, input: unknown): Promise<ProxySetView> {
-    const update = parseOrThrow(proxySetUpdateSchema, input);
-    const record = await this.changeable(name);
-    const current = record.spec.template;
-    if (update.template.provider !== current.provider) {
-      throw new ProxySetValidationError([{ path: 'template.provider', message: `cannot change (is ${JSON.stringify(current.provider)}); create another set` }]);
-    }
-    const { cloudInit, cloudInitBase64, ...template } = update.template;
-    const source = cloudInit !== undefined || cloudInitBase64 !== undefined ? { cloudInit: cloudInit ?? '', cloudInitBase64 } : current;
-    const spec: ProxySetSpec = {
-      ...update,
-      template: { ...template, cloudInit: source.cloudInit, ...(source.cloudInitBase64 !== undefined ? { cloudInitBase64: source.cloudInitBase64 } : {}) },
-    };
-    const rolls = templateHash(name, spec.template) !== templateHash(name, current);
-    const message = rolls ? `template changed: its ${record.spec.replicas} members are replaced, rolling` : 'set updated (no member is replaced)';
-    return this.write(record, { spec, event: message });
+    const { record, spec } = await this.updated(name, input);
+    return this.write(record, { spec, event: planOf(record, spec, await this.members(name)).message });
+  }
+
+  /** What a PUT with `input` would do (nothing, settings, relabel, a rolling replacement of N members), changing nothing. */
+  async plan(name: string, input: unknown): Promise<ProxySetPlan> {
+    const { record, spec } = await this.updated(name, input);
+    return planOf(record, spec, await this.members(name));
   }
 
   async scale(name: string, input: unknown): Promise<ProxySetView> {
@@ -146,6 +140,22 @@ export class ProxySetService {
 
   async events(name: string, limit = 100): Promise<ProxyEventView[]> {
     return this.options.store.events.list((await this.record(name)).uid, limit);
+  }
+
+  private async updated(name: string, input: unknown): Promise<{ record: ProxySetRecord; spec: ProxySetSpec }> {
+    const update = parseOrThrow(proxySetUpdateSchema, input);
+    const record = await this.changeable(name);
+    const current = record.spec.template;
+    if (update.template.provider !== current.provider) {
+      throw new ProxySetValidationError([{ path: 'template.provider', message: `cannot change (is ${JSON.stringify(current.provider)}); create another set` }]);
+    }
+    const { cloudInit, cloudInitBase64, ...template } = update.template;
+    const source = cloudInit !== undefined || cloudInitBase64 !== undefined ? { cloudInit: cloudInit ?? '', cloudInitBase64 } : current;
+    const spec: ProxySetSpec = {
+      ...update,
+      template: { ...template, cloudInit: source.cloudInit, ...(source.cloudInitBase64 !== undefined ? { cloudInitBase64: source.cloudInitBase64 } : {}) },
+    };
+    return { record, spec };
   }
 
   private async write(record: ProxySetRecord, change: { spec: ProxySetSpec; event: string; always?: boolean }): Promise<ProxySetView> {

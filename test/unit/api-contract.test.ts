@@ -27,7 +27,7 @@ import {
 import { placementPreviewSchema } from '@/lib/api/placement';
 import { evictOutcomeSchema, healthHistorySchema, hostInventorySchema, providerListSchema } from '@/lib/api/providers';
 import { discoveryListSchema, probeHistorySchema, proxyDownloadSchema, proxyEventListSchema, proxyListSchema, proxyViewSchema } from '@/lib/api/proxies';
-import { proxySetListSchema, proxySetPreviewSchema, proxySetViewSchema } from '@/lib/api/proxysets';
+import { proxySetListSchema, proxySetPlanSchema, proxySetPreviewSchema, proxySetViewSchema } from '@/lib/api/proxysets';
 import { hostStatsSchema, proxyStatsSchema, trafficOverviewSchema } from '@/lib/api/stats';
 import { adminPassword, type Answer, handlers as h, routeTable, startApi, type ApiHarness } from './api-harness';
 import { images, populateHost } from './inventory-fixture';
@@ -476,6 +476,18 @@ const cases: ContractCase[] = [
     schema: proxySetListSchema,
     call: () => api.call(h.proxySets.GET, '/api/proxysets', 'GET', session()),
     check: (body) => expect(body.proxysets.map((set: { name: string }) => set.name)).toEqual(['crawl']),
+  },
+  {
+    route: 'POST /api/proxysets/crawl/plan',
+    status: 200,
+    schema: proxySetPlanSchema,
+    call: () =>
+      api.call(h.proxySetPlan.POST, '/api/proxysets/crawl/plan', 'POST', {
+        ...session(),
+        ...crawl,
+        body: { template: { provider: 'fake-1', placement: { machineType: 'small', image: 'debian-13' }, cloudInit: '#cloud-config\nruncmd: []\n' }, replicas: 2 },
+      }),
+    check: (body) => expect(body).toMatchObject({ change: 'template', replaced: 2 }),
   },
   {
     route: 'PUT /api/proxysets/crawl',

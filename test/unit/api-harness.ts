@@ -43,6 +43,7 @@ import * as proxy from '@/app/api/proxies/[name]/route';
 import * as proxies from '@/app/api/proxies/route';
 import * as proxySetEvents from '@/app/api/proxysets/[name]/events/route';
 import * as proxySetPause from '@/app/api/proxysets/[name]/pause/route';
+import * as proxySetPlan from '@/app/api/proxysets/[name]/plan/route';
 import * as proxySetReplace from '@/app/api/proxysets/[name]/replace/route';
 import * as proxySetResume from '@/app/api/proxysets/[name]/resume/route';
 import * as proxySet from '@/app/api/proxysets/[name]/route';
@@ -142,6 +143,7 @@ export const routeTable: RouteRow[] = [
   { method: 'GET', path: '/api/proxysets/crawl', handler: proxySet.GET, params: p({ name: 'crawl' }), access: 'admin' },
   { method: 'PUT', path: '/api/proxysets/crawl', handler: proxySet.PUT, params: p({ name: 'crawl' }), access: 'admin' },
   { method: 'DELETE', path: '/api/proxysets/crawl', handler: proxySet.DELETE, params: p({ name: 'crawl' }), access: 'admin' },
+  { method: 'POST', path: '/api/proxysets/crawl/plan', handler: proxySetPlan.POST, params: p({ name: 'crawl' }), access: 'admin' },
   { method: 'POST', path: '/api/proxysets/crawl/scale', handler: proxySetScale.POST, params: p({ name: 'crawl' }), access: 'admin' },
   { method: 'POST', path: '/api/proxysets/crawl/pause', handler: proxySetPause.POST, params: p({ name: 'crawl' }), access: 'admin' },
   { method: 'POST', path: '/api/proxysets/crawl/resume', handler: proxySetResume.POST, params: p({ name: 'crawl' }), access: 'admin' },
@@ -194,6 +196,7 @@ export const handlers = {
   proxySetReplace,
   proxySetEvents,
   proxySetPreview,
+  proxySetPlan,
   token,
   tokens,
   sshIdentity,

@@ -17,15 +17,20 @@ const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 async function main(): Promise<void> {
   const h = await setHarness({ hosts: Object.fromEntries(Array.from({ length: HOSTS }, (_, i) => [`hv-${String(i + 1).padStart(2, '0')}`, 8 + (i % 4)])) });
   const counts = { reads: 0, writes: 0 };
-  const db = h.store.sql as unknown as Record<'all' | 'get' | 'run', (...args: unknown[]) => Promise<unknown>>;
-  for (const method of ['all', 'get', 'run'] as const) {
-    const original = db[method].bind(db);
-    db[method] = (...args: unknown[]) => {
-      if (method === 'run') counts.writes += 1;
-      else counts.reads += 1;
-      return original(...args);
-    };
-  }
+  // Every statement, inside transactions too (they run on the executor handed to the work).
+  type Executor = Record<'all' | 'get' | 'run' | 'transaction', (...args: any[]) => Promise<unknown>>;
+  const patched = new WeakSet<Executor>();
+  const counting = (db: Executor): Executor => {
+    if (patched.has(db)) return db;
+    patched.add(db);
+    const original = { all: db.all.bind(db), get: db.get.bind(db), run: db.run.bind(db), transaction: db.transaction.bind(db) };
+    db.all = (...args) => ((counts.reads += 1), original.all(...args));
+    db.get = (...args) => ((counts.reads += 1), original.get(...args));
+    db.run = (...args) => ((counts.writes += 1), original.run(...args));
+    db.transaction = (work: (tx: Executor) => Promise<unknown>) => original.transaction((tx: Executor) => work(counting(tx)));
+    return db;
+  };
+  counting(h.store.sql as unknown as Executor);
   try {
     await h.sets.create(setInput({ replicas: MEMBERS, maxSurge: 50 }));
     const upStarted = performance.now();

@@ -8,7 +8,8 @@ import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { ProxyNotFoundError } from '@/server/control/errors';
 import { instanceName } from '@/server/control/names';
 import type { Runtime } from '@/server/runtime';
-import { hostDaemonPid, type Lab, type LabHost, loadLab, runCommand } from './harness/lab';
+import { type Lab, type LabHost, loadLab, runCommand } from './harness/lab';
+import { stopHostDaemon } from './harness/stop-daemon';
 import { ControlLabRun, domainState, labProxy } from './control-support';
 
 const upScript = fileURLToPath(new URL('./up.sh', import.meta.url));
@@ -38,12 +39,6 @@ afterAll(async () => {
 const target = async (host: string) => (await runtime.providers.list()).find((summary) => summary.name === entry)?.targets.find((candidate) => candidate.name === host);
 const reasonOf = async (host: string) => (await target(host))?.reason;
 
-async function stopDaemon(host: LabHost, daemon: string): Promise<void> {
-  const pid = hostDaemonPid(host, daemon);
-  process.kill(pid, 'SIGTERM');
-  await vi.waitFor(() => expect(() => process.kill(pid, 0), `${daemon} of ${host.name} to stop`).toThrow(), { timeout: 20_000, interval: 250 });
-}
-
 /** A Proxy on lab1 goes all the way: a running domain, then deleted with nothing left. */
 async function createAndDeleteOnLab1(what: string): Promise<void> {
   const name = run.proxyName(what);
@@ -70,7 +65,7 @@ describe('one hypervisor down while the other keeps working', () => {
   });
 
   it("with lab2's libvirtd stopped: lab2 has a reason, lab1 stays Reachable and keeps creating and deleting", async () => {
-    await stopDaemon(lab2, 'libvirtd');
+    await stopHostDaemon(lab2, 'libvirtd');
     await vi.waitFor(async () => expect((await target(lab2.name))?.ready, 'lab2 to be reported down').toBe(false), { timeout: 30_000, interval: 250 });
     seen.libvirtd = { reason: await reasonOf(lab2.name), message: (await target(lab2.name))?.message };
     // sshd answers, the forward to libvirt's socket does not: the socket is refused.
@@ -86,7 +81,7 @@ describe('one hypervisor down while the other keeps working', () => {
   });
 
   it("with lab2's sshd stopped as well: another reason for lab2, lab1 still unaffected", async () => {
-    await stopDaemon(lab2, 'sshd');
+    await stopHostDaemon(lab2, 'sshd');
     await vi.waitFor(async () => expect((await target(lab2.name))?.message, 'lab2 to be reported without its sshd').not.toBe(seen.libvirtd?.message), { timeout: 30_000, interval: 250 });
     seen.sshd = { reason: await reasonOf(lab2.name), message: (await target(lab2.name))?.message };
     expect(seen.sshd.reason).toBe('Unreachable');

@@ -1,9 +1,9 @@
 // The lab's two hosts behave like real, different libvirt hosts: reachable over SSH from the root
 // namespace with the lab key and hashed known_hosts, each serving its own libvirtd (lab1 Debian 12's
 // 9.0, lab2 Debian 13's 11.3) that refuses users outside the libvirt group itself, in namespaces
-// of its own where nothing of the other host is visible.
+// of its own where nothing of the other host is visible, each with a hostname of its own.
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { type Lab, type LabHost, labLibvirtUri, loadLab, nsExec, runCommand, sshArgs, virsh } from './harness/lab';
@@ -55,6 +55,15 @@ describe.each([0, 1])('lab host %i', (index) => {
     const version = await virshOver(labLibvirtUri(lab, host()), ['version', '--daemon']);
     expect(version.stdout).toContain(`Running against daemon: ${host().libvirtVersion}`);
     expect(host().libvirtVersion).toBe(['9.0.0', '11.3.0'][index]);
+  });
+
+  it("answers with a hostname of its own, over SSH and over libvirt: not the other host's, not the machine's", async () => {
+    // The name resolves on the host as on a Debian install (127.0.1.1): libvirt looks it up.
+    const overSsh = await runCommand(['ssh', ...sshArgs(lab, host()), 'hostname; getent hosts "$(hostname)"']);
+    expect(overSsh.stdout.trim().split(/\s+/), overSsh.stderr).toEqual([host().hostname, '127.0.1.1', host().hostname]);
+    expect((await virshOver(labLibvirtUri(lab, host()), ['hostname'])).stdout.trim()).toBe(host().hostname);
+    expect(host().hostname).toBe(`kvm2lab-${host().name}`);
+    expect(host().hostname).not.toBe(hostname());
   });
 
   it('lets the non-libvirt user in over SSH', async () => {

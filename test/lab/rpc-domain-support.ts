@@ -3,13 +3,14 @@
 // lab bridge, a serial console on a pty, optionally kvm2's mark. Named with the rpc test prefix,
 // so removeRpcTestLeftovers cleans them up; libvirtd restarts come from the lab's own up.sh.
 import { execFile } from 'node:child_process';
-import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll } from 'vitest';
 import type { LibvirtClient } from '@/server/libvirt';
 import { buildMetadataXML } from '@/server/providers/kvm2/metadata';
-import { hostDaemonPid, type Lab, loadLab, virsh } from './harness/lab';
+import { type Lab, loadLab, virsh } from './harness/lab';
+import { stopHostDaemon } from './harness/stop-daemon';
 import { openOverSsh, removeRpcTestLeftovers } from './rpc-lab-support';
 
 export function idleDomainXml(options: { name: string; lab: Lab; uid?: string }): string {
@@ -66,13 +67,6 @@ const upScript = fileURLToPath(new URL('./up.sh', import.meta.url));
 
 /** Stops lab1's libvirtd (its domains keep running) and brings it back with up.sh. */
 export async function restartLibvirtd(): Promise<void> {
-  const lab = loadLab();
-  const pid = hostDaemonPid(lab.hosts[0]!, 'libvirtd');
-  process.kill(pid, 'SIGTERM');
-  const deadline = Date.now() + 30_000;
-  while (existsSync(`/proc/${pid}`)) {
-    if (Date.now() > deadline) throw new Error(`libvirtd (pid ${pid}) did not stop within 30 s`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+  await stopHostDaemon(loadLab().hosts[0]!, 'libvirtd');
   await run('bash', [upScript], { timeout: 120_000 });
 }

@@ -46,7 +46,7 @@ write_config() {
     IMAGE_SERVER_URL IMAGE_SERVER_VM_URL VM_LINK_ROOT_IP HOST_POOL_DIR HOST_RUN LAB_SRC POSTGRES_URL
   local host field
   for host in "${LAB_HOSTS[@]}"; do
-    for field in NETNS ADDR PORT BRIDGE_ADDR VM_NET; do export "${host^^}_$field"; done
+    for field in NETNS HOSTNAME ADDR PORT BRIDGE_ADDR VM_NET; do export "${host^^}_$field"; done
     export "${host^^}_INIT_PID_FILE=$(host_init_pid_file "$host")"
     export "${host^^}_LIBVIRT_VERSION=$(virsh_on "$host" version --daemon | sed -n 's/^Running against daemon: *//p')"
   done

@@ -21,6 +21,7 @@ export interface LabHost {
   host: string;
   port: number;
   netns: string;
+  hostname: string; // its own UTS namespace's ("kvm2lab-lab1"): what ConnectGetHostname answers
   libvirtVersion: string; // the daemon's, e.g. "9.0.0" on lab1 and "11.3.0" on lab2
   initPidFile: string; // the host's namespace init: killing it ends the host
   rootPath: string; // the host's / from the root namespace
@@ -68,6 +69,7 @@ const labSchema = z.object({
       host: z.string(),
       port: z.number(),
       netns: z.string(),
+      hostname: z.string(),
       libvirtVersion: z.string(),
       initPidFile: z.string(),
       rootPath: z.string(),

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The init (pid 1) of one lab host's pid namespace, started by host.sh inside the host's network
-# namespace and a fresh mount namespace. It gives the host its own file system view, then waits
-# (reaping orphans) until down.sh kills it, which takes every process of the host with it.
+# namespace and fresh mount and UTS namespaces. It gives the host its own hostname and file system
+# view, then waits (reaping orphans) until down.sh kills it, which takes every process of the host
+# with it.
 #
-#   host-init.sh bind STATE_DIR CACHE_DIR               lab1: this machine's root, private libvirt state
-#   host-init.sh overlay STATE_DIR LOWER_ROOT CACHE_DIR lab2: LOWER_ROOT (read-only) under an overlay
+#   host-init.sh bind HOSTNAME STATE_DIR CACHE_DIR               lab1: this machine's root, private libvirt state
+#   host-init.sh overlay HOSTNAME STATE_DIR LOWER_ROOT CACHE_DIR lab2: LOWER_ROOT (read-only) under an overlay
 #
 # STATE_DIR (.lab/hosts/<host>) keeps what the host writes; CACHE_DIR becomes /var/cache/libvirt
 # (QEMU capabilities, kept across lab:down). STATE_DIR/log is bound last, as /var/log/libvirt: the
@@ -14,8 +15,23 @@
 # nodes, or nsenter) lands on the machine's real / instead: libvirt 11.3 once replaced this
 # machine's /dev/ptmx that way. After pivot_root the overlay is the namespace's root.
 set -euo pipefail
-mode=$1 state=$2
+mode=$1 name=$2
+# The arguments after the hostname, numbered from $2 on as the modes below read them.
+set -- "$mode" "${@:3}"
+state=$2
 log_dir=$state/log
+
+# Its own UTS namespace (unshare --uts): the name libvirt's ConnectGetHostname and sshd's sessions
+# answer, never the machine's or the other host's.
+hostname "$name"
+
+# hosts_file_naming_host SOURCE: SOURCE with the host's name on 127.0.1.1, as a Debian install writes
+# it. libvirt resolves its hostname for ConnectGetHostname; without the line it asks DNS, which no
+# lab host reaches, and logs "getaddrinfo failed" on every health check.
+hosts_file_naming_host() {
+  grep -v '^127\.0\.1\.1[[:space:]]' "$1" || true
+  printf '127.0.1.1\t%s\n' "$name"
+}
 
 # DIR in the new root, mounted from SOURCE
 bind_into() { mkdir -p "$1" "$2" && mount --bind "$1" "$2"; }
@@ -57,6 +73,9 @@ case $mode in
     for dir in etc/libvirt var/lib/libvirt etc/polkit-1/rules.d; do
       bind_into "$state/fs/$dir" "/$dir"
     done
+    # The machine's /etc/hosts stays as it is: lab1 sees a copy naming lab1.
+    hosts_file_naming_host /etc/hosts >"$state/fs/etc/hosts"
+    mount --bind "$state/fs/etc/hosts" /etc/hosts
     bind_into "$3" /var/cache/libvirt
     mount -t proc proc /proc
     bind_into "$log_dir" /var/log/libvirt
@@ -73,6 +92,9 @@ case $mode in
     mount -t tmpfs -o mode=1777 tmpfs "$root/tmp"
     bind_into "$4" "$root/var/cache/libvirt"
     bind_into "$log_dir" "$root/var/log/libvirt"
+    printf '%s\n' "$name" >"$root/etc/hostname"
+    hosts_file_naming_host "$root/etc/hosts" >"$root/etc/hosts.new"
+    mv "$root/etc/hosts.new" "$root/etc/hosts"
     mkdir -p "$root/.oldroot"
     cd "$root"
     pivot_root . .oldroot

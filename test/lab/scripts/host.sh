@@ -1,5 +1,5 @@
-# The two lab hosts as namespaces: each host's init (host-init.sh) holds its network, mount and pid
-# namespaces; up.sh runs the host's daemons inside them with host_exec, and checks them from the
+# The two lab hosts as namespaces: each host's init (host-init.sh) holds its network, mount, pid and
+# UTS namespaces; up.sh runs the host's daemons inside them with host_exec, and checks them from the
 # root namespace through host_path (/proc/<init>/root/...: the host's own file system view).
 
 # The root of lab2's file system (Debian 13), built once and cached (hypervisor2/build.sh).
@@ -29,7 +29,7 @@ host_exec() {
   local pid
   pid=$(host_init_pid "$1") || die "host $1 is not running"
   shift
-  nsenter -t "$pid" -m -n -p -r -w -- /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 HOME=/root "$@"
+  nsenter -t "$pid" -m -n -p -u -r -w -- /usr/bin/env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin LC_ALL=C.UTF-8 HOME=/root "$@"
 }
 
 # host_has_processes HOST: something runs in HOST's network namespace.
@@ -57,12 +57,12 @@ ensure_host() {
   install -d -m 755 "$state" "$state/log" "$cache"
   if [[ $host == lab1 ]]; then
     seed_lab1_state "$state"
-    args=(bind "$state" "$cache")
+    args=(bind "$(host_var "$host" HOSTNAME)" "$state" "$cache")
   else
     lower=$(hypervisor2_root) || die "the Debian 13 root of lab2 could not be built (test/lab/hypervisor2/build.sh)"
-    args=(overlay "$state" "$lower" "$cache")
+    args=(overlay "$(host_var "$host" HOSTNAME)" "$state" "$lower" "$cache")
   fi
-  setsid ip netns exec "$netns" unshare --mount --pid --fork --propagation private --kill-child -- \
+  setsid ip netns exec "$netns" unshare --mount --pid --uts --fork --propagation private --kill-child -- \
     bash "$LAB_SRC/scripts/host-init.sh" "${args[@]}" >>"$LOG_DIR/$host-init.log" 2>&1 </dev/null &
   unshare_pid=$!
   STARTED_HOSTS+=("$host")
@@ -101,17 +101,29 @@ host_daemon_alive() {
   [[ $pid =~ ^[0-9]+$ ]] && [[ $(cat "$(host_path "$1" "/proc/$pid/comm")" 2>/dev/null) == "$3" ]]
 }
 
-# stop_host_daemon HOST NAME COMM: TERM it (KILL after 5 s) and drop its pid file.
+# host_root_pid HOST PID: the root namespace's pid of the process that is PID inside HOST (the last
+# field of NSpid, among the processes in HOST's pid namespace).
+host_root_pid() {
+  local init entry key value
+  init=$(host_init_pid "$1") || return 1
+  # Builtins only (-ef compares the namespaces' inodes): this looks at every process of the machine.
+  for entry in /proc/[0-9]*; do
+    [[ $entry/ns/pid -ef /proc/$init/ns/pid ]] || continue
+    while read -r key value; do
+      [[ $key == NSpid: ]] || continue
+      [[ ${value##*[[:space:]]} == "$2" ]] && echo "${entry#/proc/}" && return 0
+      break
+    done 2>/dev/null <"$entry/status"
+  done
+  return 1
+}
+
+# stop_host_daemon HOST NAME COMM: stop_pids it (SIGTERM, SIGKILL when it outstays the wait) and
+# drop its pid file.
 stop_host_daemon() {
-  local pid i
-  if host_daemon_alive "$1" "$2" "$3"; then
-    pid=$(<"$(host_path "$1" "$HOST_RUN/$2.pid")")
-    host_exec "$1" kill "$pid" 2>/dev/null || true
-    for ((i = 0; i < 50; i++)); do
-      host_daemon_alive "$1" "$2" "$3" || break
-      sleep 0.1
-    done
-    ! host_daemon_alive "$1" "$2" "$3" || host_exec "$1" kill -9 "$pid" 2>/dev/null || true
+  local pid
+  if host_daemon_alive "$1" "$2" "$3" && pid=$(host_root_pid "$1" "$(<"$(host_path "$1" "$HOST_RUN/$2.pid")")"); then
+    stop_pids "$2 of $1" "$pid"
   fi
   rm -f "$(host_path "$1" "$HOST_RUN/$2.pid")"
 }

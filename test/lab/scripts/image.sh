@@ -20,7 +20,7 @@ ensure_image_server() {
   if pid_alive "$IMAGE_SERVER_PID" node && image_server_answers >/dev/null 2>&1; then
     return 0
   fi
-  stop_pidfile "$IMAGE_SERVER_PID" node
+  stop_pidfile "$IMAGE_SERVER_PID" node "the image server"
   STARTED_IMAGE_SERVER=1
   setsid node "$LAB_SRC/image-server.mjs" --port "$IMAGE_SERVER_PORT" --image "$IMAGE_DIR/lab.qcow2" \
     --also-listen "$VM_LINK_ROOT_IP" \
@@ -29,4 +29,4 @@ ensure_image_server() {
   wait_for 10 "the image server" image_server_answers
 }
 
-remove_image_server() { stop_pidfile "$IMAGE_SERVER_PID" node; }
+remove_image_server() { stop_pidfile "$IMAGE_SERVER_PID" node "the image server"; }

@@ -42,7 +42,7 @@ remove_legacy_lab() {
   for name in "${LEGACY_PIDS[@]}"; do
     comm=${name%%-*}
     [[ $comm != dbus ]] || comm=dbus-daemon
-    stop_pidfile "$RUN_DIR/$name.pid" "$comm"
+    stop_pidfile "$RUN_DIR/$name.pid" "$comm" "$name of the old lab"
   done
   remove_netns "$NS_LEGACY_HV"
   rm -f "$POLKIT_RULE"

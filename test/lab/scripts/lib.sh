@@ -22,6 +22,10 @@ NS_LAB1=kvm2lab-lab1
 NS_LAB2=kvm2lab-lab2
 LAB1_NETNS=$NS_LAB1
 LAB2_NETNS=$NS_LAB2
+# Each host's hostname, in a UTS namespace of its own (what ConnectGetHostname answers): real hosts
+# never share one, and the dashboard's host card must tell them apart.
+LAB1_HOSTNAME=kvm2lab-lab1
+LAB2_HOSTNAME=kvm2lab-lab2
 # The old layout's hypervisor namespace (one libvirtd behind both sshds): down.sh still removes it.
 NS_LEGACY_HV=kvm2lab-hv
 
@@ -110,23 +114,54 @@ pid_alive() {
 # running PID: the process exists and is not a zombie (this machine's init reaps orphans slowly).
 running() {
   local stat
-  stat=$(cat "/proc/$1/stat" 2>/dev/null) || return 1
+  # read, not $(cat ...): no process forked for each look (stop_pids looks ten times a second).
+  read -r stat 2>/dev/null <"/proc/$1/stat" || return 1
   stat=${stat##*) }
   [[ ${stat:0:1} != Z ]]
 }
 
-# stop_pidfile PIDFILE COMM: TERM the process, wait up to 10 s, then KILL; remove the pid file.
-stop_pidfile() {
-  local pid i
-  if pid_alive "$1" "$2"; then
-    pid=$(<"$1")
-    kill "$pid" 2>/dev/null || true
-    for ((i = 0; i < 100; i++)); do
-      running "$pid" || break
-      sleep 0.1
+# How long a daemon gets to exit on SIGTERM before stop_pids sends SIGKILL: lab2's libvirtd 11.3
+# took more than 20 s on a busy 2-core machine, and the lab wants it down, not a graceful exit.
+STOP_GRACE_SECONDS=${STOP_GRACE_SECONDS:-10}
+
+# stop_pids WHAT PID...: SIGTERM, up to STOP_GRACE_SECONDS (whole seconds) for each to exit, then
+# SIGKILL for what still runs; one line per pid says which signal ended it (the test harness's
+# stopProcess, harness/stop-daemon.ts, does the same).
+stop_pids() {
+  local what=$1 pid start now ticks
+  shift
+  local -A exited_us=()
+  (($# > 0)) || return 0
+  start=${EPOCHREALTIME/./}
+  kill "$@" 2>/dev/null || true
+  # A deadline, not a count of 0.1 s sleeps: on a busy machine each round takes longer.
+  while :; do
+    now=${EPOCHREALTIME/./}
+    for pid; do
+      [[ -n ${exited_us[$pid]:-} ]] || running "$pid" || exited_us[$pid]=$((now - start))
     done
-    ! running "$pid" || kill -9 "$pid" 2>/dev/null || true
-  fi
+    ((${#exited_us[@]} < $# && now - start < STOP_GRACE_SECONDS * 1000000)) || break
+    sleep 0.1
+  done
+  for pid; do
+    if [[ -n ${exited_us[$pid]:-} ]]; then
+      log "stopped $what (pid $pid): SIGTERM, exited after $((exited_us[$pid] / 1000000)).$((exited_us[$pid] / 100000 % 10)) s"
+    elif kill -9 "$pid" 2>/dev/null; then
+      log "stopped $what (pid $pid): SIGKILL, still running $STOP_GRACE_SECONDS s after SIGTERM"
+    else
+      log "stopped $what (pid $pid): SIGTERM, exited after $STOP_GRACE_SECONDS s"
+    fi
+  done
+  # SIGKILL ends a process unless it is in an uninterruptible wait: give that a few seconds.
+  for pid; do
+    for ((ticks = 0; ticks < 50; ticks++)); do running "$pid" || break; sleep 0.1; done
+  done
+}
+
+# stop_pidfile PIDFILE COMM [WHAT]: stop_pids the process in PIDFILE (when it runs as COMM);
+# remove the pid file.
+stop_pidfile() {
+  if pid_alive "$1" "$2"; then stop_pids "${3:-$2}" "$(<"$1")"; fi
   rm -f "$1"
 }
 

@@ -69,11 +69,7 @@ kill_netns_processes() {
   pids=$(ip netns pids "$1" 2>/dev/null || true)
   [[ -n $pids ]] || return 0
   # shellcheck disable=SC2086 # one pid per word
-  kill $pids 2>/dev/null || true
-  sleep 0.5
-  pids=$(ip netns pids "$1" 2>/dev/null || true)
-  # shellcheck disable=SC2086
-  [[ -z $pids ]] || kill -9 $pids 2>/dev/null || true
+  stop_pids "a process in namespace $1" $pids
 }
 
 # remove_netns NETNS: its processes, then the namespace (which takes its veth ends and bridge along).

@@ -30,6 +30,7 @@ function hostOf(name) {
     host: v('ADDR'),
     port: Number(v('PORT')),
     netns: v('NETNS'),
+    hostname: v('HOSTNAME'), // its own UTS namespace's: what ConnectGetHostname answers
     libvirtVersion: v('LIBVIRT_VERSION'),
     initPidFile: v('INIT_PID_FILE'),
     rootPath,

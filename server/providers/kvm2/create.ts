@@ -15,6 +15,7 @@ import { instanceLogger, sleep, type Kvm2Context } from './context';
 import { domainStateName, existingDomainAction, failsRightAfterStart, isRunningState, lookupDomain, readMark } from './domain';
 import { imageContentLength } from './image-fetch';
 import { cachedImage, checkCachedBase, checkPoolSpace, ensureImage, lookupVolume, neededBytes, runningPoolInfo, type CacheTarget } from './image';
+import { imageLockKey } from './keyed-lock';
 import type { LibvirtAPI } from './libvirt-api';
 import { formatCreated } from './metadata';
 import { resolvePlacement, type ResolvedPlacement } from './placement';
@@ -134,8 +135,31 @@ async function prepareBase(attempt: Attempt, pool: StoragePool): Promise<Storage
   const state = await cachedImage(target);
   const imageBytes = state.kind === 'cached' ? 0 : await imageContentLength(image.url, { signal, timeoutMs: context.budgets.headMs });
   checkPoolSpace({ host: host.name, pool: pool.name, info, needed: neededBytes({ imageBytes, diskSizeGb: context.settings.diskSizeGb }) });
-  const imageContext = { backend: context.backend, budgets: context.budgets, locks: context.imageLocks, tracker: context.downloads };
+  const imageContext = { backend: context.backend, budgets: context.budgets, tracker: context.downloads };
   return ensureImage(imageContext, target, state);
+}
+
+/**
+ * The base (checked) and this domain's overlay on it, under the image lock of (host, base volume)
+ * from the cache check to the overlay: concurrent Creates download once, and an eviction, which
+ * refuses while the lock is held, cannot take the base before the overlay backs onto it.
+ */
+async function prepareDisk(attempt: Attempt, pool: StoragePool): Promise<{ api: LibvirtAPI; basePath: string; overlay: StorageVol }> {
+  const { context, placement, signal } = attempt;
+  const { host, image } = placement;
+  return context.imageLocks.run(
+    imageLockKey(host.name, image.baseVolume),
+    async () => {
+      const base = await prepareBase(attempt, pool);
+      // After a download, the pooled connection may have been redialled; pick up the live one.
+      const api = await context.backend.pooled(host.name, { signal });
+      await checkCachedBase({ api, host: host.name, image, signal }, base);
+      const basePath = await api.storageVolGetPath(base, { signal });
+      const overlay = await ensureOverlay({ ...attempt, api }, pool, basePath);
+      return { api, basePath, overlay };
+    },
+    signal,
+  );
 }
 
 /** Everything a new domain needs, then the domain itself, started. */
@@ -157,13 +181,8 @@ async function build(attempt: Attempt): Promise<void> {
     'kvm2 create resolved',
   );
   const pool = await attempt.api.storagePoolLookupByName(host.pool, { signal });
-  const base = await prepareBase(attempt, pool);
-  // After a download, the pooled connection may have been redialled; pick up the live one.
-  const api = await context.backend.pooled(host.name, { signal });
+  const { api, basePath, overlay } = await prepareDisk(attempt, pool);
   const afterImage: Attempt = { ...attempt, api };
-  await checkCachedBase({ api, host: host.name, image, signal }, base);
-  const basePath = await api.storageVolGetPath(base, { signal });
-  const overlay = await ensureOverlay(afterImage, pool, basePath);
   const overlayPath = await api.storageVolGetPath(overlay, { signal });
   const seed = await rebuildSeed(afterImage, pool);
   const seedPath = await api.storageVolGetPath(seed, { signal });

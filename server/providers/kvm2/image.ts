@@ -20,7 +20,6 @@ import type { DownloadTracker } from './download-progress';
 import { captureHead, describeExternalFiles, externalFiles, headerBytes } from './image-header';
 import { openImageStream, type ImageStream } from './image-fetch';
 import type { ResolvedImage } from './image-resolve';
-import type { KeyedLock } from './keyed-lock';
 import type { HostBackend, LibvirtAPI } from './libvirt-api';
 import { baseVolumeXML, diskSizeBytes, markerSizeBytes, markerVolumeXML } from './volume';
 
@@ -52,8 +51,6 @@ export interface CacheTarget {
 export interface ImageCacheContext {
   backend: HostBackend;
   budgets: Budgets;
-  /** per (host, base volume): concurrent Creates download once */
-  locks: KeyedLock;
   tracker: DownloadTracker;
 }
 
@@ -257,33 +254,17 @@ function fetchImage(context: ImageCacheContext, target: CacheTarget): Promise<St
 }
 
 /**
- * The base volume of `image`, downloading it first when the pool has no complete copy. Callers
- * for the same (host, volume) queue: the first fetches, the rest find its marker.
+ * The base volume of `image`, downloading it first when `state` (read under the lock) found no
+ * complete copy. Call under the image lock of (host, base volume): concurrent Creates then fetch
+ * once, and an eviction is refused while a Create holds it.
  */
-export async function ensureImage(context: ImageCacheContext, target: CacheTarget, known?: CacheState): Promise<StorageVol> {
-  if (known?.kind === 'cached') return known.base;
-  const key = `${target.host}\u0000${target.image.baseVolume}`;
-  return context.locks.run(
-    key,
-    async () => {
-      const state = await cachedImage(target);
-      if (state.kind === 'cached') return state.base;
-      if (state.kind === 'incomplete') {
-        target.logger.debug({ volume: target.image.baseVolume, reason: state.reason }, 'image marker forces a refetch');
-        const marker = await lookupVolume(target.api, target.pool, target.image.markerVolume, target.signal);
-        if (marker) await target.api.storageVolDelete(marker, { signal: target.signal });
-        await target.api.storageVolDelete(state.base, { signal: target.signal });
-      }
-      return fetchImage(context, target);
-    },
-    target.signal,
-  );
-}
-
-/** Manual eviction in the safe order: marker first, so an interrupted eviction only forces a refetch. */
-export async function evictImage(target: Omit<CacheTarget, 'logger' | 'host'>): Promise<void> {
-  const marker = await lookupVolume(target.api, target.pool, target.image.markerVolume, target.signal);
-  if (marker) await target.api.storageVolDelete(marker, { signal: target.signal });
-  const base = await lookupVolume(target.api, target.pool, target.image.baseVolume, target.signal);
-  if (base) await target.api.storageVolDelete(base, { signal: target.signal });
+export async function ensureImage(context: ImageCacheContext, target: CacheTarget, state: CacheState): Promise<StorageVol> {
+  if (state.kind === 'cached') return state.base;
+  if (state.kind === 'incomplete') {
+    target.logger.debug({ volume: target.image.baseVolume, reason: state.reason }, 'image marker forces a refetch');
+    const marker = await lookupVolume(target.api, target.pool, target.image.markerVolume, target.signal);
+    if (marker) await target.api.storageVolDelete(marker, { signal: target.signal });
+    await target.api.storageVolDelete(state.base, { signal: target.signal });
+  }
+  return fetchImage(context, target);
 }

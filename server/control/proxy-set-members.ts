@@ -8,7 +8,7 @@ import type { ManagedProxySpec, ProxySpec } from '@/lib/proxy-spec';
 import type { ProxyRecord } from '@/server/store/proxies';
 import { specHash } from './names';
 import type { SetMember, SetPolicy } from './proxy-set-decide';
-import { toProxyView } from './proxy-view';
+import { probeTarget } from './prober';
 
 /** The labels of a member: the template's plus `proxyset=<set>`. */
 export function memberLabels(setName: string, template: ProxySetTemplate): Record<string, string> {
@@ -72,24 +72,27 @@ export function memberFacts(
   record: ProxyRecord,
   options: { setName: string; template: ProxySetTemplate; templateHash: string; displaced: ReadonlySet<string>; diagnosis?: string; hashOf?: (record: ProxyRecord) => string },
 ): SetMember {
-  const view = toProxyView(record);
-  const ready = view.status.phase === 'Ready';
+  // The Ready rule of proxy-view.ts (Running plus a passing probe of the current address), without
+  // building the whole view: that hashes the spec and the name, per member, every pass.
+  const target = probeTarget(record);
+  const probe = target !== undefined && record.probe?.target === target ? record.probe : undefined;
+  const deleting = record.deletionRequestedAt !== undefined;
+  const ready = !deleting && record.status.phase === 'Running' && probe?.healthy === true;
   const createdAtMs = Date.parse(record.createdAt);
   // Not Ready since the later of: its creation, its last probe flip, its last provisioning flip.
-  const since = [createdAtMs, ...view.status.conditions.map((condition) => Date.parse(condition.lastTransitionTime))].filter(Number.isFinite);
   const provisioned = findCondition(record.status.conditions, 'Provisioned');
-  if (provisioned) since.push(Date.parse(provisioned.lastTransitionTime));
+  const since = [createdAtMs, Date.parse(probe?.condition.lastTransitionTime ?? ''), Date.parse(provisioned?.lastTransitionTime ?? '')].filter(Number.isFinite);
   const zone = record.spec.mode === 'Managed' ? record.spec.placement.zone : undefined;
   return {
     name: record.name,
     host: zone ?? '',
     ready,
-    failed: view.status.phase === 'Failed',
-    deleting: record.deletionRequestedAt !== undefined,
+    failed: !deleting && record.status.phase === 'Failed',
+    deleting,
     current: (options.hashOf ?? ((member: ProxyRecord) => memberTemplateHash(member.spec)))(record) === options.templateHash,
     labelsCurrent: sameLabels(record.spec.labels, memberLabels(options.setName, options.template)),
     createdAtMs,
-    ...(ready ? {} : { notReadySinceMs: Math.max(...since.filter(Number.isFinite)) }),
+    ...(ready ? {} : { notReadySinceMs: Math.max(...since) }),
     ...(options.diagnosis !== undefined ? { diagnosis: options.diagnosis } : {}),
     displaced: options.displaced.has(record.name),
   };

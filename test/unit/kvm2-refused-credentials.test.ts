@@ -85,7 +85,7 @@ describe('a host that refuses the credentials', () => {
     expect(s.logins()).toBe(1);
   });
 
-  it('is dialled by the health check at most once a minute, which keeps reporting Unauthorized, and recovers when it gets through', async () => {
+  it('is dialled by the health check a minute after the refusal, then after 2, 4, 8 and at most 15 minutes; it keeps reporting Unauthorized and recovers when it gets through', async () => {
     const s = await setup();
     expect((await healthCheck(s)).reason).toBe('Unauthorized');
     expect(s.logins()).toBe(1);
@@ -95,22 +95,28 @@ describe('a host that refuses the credentials', () => {
     expect(skipped).toMatchObject({ ready: false, reason: 'Unauthorized', details: { user: 'tester', pool: 'default' } });
     expect(s.logins()).toBe(1);
 
+    // Each try that is refused again doubles the wait: fail2ban's stock jail bans after 5 in 10 min.
+    const minute = 60_000;
     s.clock.now += 30_000;
-    expect((await healthCheck(s)).reason).toBe('Unauthorized');
-    expect(s.logins()).toBe(2);
+    let logins = 1;
+    for (const waitMs of [2 * minute, 4 * minute, 8 * minute, 15 * minute, 15 * minute]) {
+      expect((await healthCheck(s)).reason).toBe('Unauthorized');
+      logins += 1;
+      expect(s.logins()).toBe(logins);
+      s.clock.now += waitMs - 1_000;
+      expect((await healthCheck(s)).reason).toBe('Unauthorized');
+      expect(s.logins()).toBe(logins);
+      s.clock.now += 1_000;
+    }
 
-    // The admin adds our key to authorized_keys on the host: the next minute's check gets through.
+    // The admin adds our key to authorized_keys on the host: the next check gets through.
     s.authorized.push(s.clientKey);
-    s.clock.now += 59_000;
-    expect((await healthCheck(s)).reason).toBe('Unauthorized');
-    expect(s.logins()).toBe(2);
-    s.clock.now += 1_000;
     expect((await healthCheck(s)).reason).toBe('Reachable');
-    expect(s.logins()).toBe(3);
+    expect(s.logins()).toBe(logins + 1);
 
     const api = await s.backend.pooled('hv1');
     expect(await api.connectGetHostname()).toBe('fake-hv');
-    expect(s.logins()).toBe(4);
+    expect(s.logins()).toBe(logins + 2);
   });
 
   it.each([

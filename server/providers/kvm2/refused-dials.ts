@@ -10,7 +10,9 @@
 // fails at once with the remembered error, until
 // - the key file or the known_hosts file changes (inode, size, mtime or ctime: a rotated Secret
 //   swaps a symlink, an edit changes size or mtime; read with two stat calls per dial), or
-// - the health check, which may dial a latched host at most once per `retryMs`, gets through.
+// - the health check, which may dial a latched host once `retryMs` after the refusal, then after
+//   twice as long each time up to `maxRetryMs` (fail2ban's stock jail bans after 5 failures in 10
+//   minutes: a fixed minute would still get the server banned), gets through.
 // The remembered error stays the cause, so the health check keeps reporting Unauthorized. One
 // RefusedDials serves a provider entry across config reloads (Kvm2SharedState), so a reload does
 // not cost another failed login per refusing host.
@@ -19,8 +21,10 @@ import { ErrPermanent } from '@/server/providers/errors';
 import { SshError } from '@/server/ssh';
 import { findInCauses } from './errors';
 
-/** How often the health check may dial a latched host: once a minute at most. */
+/** How long after a refusal the health check may dial the host again: a minute, doubling each time. */
 export const defaultRefusedRetryMs = 60_000;
+/** The longest wait between the health check's tries at a refusing host. */
+export const defaultRefusedMaxRetryMs = 15 * 60_000;
 
 /** What the credential files look like now; a different stamp means someone changed one. */
 export async function credentialStamp(files: ReadonlyArray<string | undefined>): Promise<string> {
@@ -50,6 +54,8 @@ interface Refusal {
   since: number;
   /** when a dial was last let through to the host */
   lastDial: number;
+  /** the health check's tries since the refusal (each doubles the wait before the next) */
+  retries: number;
 }
 
 export interface RefusedDialsOptions {
@@ -57,6 +63,8 @@ export interface RefusedDialsOptions {
   now?: () => number;
   /** Defaults to defaultRefusedRetryMs. */
   retryMs?: number;
+  /** Defaults to defaultRefusedMaxRetryMs. */
+  maxRetryMs?: number;
 }
 
 /** Before a dial: `skip` is the error to fail with instead of dialling. */
@@ -70,10 +78,17 @@ export class RefusedDials {
   private readonly refusals = new Map<string, Refusal>();
   private readonly now: () => number;
   private readonly retryMs: number;
+  private readonly maxRetryMs: number;
 
   constructor(options: RefusedDialsOptions = {}) {
     this.now = options.now ?? Date.now;
     this.retryMs = options.retryMs ?? defaultRefusedRetryMs;
+    this.maxRetryMs = options.maxRetryMs ?? defaultRefusedMaxRetryMs;
+  }
+
+  /** The wait before the health check's next try at a refusing host. */
+  private waitAfter(refusal: Refusal): number {
+    return Math.min(this.retryMs * 2 ** refusal.retries, Math.max(this.retryMs, this.maxRetryMs));
   }
 
   /**
@@ -88,11 +103,13 @@ export class RefusedDials {
       return { lifted: true };
     }
     const now = this.now();
-    if (options.healthCheck && now - refusal.lastDial >= this.retryMs) {
+    const wait = this.waitAfter(refusal);
+    if (options.healthCheck && now - refusal.lastDial >= wait) {
       refusal.lastDial = now;
+      refusal.retries += 1;
       return {};
     }
-    return { skip: skipped(host, refusal, this.retryMs) };
+    return { skip: skipped(host, refusal, wait) };
   }
 
   /** After a failed dial that began with `stamp`: latches when the failure is permanent. True when newly latched. */
@@ -101,7 +118,7 @@ export class RefusedDials {
     if (!error) return false;
     const known = this.refusals.get(host);
     const now = this.now();
-    this.refusals.set(host, { error, stamp, since: known?.since ?? now, lastDial: known?.lastDial ?? now });
+    this.refusals.set(host, { error, stamp, since: known?.since ?? now, lastDial: known?.lastDial ?? now, retries: known?.retries ?? 0 });
     return known === undefined;
   }
 
@@ -111,12 +128,12 @@ export class RefusedDials {
   }
 }
 
-function skipped(host: string, refusal: Refusal, retryMs: number): ErrPermanent {
+function skipped(host: string, refusal: Refusal, waitMs: number): ErrPermanent {
   const since = new Date(refusal.since).toISOString();
-  const minutes = Math.max(1, Math.round(retryMs / 60_000));
+  const minutes = Math.max(1, Math.round(waitMs / 60_000));
   return new ErrPermanent(
     `${refusal.error.message} (host ${host} is not dialled again since ${since}: the server retries once the key or known_hosts file changes, ` +
-      `or when the health check, at most once every ${minutes === 1 ? 'minute' : `${minutes} minutes`}, gets through)`,
+      `or when the health check, next in at most ${minutes === 1 ? 'a minute' : `${minutes} minutes`} after its last try, gets through)`,
     { cause: refusal.error },
   );
 }

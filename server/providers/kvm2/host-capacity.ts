@@ -54,8 +54,9 @@ export function kvm2HostCapacity(context: Kvm2Context): HostCapacityReader {
     needs: (placement: Placement) => {
       // The whole placement is checked before any host is measured or a choice recorded (the
       // spec's order, zone aside: the control plane is about to choose it): machineType, image.
+      // The placement preview asks with no image ('').
       const memoryMiB = machineType(context.settings, placement.machineType).memoryMiB;
-      resolveImage(context.settings, placement.image);
+      if (placement.image !== '') resolveImage(context.settings, placement.image);
       return { diskBytes: diskSizeBytes(context.settings.diskSizeGb) + seedReserveBytes, memoryBytes: memoryMiB * 1024 * 1024 };
     },
     measure: (host, options = {}) => measureHost(context, host, options.signal),

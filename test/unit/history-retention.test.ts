@@ -26,6 +26,10 @@ const housekeeping = () =>
 /** One sample a minute for the last `days` days, oldest first. */
 const minutes = (days: number) => Array.from({ length: days * day / minute }, (_, i) => nowMs - days * day + (i + 1) * minute);
 
+// Seeding a week of one-minute samples is ~23,000 inserts: 3.9 s alone on an idle 2-core machine,
+// past vitest's 5 s default in a loaded unit run.
+const seedingTimeoutMs = 60_000;
+
 describe('history retention', () => {
   it('thins probe history past a day to one probe per proxy and bucket, and drops it past the retention', async () => {
     for (const uid of ['uid-a', 'uid-b']) {
@@ -41,7 +45,7 @@ describe('history retention', () => {
       expect(older.length).toBeGreaterThanOrEqual((6 * day) / downsampleBucketMs);
       expect(older.length).toBeLessThanOrEqual((6 * day) / downsampleBucketMs + 1);
     }
-  });
+  }, seedingTimeoutMs);
 
   it('thins provider health history the same way, per target', async () => {
     for (const at of minutes(3)) {
@@ -57,7 +61,7 @@ describe('history retention', () => {
       expect(kept.filter((at) => at >= nowMs - fullResolutionMs)).toHaveLength(day / minute + 1); // both ends inclusive
       expect(kept.filter((at) => at < nowMs - fullResolutionMs).length).toBeLessThanOrEqual((2 * day) / downsampleBucketMs + 1);
     }
-  });
+  }, seedingTimeoutMs);
 
   it('forgets the probes of a Proxy that is removed', async () => {
     await store.proxies.insert({ uid: 'uid-a', name: 'alpha', spec: { mode: 'Static', address: '192.0.2.1', port: 3128, labels: {} }, now: new Date(nowMs).toISOString() });

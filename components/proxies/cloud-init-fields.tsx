@@ -1,10 +1,13 @@
 'use client';
 // Where the Proxy's cloud-init comes from: the Squid preset (only the networks entered may use the
-// proxy), pasted or loaded from a file as-is (sent byte for byte, never re-rendered), or none.
+// proxy), pasted or loaded from a file as-is (sent byte for byte, never re-rendered, checked by the
+// editor), none, or (editing) the one stored, which the API never sends back.
 import { Field, controlClass } from '@/components/ui/field';
+import { checkCloudInit } from './cloud-init-check';
+import { CloudInitEditor } from './cloud-init-editor';
 import { parseNetworks, squidCloudInit } from './squid-preset';
 
-export type CloudInitSource = 'squid' | 'paste' | 'none';
+export type CloudInitSource = 'keep' | 'squid' | 'paste' | 'none';
 
 export interface CloudInitState {
   source: CloudInitSource;
@@ -18,22 +21,44 @@ const sources: Array<{ value: CloudInitSource; label: string; hint: string }> = 
   { value: 'none', label: 'None', hint: 'The image boots with no user-data.' },
 ];
 
+export interface ResolvedCloudInit {
+  /** undefined: keep the stored user-data (left out of a PUT) */
+  cloudInit: string | undefined;
+  error?: string;
+  /** the form field the error belongs to */
+  field?: 'networks' | 'cloudInit';
+}
+
 /** The user-data to send, or the error that stops the form. */
-export function resolveCloudInit(state: CloudInitState, port: number): { cloudInit: string; error?: string } {
+export function resolveCloudInit(state: CloudInitState, port: number): ResolvedCloudInit {
+  if (state.source === 'keep') return { cloudInit: undefined };
   if (state.source === 'none') return { cloudInit: '' };
-  if (state.source === 'paste') return { cloudInit: state.pasted };
+  if (state.source === 'paste') {
+    const check = checkCloudInit(state.pasted);
+    return check.ok ? { cloudInit: state.pasted } : { cloudInit: state.pasted, error: check.message, field: 'cloudInit' };
+  }
   const { networks, error } = parseNetworks(state.networks);
-  if (error) return { cloudInit: '', error };
+  if (error) return { cloudInit: '', error, field: 'networks' };
   return { cloudInit: squidCloudInit({ port: Number.isInteger(port) ? port : 3128, networks }) };
 }
 
-export function CloudInitFields({ state, onChange, port, errors }: { state: CloudInitState; onChange: (next: CloudInitState) => void; port: number; errors: { networks?: string; cloudInit?: string } }) {
-  const preview = state.source === 'squid' ? resolveCloudInit(state, port) : undefined;
+export interface CloudInitFieldsProps {
+  state: CloudInitState;
+  onChange: (next: CloudInitState) => void;
+  port: number;
+  errors: { networks?: string; cloudInit?: string };
+  /** editing: the size of the stored user-data, offered as "keep" */
+  stored?: { bytes: number };
+}
+
+export function CloudInitFields({ state, onChange, port, errors, stored }: CloudInitFieldsProps) {
+  const preview = state.source === 'squid' || state.source === 'paste' ? resolveCloudInit(state, port) : undefined;
+  const choices = stored ? [{ value: 'keep' as const, label: 'Keep the current cloud-init', hint: `${stored.bytes} bytes, unchanged (the VM is not replaced for it).` }, ...sources] : sources;
   return (
     <fieldset className="space-y-3">
       <legend className="sr-only">Cloud-init source</legend>
       <div className="space-y-2">
-        {sources.map((source) => (
+        {choices.map((source) => (
           <label key={source.value} className="flex items-start gap-2 text-sm">
             <input type="radio" name="cloud-init-source" value={source.value} checked={state.source === source.value} onChange={() => onChange({ ...state, source: source.value })} className="mt-1 focus-visible:outline-2 focus-visible:outline-blue-600" />
             <span>
@@ -60,9 +85,8 @@ export function CloudInitFields({ state, onChange, port, errors }: { state: Clou
       ) : null}
       {state.source === 'paste' ? (
         <>
-          <Field id="cloud-init" label="cloud-init user-data" error={errors.cloudInit} hint="At most 64 KiB. Loading a file keeps its bytes exactly, line endings included.">
-            {(aria) => <textarea {...aria} rows={10} spellCheck={false} className={`${controlClass} font-mono text-xs`} value={state.pasted} onChange={(event) => onChange({ ...state, pasted: event.target.value })} placeholder={'#cloud-config\n…'} />}
-          </Field>
+          <CloudInitEditor id="cloud-init" value={state.pasted} error={errors.cloudInit} onChange={(pasted) => onChange({ ...state, pasted })} />
+          {preview && !preview.error && preview.cloudInit ? <UserDataPreview text={preview.cloudInit} /> : null}
           <div>
             <label htmlFor="cloud-init-file" className="text-sm font-medium text-slate-900">
               Or load a file
@@ -80,5 +104,17 @@ export function CloudInitFields({ state, onChange, port, errors }: { state: Clou
         </>
       ) : null}
     </fieldset>
+  );
+}
+
+/** Exactly what the VM's NoCloud seed will carry as user-data, byte for byte. */
+function UserDataPreview({ text }: { text: string }) {
+  return (
+    <details className="rounded-md border border-slate-200 bg-slate-50 p-2 text-sm">
+      <summary className="cursor-pointer font-medium text-slate-800">Show the user-data the VM will get ({new TextEncoder().encode(text).length} bytes)</summary>
+      <pre tabIndex={0} aria-label="User-data the VM will get" data-testid="user-data-preview" className="mt-2 overflow-x-auto text-xs text-slate-800 focus-visible:outline-2 focus-visible:outline-blue-600">
+        {text}
+      </pre>
+    </details>
   );
 }

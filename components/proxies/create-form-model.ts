@@ -68,7 +68,7 @@ export function buildInput(state: CreateFormState): { input: ProxyCreateInput; e
   if (!parsed.success) {
     for (const issue of fieldErrors(parsed.error)) errors[fieldKey(issue.path)] ??= issue.message;
   }
-  if (cloudInit.error) errors.networks = cloudInit.error;
+  if (cloudInit.error) errors[cloudInit.field ?? 'networks'] = cloudInit.error;
   return { input, errors };
 }
 

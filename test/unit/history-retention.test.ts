@@ -1,24 +1,17 @@
 // Housekeeping keeps a week of provider health and probe history: every sample of the last day,
 // one per five minutes and series before that, nothing older than the retention.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { downsampleBucketMs, fullResolutionMs, Housekeeping } from '@/server/control/housekeeping';
-import { openStore, type Store } from '@/server/store';
-import { silentLogger, tempDir } from '@/test/fakes/control-plane';
+import type { Store } from '@/server/store';
+import { silentLogger } from '@/test/fakes/control-plane';
+import { storePerTest } from '../support/temp-store';
 
 const minute = 60_000;
 const day = 24 * 60 * minute;
 const nowMs = Date.UTC(2026, 11, 1, 12);
 
-let dir: ReturnType<typeof tempDir>;
 let store: Store;
-beforeEach(async () => {
-  dir = tempDir();
-  store = await openStore({ dataDir: dir.path });
-});
-afterEach(async () => {
-  await store.close();
-  dir.remove();
-});
+storePerTest((opened) => (store = opened));
 
 const housekeeping = () =>
   new Housekeeping({ store, clock: { now: () => nowMs, setTimeout: () => undefined, clearTimeout: () => undefined }, logger: silentLogger(), intervalMs: 600_000, healthHistoryRetentionMs: 7 * day, eventRetentionMs: 7 * day });

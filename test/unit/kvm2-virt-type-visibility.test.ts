@@ -3,29 +3,22 @@
 // host that offered KVM and no longer does carries a warning condition (kept across checks and
 // restarts, through the recorded targets) and a warning log line; an explicit `virtType: kvm`
 // never falls back: Create fails permanently, saying what to do, before anything is defined.
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { systemClock } from '@/server/control/clock';
 import { Monitor } from '@/server/control/monitor';
 import { errorClassOf } from '@/server/providers/errors';
-import { openStore, type Store } from '@/server/store';
-import { providerSetOf, silentLogger, tempDir } from '@/test/fakes/control-plane';
+import type { Store } from '@/server/store';
+import { providerSetOf, silentLogger } from '@/test/fakes/control-plane';
 import { FakeHypervisor } from '@/test/fakes/fake-libvirt';
 import { failureOf, makeHarness, TestMirror } from './kvm2-fixture';
+import { storePerTest } from '../support/temp-store';
 
 const mirror = new TestMirror();
 beforeAll(() => mirror.start());
 afterAll(() => mirror.stop());
 
-let dir: ReturnType<typeof tempDir>;
 let store: Store;
-beforeEach(async () => {
-  dir = tempDir();
-  store = await openStore({ dataDir: dir.path });
-});
-afterEach(async () => {
-  await store.close();
-  dir.remove();
-});
+storePerTest((opened) => (store = opened));
 
 const hypervisorOffering = (virtTypes: string[]) => {
   const hypervisor = new FakeHypervisor();

@@ -2,27 +2,22 @@
 // the spec describes every target: one per configured host, each carrying `user` and `pool`, with
 // a reason from the spec's table (Timeout for the overrun, APIError for the throw), from the very
 // first round (before any earlier result could name the targets).
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '@/server/control/clock';
 import { Monitor } from '@/server/control/monitor';
 import { checkReason } from '@/server/providers/kvm2/check';
-import { openStore, type Store } from '@/server/store';
-import { providerSetOf, silentLogger, tempDir } from '@/test/fakes/control-plane';
+import type { Store } from '@/server/store';
+import { providerSetOf, silentLogger } from '@/test/fakes/control-plane';
 import { makeHarness, TestMirror } from './kvm2-fixture';
+import { storePerTest } from '../support/temp-store';
 
 const mirror = new TestMirror();
 beforeAll(() => mirror.start());
 afterAll(() => mirror.stop());
 
-let dir: ReturnType<typeof tempDir>;
 let store: Store;
-beforeEach(async () => {
-  dir = tempDir();
-  store = await openStore({ dataDir: dir.path });
-});
-afterEach(async () => {
-  await store.close();
-  dir.remove();
+storePerTest((opened) => (store = opened));
+afterEach(() => {
   vi.useRealTimers();
 });
 

@@ -3,10 +3,24 @@
 // domains of every kind (ours, ours but orphaned, the first-generation provider's, hand-made, one
 // with an unreadable mark), backing onto the images through overlays or a live backing chain.
 import { DomainState } from '@/server/libvirt';
+import { withDefaults } from '@/server/providers/kvm2/kvm2';
 import { gen1MetadataURI, metadataURI } from '@/server/providers/kvm2/metadata';
 import type { FakeHypervisor } from '@/test/fakes/fake-libvirt';
 
 export const entry = 'kvm2-home';
+
+/** One host, hv-1, of entry kvm2-home with defaults applied. */
+export const settings = withDefaults({
+  name: entry,
+  type: 'kvm2',
+  kvm2: {
+    sshKeyFile: '/dev/null',
+    insecureIgnoreHostKey: true,
+    images: {},
+    machineTypes: { small: { vcpus: 1, memoryMiB: 256 } },
+    hosts: [{ name: 'hv-1', address: '10.0.0.1:22', user: 'virt', bridge: 'br0' }],
+  },
+} as Parameters<typeof withDefaults>[0]);
 export const poolPath = '/var/lib/libvirt/default';
 export const digest = 'ab'.repeat(32);
 export const images = {

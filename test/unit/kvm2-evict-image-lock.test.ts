@@ -7,22 +7,10 @@ import { StoragePoolState } from '@/server/libvirt';
 import { DownloadTracker } from '@/server/providers/kvm2/download-progress';
 import { evictCachedImage, ImageBusyError, ImageInUseError } from '@/server/providers/kvm2/inventory';
 import { KeyedLock } from '@/server/providers/kvm2/keyed-lock';
-import { withDefaults } from '@/server/providers/kvm2/kvm2';
 import { FakeHostBackend } from '@/test/fakes/fake-host-backend';
 import { FakeHypervisor } from '@/test/fakes/fake-libvirt';
-import { entry, images, populateHost } from './inventory-fixture';
+import { images, populateHost, settings } from './inventory-fixture';
 
-const settings = withDefaults({
-  name: entry,
-  type: 'kvm2',
-  kvm2: {
-    sshKeyFile: '/dev/null',
-    insecureIgnoreHostKey: true,
-    images: {},
-    machineTypes: { small: { vcpus: 1, memoryMiB: 256 } },
-    hosts: [{ name: 'hv-1', address: '10.0.0.1:22', user: 'virt', bridge: 'br0' }],
-  },
-} as Parameters<typeof withDefaults>[0]);
 
 let hypervisor: FakeHypervisor;
 let backend: FakeHostBackend;

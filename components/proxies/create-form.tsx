@@ -13,6 +13,7 @@ import { ErrorPanel } from '@/components/ui/error-panel';
 import { Field, controlClass } from '@/components/ui/field';
 import { Panel } from '@/components/ui/panel';
 import { SkeletonRows } from '@/components/ui/skeleton';
+import { CatalogueSelect as Select } from './catalogue-select';
 import { CloudInitFields } from './cloud-init-fields';
 import { buildInput, choicesFor, type CreateFormState, customImage, fieldElementId, fieldOrder, fieldsFromServer, initialFormState } from './create-form-model';
 import { LabelsEditor } from './labels-editor';
@@ -45,31 +46,6 @@ function focusFirstError(errors: FieldMessages): void {
   const element = document.getElementById(fieldElementId[first]);
   if (element instanceof HTMLInputElement || element instanceof HTMLSelectElement || element instanceof HTMLTextAreaElement) element.focus();
   else element?.scrollIntoView({ block: 'center' });
-}
-
-/** A select over the catalogue's options; a text box when the server sent no catalogue for them. */
-function Select({ id, label, value, onChange, options, placeholder, error, hint }: { id: string; label: string; value: string; onChange: (value: string) => void; options: Array<{ value: string; label: string }>; placeholder: string; error?: string; hint?: string }) {
-  if (options.length === 0) {
-    return (
-      <Field id={id} label={label} error={error} hint={hint ?? 'The server sent no list of choices for this provider; type the value from its config.'}>
-        {(aria) => <input {...aria} className={controlClass} value={value} onChange={(event) => onChange(event.target.value)} autoComplete="off" />}
-      </Field>
-    );
-  }
-  return (
-    <Field id={id} label={label} error={error} hint={hint}>
-      {(aria) => (
-        <select {...aria} className={controlClass} value={value} onChange={(event) => onChange(event.target.value)}>
-          <option value="">{placeholder}</option>
-          {options.map((option) => (
-            <option key={option.value} value={option.value}>
-              {option.label}
-            </option>
-          ))}
-        </select>
-      )}
-    </Field>
-  );
 }
 
 function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {

@@ -4,6 +4,7 @@
 import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import type { ProxyView } from '@/lib/proxy-spec';
+import { proxySetLabel } from '@/lib/api/proxyset-spec';
 import { hostHref } from '@/components/hosts/host-card';
 import { hasCode } from '@/components/api/client';
 import { ProxyStatsPanel } from '@/components/stats/proxy-stats-panel';
@@ -84,6 +85,18 @@ function ProbeLatency({ name }: { name: string }) {
   );
 }
 
+/** A set's member is changed through its set; any other Proxy is edited and deleted here. */
+function ProxyActions({ proxy }: { proxy: ProxyView }) {
+  const set = proxy.labels[proxySetLabel];
+  if (set) return <LinkButton href={`/sets/${encodeURIComponent(set)}`}>Member of set {set}</LinkButton>;
+  return (
+    <>
+      <LinkButton href={`/proxies/${encodeURIComponent(proxy.name)}/edit`}>Edit</LinkButton>
+      <DeleteProxyButton proxy={proxy} />
+    </>
+  );
+}
+
 export function ProxyDetail({ name }: { name: string }) {
   const proxy = useProxy(name);
   if (proxy.isPending) {
@@ -108,7 +121,7 @@ export function ProxyDetail({ name }: { name: string }) {
   const waiting = view.status.phase === 'Pending' || view.status.phase === 'Provisioning';
   return (
     <>
-      <PageHeader title={view.name} description={`${view.mode} Proxy`} actions={<DeleteProxyButton proxy={view} />} />
+      <PageHeader title={view.name} description={`${view.mode} Proxy`} actions={<ProxyActions proxy={view} />} />
       <div className="space-y-6">
         {view.mode === 'Managed' ? <DownloadProgressPanel name={view.name} waiting={waiting} /> : null}
         {view.status.lastError ? (

@@ -1,13 +1,13 @@
 'use client';
 // Proxies through the API: the list (GET /api/proxies), one Proxy (GET /api/proxies/{name}), its
 // events, its probe history, the live download of its base image, create (POST) and delete
-// (DELETE). What the live stream carries polls only while it is down (live-status.ts); create and
+// (DELETE), edit (PUT). What the live stream carries polls only while it is down (live-status.ts); create and
 // delete invalidate what they changed.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { diagnosisSchema } from '@/lib/api/diagnosis';
 import { placementPreviewSchema } from '@/lib/api/placement';
 import { probeHistorySchema, proxyDownloadSchema, proxyEventListSchema, proxyListSchema, proxyViewSchema } from '@/lib/api/proxies';
-import type { ProxyCreateInput } from '@/lib/proxy-spec';
+import type { ProxyCreateInput, ProxyUpdateInput } from '@/lib/proxy-spec';
 import { apiRequest } from '@/components/api/client';
 import { usePollInterval } from '@/components/app/live-status';
 import { hostKeys } from '@/components/hosts/queries';
@@ -118,6 +118,19 @@ export function useDeleteProxy() {
     onSettled: () => {
       void queryClient.invalidateQueries({ queryKey: proxyKeys.all });
       void queryClient.invalidateQueries({ queryKey: hostKeys.providers });
+    },
+  });
+}
+
+/** PUT /api/proxies/{name}: the whole spec again; the answer is the Proxy as stored now. */
+export function useUpdateProxy(name: string) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: (input: ProxyUpdateInput) => apiRequest(`/api/proxies/${segment(name)}`, proxyViewSchema, { method: 'PUT', body: input }),
+    onSuccess: (proxy) => {
+      queryClient.setQueryData(proxyKeys.detail(proxy.name), proxy);
+      void queryClient.invalidateQueries({ queryKey: proxyKeys.list });
+      void queryClient.invalidateQueries({ queryKey: proxyKeys.events(proxy.name) });
     },
   });
 }

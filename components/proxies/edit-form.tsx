@@ -1,0 +1,123 @@
+'use client';
+// Edit a Proxy: every spec field (mode and provider aside, which cannot change), the cloud-init in
+// the checking editor, and before Save what the change does: labels only relabel in place, anything
+// in the spec hash replaces the VM. Members of a set are changed through their set.
+import { useRouter } from 'next/navigation';
+import { useMemo, useState } from 'react';
+import type { ProxyView } from '@/lib/proxy-spec';
+import { proxySetLabel } from '@/lib/api/proxyset-spec';
+import { type FieldMessages, hasCode } from '@/components/api/client';
+import { useConfig } from '@/components/config/queries';
+import { Button, LinkButton } from '@/components/ui/button';
+import { EmptyState } from '@/components/ui/empty-state';
+import { ErrorPanel } from '@/components/ui/error-panel';
+import { Field, controlClass } from '@/components/ui/field';
+import { Panel } from '@/components/ui/panel';
+import { SkeletonRows } from '@/components/ui/skeleton';
+import { CatalogueSelect } from './catalogue-select';
+import { CloudInitFields } from './cloud-init-fields';
+import { fieldsFromServer } from './create-form-model';
+import { buildUpdate, describeProxyChange, editStateFrom, type EditFormState } from './edit-form-model';
+import { LabelsEditor } from './labels-editor';
+import { useProxy, useUpdateProxy } from './queries';
+
+const changeTone = { none: 'border-slate-300 bg-slate-50 text-slate-800', labels: 'border-emerald-300 bg-emerald-50 text-emerald-950', replace: 'border-amber-300 bg-amber-50 text-amber-950' };
+
+function EditFields({ proxy }: { proxy: ProxyView }) {
+  const router = useRouter();
+  const update = useUpdateProxy(proxy.name);
+  const config = useConfig();
+  const catalogue = config.data?.providers.find((entry) => entry.name === proxy.provider)?.catalogue;
+  const [state, setState] = useState<EditFormState>(() => editStateFrom(proxy));
+  const [errors, setErrors] = useState<FieldMessages>({});
+  const [formError, setFormError] = useState<string>();
+  const set = <K extends keyof EditFormState>(key: K) => (value: EditFormState[K]) => setState((previous) => ({ ...previous, [key]: value }));
+  const built = useMemo(() => buildUpdate(state, proxy), [state, proxy]);
+  const change = describeProxyChange(proxy, built.input);
+
+  async function submit(event: React.FormEvent) {
+    event.preventDefault();
+    setFormError(undefined);
+    setErrors(built.errors);
+    if (Object.keys(built.errors).length > 0) return;
+    try {
+      await update.mutateAsync(built.input);
+      router.push(`/proxies/${encodeURIComponent(proxy.name)}`);
+    } catch (err) {
+      const fields = hasCode(err, 'ERR_INVALID_INPUT', 'ERR_PROXY_INVALID') ? fieldsFromServer(err.fields) : {};
+      setErrors(fields);
+      setFormError(fields[''] ?? (Object.keys(fields).length === 0 && err instanceof Error ? err.message : undefined));
+    }
+  }
+
+  return (
+    <form noValidate onSubmit={submit} className="space-y-6">
+      {formError ? (
+        <p role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900">
+          {formError}
+        </p>
+      ) : null}
+      <Panel title={proxy.mode === 'Managed' ? `Placement on ${proxy.provider ?? 'its provider'}` : 'Address'}>
+        <div className="grid gap-4 md:grid-cols-2">
+          {proxy.mode === 'Managed' ? (
+            <>
+              <CatalogueSelect id="proxy-zone" label="Host (zone)" value={state.zone} error={errors['placement.zone']} placeholder="Best host (automatic)" options={(catalogue?.hosts ?? []).map((host) => ({ value: host.name, label: host.name }))} onChange={set('zone')} />
+              <CatalogueSelect id="proxy-machine-type" label="Machine type" value={state.machineType} error={errors['placement.machineType']} placeholder="Choose a machine type" options={(catalogue?.machineTypes ?? []).map((type) => ({ value: type.name, label: type.name }))} onChange={set('machineType')} />
+              <Field id="proxy-image" label="Image" error={errors['placement.image']} hint="A catalogue image key or an http(s) URL of a qcow2 cloud image.">
+                {(aria) => (
+                  <>
+                    <input {...aria} list="proxy-image-options" className={controlClass} value={state.image} onChange={(event) => set('image')(event.target.value)} autoComplete="off" />
+                    <datalist id="proxy-image-options">
+                      {(catalogue?.images ?? []).map((image) => (
+                        <option key={image.key} value={image.key} />
+                      ))}
+                    </datalist>
+                  </>
+                )}
+              </Field>
+            </>
+          ) : (
+            <Field id="proxy-address" label="Address" error={errors.address} hint="Host name or IP address of the proxy.">
+              {(aria) => <input {...aria} className={controlClass} value={state.address} onChange={(event) => set('address')(event.target.value)} autoComplete="off" />}
+            </Field>
+          )}
+          <Field id="proxy-port" label="Port" error={errors.port}>
+            {(aria) => <input {...aria} inputMode="numeric" className={controlClass} value={state.port} onChange={(event) => set('port')(event.target.value)} />}
+          </Field>
+        </div>
+      </Panel>
+      <Panel title="Labels">
+        <LabelsEditor rows={state.labels} onChange={set('labels')} error={errors.labels} />
+      </Panel>
+      {proxy.mode === 'Managed' ? (
+        <Panel title="Cloud-init">
+          <CloudInitFields state={state.cloudInit} onChange={set('cloudInit')} port={Number(state.port)} errors={{ networks: errors.networks, cloudInit: errors.cloudInit }} stored={proxy.cloudInit} />
+        </Panel>
+      ) : null}
+      <p role="status" data-testid="change-summary" className={`rounded-md border p-3 text-sm ${changeTone[change.kind]}`}>
+        {change.message}
+      </p>
+      <div className="flex flex-wrap gap-3">
+        <Button type="submit" tone="primary" disabled={update.isPending || change.kind === 'none'}>
+          {update.isPending ? 'Saving…' : change.kind === 'replace' && proxy.mode === 'Managed' ? 'Save and replace the VM' : 'Save'}
+        </Button>
+        <LinkButton href={`/proxies/${encodeURIComponent(proxy.name)}`}>Cancel</LinkButton>
+      </div>
+    </form>
+  );
+}
+
+export function EditProxyForm({ name }: { name: string }) {
+  const proxy = useProxy(name);
+  if (proxy.isPending) return <SkeletonRows rows={6} label="the Proxy" />;
+  if (proxy.isError) return <ErrorPanel title="Could not load the Proxy" error={proxy.error} onRetry={() => void proxy.refetch()} />;
+  const set = proxy.data.labels[proxySetLabel];
+  if (set) {
+    return (
+      <EmptyState title={`${name} belongs to the set ${set}`} action={<LinkButton href={`/sets/${encodeURIComponent(set)}/edit`} tone="primary">Edit the set</LinkButton>}>
+        Members of a set are made from its template: edit the set, and its members are replaced, rolling.
+      </EmptyState>
+    );
+  }
+  return <EditFields proxy={proxy.data} />;
+}

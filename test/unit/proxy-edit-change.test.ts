@@ -1,0 +1,50 @@
+// The Proxy edit form says, before saving, what the change does: nothing, labels only (no VM
+// replaced), or a replaced VM naming the fields in the spec hash that changed.
+import { describe, expect, it } from 'vitest';
+import type { ProxyView } from '@/lib/proxy-spec';
+import { buildUpdate, describeProxyChange, editStateFrom } from '@/components/proxies/edit-form-model';
+
+const view: ProxyView = {
+  uid: 'u1',
+  name: 'edge-1',
+  mode: 'Managed',
+  provider: 'kvm',
+  placement: { zone: 'lab1', machineType: 'small', image: 'debian-12' },
+  port: 3128,
+  labels: { pool: 'crawl' },
+  cloudInit: { bytes: 120 },
+  createdAt: '2026-01-01T00:00:00Z',
+  updatedAt: '2026-01-01T00:00:00Z',
+  status: { phase: 'Ready', healthy: true, conditions: [], specHash: 'h' },
+};
+
+describe('the Proxy edit form', () => {
+  it('sends the whole spec again and leaves the stored cloud-init out when kept', () => {
+    const { input, errors } = buildUpdate(editStateFrom(view), view);
+    expect(errors).toEqual({});
+    expect(input).toEqual({ mode: 'Managed', provider: 'kvm', placement: { zone: 'lab1', machineType: 'small', image: 'debian-12' }, port: 3128, labels: { pool: 'crawl' } });
+  });
+
+  it.each([
+    ['nothing changed', (state: ReturnType<typeof editStateFrom>) => state, { kind: 'none', message: expect.stringMatching(/^Nothing changes/) }],
+    [
+      'labels only',
+      (state: ReturnType<typeof editStateFrom>) => ({ ...state, labels: [{ id: 1, key: 'pool', value: 'search' }] }),
+      { kind: 'labels', message: expect.stringMatching(/labels only: the VM is not replaced/i) },
+    ],
+    ['the port', (state: ReturnType<typeof editStateFrom>) => ({ ...state, port: '8080' }), { kind: 'replace', message: expect.stringMatching(/VM is replaced.*port/) }],
+    [
+      'the cloud-init',
+      (state: ReturnType<typeof editStateFrom>) => ({ ...state, cloudInit: { source: 'paste' as const, networks: '', pasted: '#cloud-config\n{}\n' } }),
+      { kind: 'replace', message: expect.stringMatching(/VM is replaced.*cloud-init/) },
+    ],
+  ])('says what changing %s does', (_name, edit, expected) => {
+    const state = edit(editStateFrom(view));
+    expect(describeProxyChange(view, buildUpdate(state, view).input)).toEqual(expected);
+  });
+
+  it('refuses a cloud-config with a YAML error on the cloud-init field', () => {
+    const state = { ...editStateFrom(view), cloudInit: { source: 'paste' as const, networks: '', pasted: '#cloud-config\na: [\n' } };
+    expect(buildUpdate(state, view).errors.cloudInit).toMatch(/YAML error on line/);
+  });
+});

@@ -8,6 +8,7 @@ import type { ProviderList } from '@/lib/api/providers';
 import type { ProxyList, ProxyView } from '@/lib/api/proxies';
 import { hostKeys } from '@/components/hosts/queries';
 import { proxyKeys } from '@/components/proxies/queries';
+import { proxySetKeys } from '@/components/proxysets/queries';
 
 type ProxyMessage = Extract<LiveMessage, { kind: 'proxy' }>;
 type HealthMessage = Extract<LiveMessage, { kind: 'health' }>;
@@ -88,6 +89,11 @@ export function applyLiveMessages(queryClient: QueryClient, messages: LiveMessag
       invalidate(queryClient, ['providers', message.provider, 'health']);
     } else if (message.kind === 'domain') {
       invalidate(queryClient, hostKeys.inventory(message.provider, message.target));
+    } else if (message.kind === 'proxyset') {
+      // The message names the set only: its page, its events and the Sets page refetch.
+      invalidate(queryClient, proxySetKeys.list);
+      invalidate(queryClient, proxySetKeys.detail(message.name));
+      invalidate(queryClient, proxySetKeys.events(message.name));
     } else if (message.kind === 'stats') {
       void queryClient.invalidateQueries({ predicate: (query) => isStatsQueryOf(query.queryKey, message) });
     }

@@ -7,6 +7,7 @@ const sections = [
   { href: '/', label: 'Overview' },
   { href: '/hosts', label: 'Hosts' },
   { href: '/proxies', label: 'Proxies' },
+  { href: '/sets', label: 'Sets' },
   { href: '/settings', label: 'Settings' },
 ] as const;
 

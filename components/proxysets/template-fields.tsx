@@ -1,0 +1,76 @@
+'use client';
+// The set's template: provider, machine type, image, port, labels and cloud-init (no host: the set
+// spreads its members itself). The same fields as a Proxy's, with the same cloud-init editor.
+import type { FieldMessages } from '@/components/api/client';
+import type { ConfigProvider } from '@/components/config/queries';
+import { Field, controlClass } from '@/components/ui/field';
+import { Panel } from '@/components/ui/panel';
+import { CatalogueSelect } from '@/components/proxies/catalogue-select';
+import { CloudInitFields } from '@/components/proxies/cloud-init-fields';
+import { LabelsEditor } from '@/components/proxies/labels-editor';
+import type { SetFormState } from './set-form-model';
+
+export interface TemplateFieldsProps {
+  state: SetFormState;
+  onChange: (patch: Partial<SetFormState>) => void;
+  errors: FieldMessages;
+  providers: ConfigProvider[];
+  /** editing: the provider cannot change, the stored cloud-init can be kept */
+  editing?: { cloudInitBytes: number };
+}
+
+export function TemplateFields({ state, onChange, errors, providers, editing }: TemplateFieldsProps) {
+  const catalogue = providers.find((entry) => entry.name === state.provider)?.catalogue;
+  return (
+    <>
+      <Panel title="Template">
+        <div className="grid gap-4 md:grid-cols-2">
+          <CatalogueSelect
+            id="set-provider"
+            label="Provider"
+            value={state.provider}
+            error={errors['provider']}
+            placeholder="Choose a provider"
+            hint={editing ? 'A set stays on its provider.' : undefined}
+            options={(editing ? providers.filter((entry) => entry.name === state.provider) : providers).map((entry) => ({ value: entry.name, label: `${entry.name} (${entry.type})` }))}
+            onChange={(provider) => onChange({ provider, machineType: '', image: '' })}
+          />
+          <CatalogueSelect
+            id="set-machine-type"
+            label="Machine type"
+            value={state.machineType}
+            error={errors['placement.machineType']}
+            placeholder="Choose a machine type"
+            options={(catalogue?.machineTypes ?? []).map((type) => ({ value: type.name, label: type.vcpus ? `${type.name} (${type.vcpus} vCPU, ${type.memoryMiB} MiB)` : type.name }))}
+            onChange={(machineType) => onChange({ machineType })}
+          />
+          <CatalogueSelect
+            id="set-image"
+            label="Image"
+            value={state.image}
+            error={errors['placement.image']}
+            placeholder="Choose an image"
+            options={(catalogue?.images ?? []).map((image) => ({ value: image.key, label: image.key }))}
+            onChange={(image) => onChange({ image })}
+          />
+          <Field id="set-port" label="Port" error={errors.port} hint="The port the proxy listens on inside each VM.">
+            {(aria) => <input {...aria} inputMode="numeric" className={controlClass} value={state.port} onChange={(event) => onChange({ port: event.target.value })} />}
+          </Field>
+        </div>
+      </Panel>
+      <Panel title="Labels">
+        <p className="mb-2 text-xs text-slate-600">Every member also carries proxyset={state.name || '<set>'}.</p>
+        <LabelsEditor rows={state.labels} onChange={(labels) => onChange({ labels })} error={errors.labels} />
+      </Panel>
+      <Panel title="Cloud-init">
+        <CloudInitFields
+          state={state.cloudInit}
+          onChange={(cloudInit) => onChange({ cloudInit })}
+          port={Number(state.port)}
+          errors={{ networks: errors.networks, cloudInit: errors.cloudInit }}
+          {...(editing && editing.cloudInitBytes > 0 ? { stored: { bytes: editing.cloudInitBytes } } : {})}
+        />
+      </Panel>
+    </>
+  );
+}

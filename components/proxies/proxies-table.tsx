@@ -2,11 +2,13 @@
 // The Proxies page body: `kubectl get px` as a live table with filters. Only the rows in (or near)
 // the window are in the DOM (TanStack Virtual over the page's own scroll); the table still says how
 // many rows it has (aria-rowcount, aria-rowindex). Rows are keyed by uid and memoised: the live
-// stream replaces one Proxy's object in the list, and only that row renders again.
+// stream replaces one Proxy's object in the list, and only that row renders again. Rows can be
+// selected for the bulk actions (bulk-actions.tsx); a set's page shows only its members.
 import { useWindowVirtualizer } from '@tanstack/react-virtual';
 import Link from 'next/link';
-import { memo, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { proxyPhases, type ProxyView } from '@/lib/proxy-spec';
+import { proxySetLabel } from '@/lib/api/proxyset-spec';
 import { LinkButton } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
 import { ErrorPanel } from '@/components/ui/error-panel';
@@ -14,6 +16,7 @@ import { controlClass } from '@/components/ui/field';
 import { Age } from '@/components/ui/age';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { TableScroll, Td, Th } from '@/components/ui/table';
+import { BulkActions } from './bulk-actions';
 import { applyFilters, noFilters, type ProxyFilters } from './filters';
 import { HealthyBadge, PhaseBadge } from './phase-badge';
 import { WhyNotReadyLink } from './why-not-ready-link';
@@ -57,7 +60,7 @@ function FilterBar({ filters, onChange, providers }: { filters: ProxyFilters; on
   );
 }
 
-const columns = 7;
+const columns = 8;
 /** A row's height before it is measured (text-sm, py-2, a badge). */
 const estimatedRowPx = 41;
 /** Rows rendered beyond each edge of the window, so a scroll shows no gap before the next frame. */
@@ -68,12 +71,17 @@ interface ProxyRowProps {
   /** its position in the filtered list */
   index: number;
   measure: (row: HTMLTableRowElement | null) => void;
+  selected: boolean;
+  onToggle: (name: string) => void;
 }
 
-const ProxyRow = memo(function ProxyRow({ proxy, index, measure }: ProxyRowProps) {
+const ProxyRow = memo(function ProxyRow({ proxy, index, measure, selected, onToggle }: ProxyRowProps) {
   return (
     // The header is row 1.
-    <tr data-testid={`proxy-row-${proxy.name}`} data-index={index} aria-rowindex={index + 2} ref={measure}>
+    <tr data-testid={`proxy-row-${proxy.name}`} data-index={index} aria-rowindex={index + 2} ref={measure} className={selected ? 'bg-blue-50' : undefined}>
+      <Td className="w-8">
+        <input type="checkbox" aria-label={`Select ${proxy.name}`} checked={selected} onChange={() => onToggle(proxy.name)} className="focus-visible:outline-2 focus-visible:outline-blue-600" />
+      </Td>
       <Td>
         <Link prefetch={false} href={`/proxies/${encodeURIComponent(proxy.name)}`} className="font-medium text-blue-800 underline-offset-2 hover:underline">
           {proxy.name}
@@ -106,7 +114,7 @@ function Spacer({ heightPx }: { heightPx: number }) {
   );
 }
 
-function ProxyRows({ rows }: { rows: ProxyView[] }) {
+function ProxyRows({ rows, selected, onToggle }: { rows: ProxyView[]; selected: ReadonlySet<string>; onToggle: (name: string) => void }) {
   const body = useRef<HTMLTableSectionElement>(null);
   // Where the rows start on the page: the virtualiser counts the window's scroll from there. Read
   // when the rows are first shown and when their number changes (the count above them may wrap),
@@ -131,20 +139,42 @@ function ProxyRows({ rows }: { rows: ProxyView[] }) {
     <tbody ref={body} className="divide-y divide-slate-100" data-testid="proxies-body">
       <Spacer heightPx={first ? first.start - scrollMargin : 0} />
       {items.map((item) => (
-        <ProxyRow key={item.key} proxy={rows[item.index] as ProxyView} index={item.index} measure={virtualizer.measureElement} />
+        <ProxyRow
+          key={item.key}
+          proxy={rows[item.index] as ProxyView}
+          index={item.index}
+          measure={virtualizer.measureElement}
+          selected={selected.has((rows[item.index] as ProxyView).name)}
+          onToggle={onToggle}
+        />
       ))}
       <Spacer heightPx={last ? virtualizer.getTotalSize() - (last.end - scrollMargin) : 0} />
     </tbody>
   );
 }
 
-export function ProxiesTable() {
+/** The Proxies, or with `set` only that set's members (by its label). */
+export function ProxiesTable({ set }: { set?: string } = {}) {
   const proxies = useProxies();
   const [filters, setFilters] = useState<ProxyFilters>(noFilters);
-  const rows = useMemo(() => applyFilters(proxies.data ?? [], filters), [proxies.data, filters]);
-  const providers = useMemo(() => [...new Set((proxies.data ?? []).map((proxy) => proxy.provider).filter((name): name is string => !!name))].sort(), [proxies.data]);
+  const [selected, setSelected] = useState<ReadonlySet<string>>(() => new Set());
+  const onToggle = useCallback(
+    (name: string) =>
+      setSelected((previous) => {
+        const next = new Set(previous);
+        if (!next.delete(name)) next.add(name);
+        return next;
+      }),
+    [],
+  );
+  const all = useMemo(() => (set === undefined ? (proxies.data ?? []) : (proxies.data ?? []).filter((proxy) => proxy.labels[proxySetLabel] === set)), [proxies.data, set]);
+  const rows = useMemo(() => applyFilters(all, filters), [all, filters]);
+  const providers = useMemo(() => [...new Set(all.map((proxy) => proxy.provider).filter((name): name is string => !!name))].sort(), [all]);
+  // Only what is still listed counts as selected (a deleted Proxy leaves the selection by itself).
+  const chosen = useMemo(() => all.filter((proxy) => selected.has(proxy.name)), [all, selected]);
   if (proxies.isPending) return <SkeletonRows rows={8} label="Proxies" />;
   if (proxies.isError) return <ErrorPanel title="Could not load the Proxies" error={proxies.error} onRetry={() => void proxies.refetch()} />;
+  if (set !== undefined && all.length === 0) return <p className="text-sm text-slate-600">No members yet: the set controller creates them within seconds.</p>;
   if (proxies.data.length === 0) {
     return (
       <EmptyState title="No Proxies yet" action={<LinkButton href="/proxies/new" tone="primary">Create a Proxy</LinkButton>}>
@@ -156,11 +186,20 @@ export function ProxiesTable() {
     <>
       <FilterBar filters={filters} onChange={setFilters} providers={providers} />
       <p className="mb-2 text-sm text-slate-600" aria-live="polite">
-        {rows.length === proxies.data.length ? `${rows.length} ${rows.length === 1 ? 'Proxy' : 'Proxies'}` : `${rows.length} of ${proxies.data.length} Proxies match`}
+        {rows.length === all.length ? `${rows.length} ${rows.length === 1 ? 'Proxy' : 'Proxies'}` : `${rows.length} of ${all.length} Proxies match`}
       </p>
+      <BulkActions selected={chosen} onDone={() => setSelected(new Set())} />
       <TableScroll label="Proxies" rowCount={rows.length + 1}>
         <thead className="bg-slate-50">
           <tr aria-rowindex={1}>
+            <Th className="w-8">
+              <input
+                type="checkbox"
+                aria-label="Select every Proxy shown"
+                checked={rows.length > 0 && rows.every((proxy) => selected.has(proxy.name))}
+                onChange={(event) => setSelected(event.target.checked ? new Set(rows.map((proxy) => proxy.name)) : new Set())}
+              />
+            </Th>
             <Th>Name</Th>
             <Th>Mode</Th>
             <Th>Provider</Th>
@@ -170,7 +209,7 @@ export function ProxiesTable() {
             <Th>Age</Th>
           </tr>
         </thead>
-        <ProxyRows rows={rows} />
+        <ProxyRows rows={rows} selected={selected} onToggle={onToggle} />
       </TableScroll>
     </>
   );

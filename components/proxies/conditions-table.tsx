@@ -1,10 +1,10 @@
-// A Proxy's conditions (Provisioned, Healthy) like `kubectl describe`.
+// A Proxy's conditions (Provisioned, Healthy), or a set's, like `kubectl describe`.
 import type { Condition } from '@/lib/proxy-spec';
 import { Badge } from '@/components/ui/badge';
 import { formatTime } from '@/components/ui/format';
 import { TableScroll, Td, Th } from '@/components/ui/table';
 
-export function ConditionsTable({ conditions }: { conditions: Condition[] }) {
+export function ConditionsTable({ conditions }: { conditions: Array<Omit<Condition, 'type'> & { type: string }> }) {
   if (conditions.length === 0) return <p className="text-sm text-slate-600">No conditions yet: the reconciler has not looked at this Proxy.</p>;
   return (
     <TableScroll label="Conditions">

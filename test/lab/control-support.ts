@@ -36,13 +36,22 @@ export interface LogLine {
   [key: string]: unknown;
 }
 
-/** A kvm2 provider narrowed to the domains `owns` accepts; counts Get calls per providerID. */
+/**
+ * Which domains a run's provider may list and delete: its own. A domain the run's provider creates
+ * is the run's too (`adopt`): a ProxySet names its members itself (`<set>-<5 random characters>`).
+ */
+export interface DomainScope {
+  owns(domain: string): boolean;
+  adopt(domain: string): void;
+}
+
+/** A kvm2 provider narrowed to the domains its scope owns; counts Get calls per providerID. */
 export class ScopedProvider implements Provider {
   readonly gets = new Map<string, number>();
 
   constructor(
     private readonly inner: Provider,
-    private readonly owns: (domain: string) => boolean,
+    private readonly scope: DomainScope,
   ) {}
 
   get name(): string {
@@ -54,6 +63,7 @@ export class ScopedProvider implements Provider {
   }
 
   create(request: CreateRequest, options?: CallOptions): Promise<Instance> {
+    this.scope.adopt(request.name);
     return this.inner.create(request, options);
   }
 
@@ -64,12 +74,12 @@ export class ScopedProvider implements Provider {
 
   async delete(providerID: string, options?: CallOptions): Promise<void> {
     const { domain } = parseProviderID(providerID);
-    if (!this.owns(domain)) throw new Error(`test scope: refusing to delete ${providerID}, which this run did not create`);
+    if (!this.scope.owns(domain)) throw new Error(`test scope: refusing to delete ${providerID}, which this run did not create`);
     return this.inner.delete(providerID, options);
   }
 
   async listByTag(tag: string, options?: CallOptions): Promise<Instance[]> {
-    return (await this.inner.listByTag(tag, options)).filter((instance) => this.owns(instance.name));
+    return (await this.inner.listByTag(tag, options)).filter((instance) => this.scope.owns(instance.name));
   }
 
   check(options?: CallOptions): Promise<Target[]> {
@@ -139,7 +149,8 @@ export class ControlLabRun {
   readonly probes: ProbeRequest[] = [];
   readonly scoped = new Map<string, ScopedProvider>();
   private readonly dir = mkdtempSync(join(tmpdir(), 'control-lab-'));
-  private readonly domains = new Set<string>();
+  /** every domain of the run: its Proxies' and whatever its providers created (set members) */
+  readonly domains = new Set<string>();
   private readonly entryNames = new Set<string>();
   private current: Runtime | undefined;
 
@@ -162,6 +173,11 @@ export class ControlLabRun {
     const name = `ctl-${this.id}-${what}`;
     this.domains.add(instanceName(name));
     return name;
+  }
+
+  /** A unique ProxySet name; its members' domains join the run's scope when they are created. */
+  setName(what: string): string {
+    return `cs-${this.id}-${what}`;
   }
 
   private get configPath(): string {
@@ -189,7 +205,7 @@ export class ControlLabRun {
     // The server's own kvm2 factory (shared state across reloads included), narrowed to this run.
     registry.register('kvm2', async (entry, context) => {
       const handle = await kvm2Factory(entry as Kvm2Entry, context);
-      const scoped = new ScopedProvider(handle.provider, (domain) => this.domains.has(domain));
+      const scoped = new ScopedProvider(handle.provider, { owns: (domain) => this.domains.has(domain), adopt: (domain) => this.domains.add(domain) });
       this.scoped.set(entry.name, scoped);
       return { provider: scoped, close: handle.close };
     });

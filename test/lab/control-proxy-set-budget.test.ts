@@ -54,6 +54,7 @@ describe('a ProxySet whose members never become Ready', () => {
     const view = await runtime.proxySets.get(set);
     expect(view.status.replacements.map((record) => [record.member, record.cause]).sort()).toEqual(first.map((name) => [name, 'NotReady']));
     const condition = await exhausted();
+    console.log(`ReplacementsExhausted: ${condition?.message}`);
     expect(condition?.reason).toBe('BudgetSpent');
     expect(condition?.message).toMatch(/^2 replacements within the budget's window \(at most 2\); replacing stopped until the set is changed, scaled or resumed\. Last: /);
     for (const name of first) expect(condition?.message).toContain(`${name}: not Ready in time`);

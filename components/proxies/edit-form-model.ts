@@ -25,7 +25,7 @@ export function editStateFrom(proxy: ProxyView): EditFormState {
     address: proxy.address ?? '',
     port: String(proxy.port),
     labels: Object.entries(proxy.labels).map(([key, value], index) => ({ id: index + 1, key, value })),
-    cloudInit: { source: proxy.cloudInit ? 'keep' : 'none', networks: '', pasted: '' },
+    cloudInit: { source: proxy.cloudInit?.bytes ? 'keep' : 'none', networks: '', pasted: '' },
   };
 }
 
@@ -74,7 +74,7 @@ export function describeProxyChange(proxy: ProxyView, input: ProxyUpdateInput): 
     if (input.placement.image !== placement?.image) changed.push('image');
     // Kept cloud-init is left out of the body; any text given is taken as a change (the API never
     // sends the stored bytes back to compare with).
-    if (input.cloudInit !== undefined && !(input.cloudInit === '' && !proxy.cloudInit)) changed.push('cloud-init');
+    if (input.cloudInit !== undefined && !(input.cloudInit === '' && !proxy.cloudInit?.bytes)) changed.push('cloud-init');
   } else if (input.address !== proxy.address) changed.push('address');
   if ((input.port ?? proxy.port) !== proxy.port) changed.push('port');
   if (changed.length > 0) {

@@ -91,7 +91,7 @@ function EditFields({ proxy }: { proxy: ProxyView }) {
       </Panel>
       {proxy.mode === 'Managed' ? (
         <Panel title="Cloud-init">
-          <CloudInitFields state={state.cloudInit} onChange={set('cloudInit')} port={Number(state.port)} errors={{ networks: errors.networks, cloudInit: errors.cloudInit }} stored={proxy.cloudInit} />
+          <CloudInitFields state={state.cloudInit} onChange={set('cloudInit')} port={Number(state.port)} errors={{ networks: errors.networks, cloudInit: errors.cloudInit }} {...(proxy.cloudInit?.bytes ? { stored: proxy.cloudInit } : {})} />
         </Panel>
       ) : null}
       <p role="status" data-testid="change-summary" className={`rounded-md border p-3 text-sm ${changeTone[change.kind]}`}>

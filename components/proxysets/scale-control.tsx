@@ -27,7 +27,7 @@ export function ScaleControl({ set }: { set: ProxySetView }) {
         <input
           id="set-replicas-input"
           inputMode="numeric"
-          className={`${controlClass} w-20 text-center`}
+          className={`${controlClass.replace('w-full', 'w-20')} text-center`}
           value={typed ?? String(set.replicas)}
           onChange={(event) => setTyped(event.target.value)}
           onKeyDown={(event) => {

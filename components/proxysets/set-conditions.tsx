@@ -19,7 +19,7 @@ export function SetConditions({ set }: { set: ProxySetView }) {
           <p className="mt-1">Fix the cause (the diagnoses below say where members fail), then Resume, or Edit the template.</p>
         </div>
       ) : null}
-      <ConditionsTable conditions={set.status.conditions} />
+      <ConditionsTable conditions={set.status.conditions} goodWhenFalse={['ReplacementsExhausted']} />
       <div>
         <h3 className="text-sm font-semibold text-slate-900">Last replacements</h3>
         {last.length === 0 ? (

@@ -59,7 +59,8 @@ export function setStateFrom(set: ProxySetView): SetFormState {
     cloudInit: { source: set.template.cloudInit.bytes > 0 ? 'keep' : 'none', networks: '', pasted: '' },
     replicas: String(set.replicas),
     readyTimeout: set.readyTimeout,
-    budgetMax: String(set.replacementBudget.max),
+    // The view resolves an unset max to the replicas; shown empty it keeps following them.
+    budgetMax: set.replacementBudget.max === set.replicas ? '' : String(set.replacementBudget.max),
     budgetWindow: set.replacementBudget.window,
     hostDownGrace: set.hostDownGrace,
     maxSurge: String(set.maxSurge),

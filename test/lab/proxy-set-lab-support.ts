@@ -21,7 +21,7 @@ export async function setMembers(runtime: Runtime, set: string): Promise<ProxyVi
 
 /** Domain names of HOST as root's virsh lists them: running only, or all defined. */
 async function domainNames(host: string, options: { all: boolean }): Promise<Set<string>> {
-  const listing = await virsh(['list', '--name', ...(options.all ? ['--all'] : [])], host);
+  const listing = await virsh(['list', '--name', options.all ? '--all' : '--state-running'], host);
   return new Set(listing.split('\n').map((line) => line.trim()).filter((line) => line !== ''));
 }
 

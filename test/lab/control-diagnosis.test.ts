@@ -69,7 +69,7 @@ describe.each(['lab1', 'lab2'])('the diagnosis of a managed domain that boots no
     expect(step('domain')?.evidence).toBe(`domain ${instanceName(name)} on host ${host} is running`);
     expect(step('seed')?.evidence).toBe(`${instanceName(name)}-seed.iso attached as sda (cdrom)`);
     expect(step('cloud-init')?.evidence).toMatch(/^\d+ console lines, none from cloud-init; the last: ".*"$/);
-    expect(step('cloud-init')?.next).toContain(`virsh console ${instanceName(name)}`);
+    expect(step('cloud-init')?.next).toContain(`virsh console --force ${instanceName(name)}`);
     expect(step('agent')?.evidence).toMatch(/^the host says: .*guest agent is not connected/i);
     expect(step('agent')?.next).toContain('qemu-guest-agent');
     expect(step('address')?.evidence).toMatch(/^no usable IPv4 address \(agent: .*; ARP: .*\)$/);

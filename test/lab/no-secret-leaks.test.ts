@@ -57,6 +57,9 @@ describe('no secret leaks on the lab', () => {
     const created = await api.call(h.tokens.POST, '/api/tokens', 'POST', { ...s, body: { name: 'crawler' } });
     token = created.json.token;
     shownOnce.push(created.text);
+    // A set of no members under the Proxy's name, so the set routes answer too; its template carries the marker.
+    const template = { provider, placement: { machineType: 'small', image: 'lab' }, cloudInit };
+    expect((await api.call(h.proxySets.POST, '/api/proxysets', 'POST', { ...s, body: { name, template, replicas: 0 } })).status).toBe(201);
     const params: Record<string, string> = { provider, host: 'lab1', name, volume: `base-${provider}-lab.qcow2` };
     const concrete = (path: string) => path.replace('fake-1', provider).replace('kvm2-home', provider).replace('hv-1', 'lab1').replace('alpha', name);
     for (const row of routeTable.filter((entry) => entry.method === 'GET')) {
@@ -64,6 +67,7 @@ describe('no secret leaks on the lab', () => {
       const answer = await api.call(row.handler, `${concrete(row.path)}${row.query ? `?${row.query}` : ''}`, 'GET', { ...(row.access === 'reader' ? { bearer: token } : s), params: rowParams });
       expect(answer.status, `${row.path}: ${answer.text.slice(0, 200)}`).toBe(200);
     }
+    expect((await api.call(h.proxySet.DELETE, `/api/proxysets/${name}`, 'DELETE', { ...s, params: { name } })).status).toBe(202);
     const images = params.volume!;
     expect((await api.call(h.hostImage.DELETE, '/api/providers/x/hosts/lab1/images/x', 'DELETE', { ...s, params: { provider, host: 'lab1', volume: images } })).status).toBe(409);
 

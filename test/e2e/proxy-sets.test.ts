@@ -2,10 +2,12 @@
 // go, its members appear spread over the two hypervisors, + scales it, and an edit of its cloud-init
 // shows a YAML mistake inline (Save refused) until fixed, says it will replace every member rolling,
 // and the rolling change starts. Lab VMs have no OS and never become Ready, so the rollout is seen
-// starting (a surge member from the new template), not finishing.
+// starting (a surge member from the new template), not finishing. A plain Proxy's edit page says
+// what a change does before Save (labels only: nothing replaced; the port: the VM replaced).
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { proxyListSchema } from '@/lib/api/proxies';
+import { proxyListSchema, proxyViewSchema } from '@/lib/api/proxies';
+import { proxySetViewSchema } from '@/lib/api/proxysets';
 import { type Lab, loadLab } from '../lab/harness/lab';
 import { screenshot } from './harness/browser';
 import { waitForData } from './harness/dashboard';
@@ -14,6 +16,7 @@ import { openSession, type Session } from './harness/session';
 let lab: Lab;
 let session: Session;
 const setName = `e2es-${Date.now().toString(36)}`;
+const proxyName = `${setName}-plain`;
 
 beforeAll(async () => {
   lab = loadLab();
@@ -24,11 +27,13 @@ afterAll(async () => {
   if (!session) return;
   // Never leave VMs behind: the set's deletion deletes its members; wait until they are gone.
   await session.api('DELETE', `/api/proxysets/${setName}`);
+  await session.api('DELETE', `/api/proxies/${proxyName}`);
   await vi
     .waitFor(
       async () => {
         const list = proxyListSchema.parse(await (await session.api('GET', `/api/proxies?labels=proxyset=${setName}`)).json());
         expect(list.proxies).toEqual([]);
+        expect((await session.api('GET', `/api/proxies/${proxyName}`)).status()).toBe(404);
       },
       { timeout: 120_000, interval: 1_000 },
     )
@@ -96,5 +101,44 @@ describe('a set through the dashboard', () => {
     await page.getByTestId('set-rollout').getByText('Rolling change in progress: 1 of 3 members from the new template', { exact: false }).waitFor({ timeout: 30_000 });
     await page.getByTestId('set-events').getByText('SpecUpdated', { exact: true }).first().waitFor({ timeout: 15_000 });
     await screenshot(page, 'set-rolling');
+  });
+});
+
+describe("a Proxy's edit page", () => {
+  it('says what each change does before Save, checks cloud-init inline, and saves a labels-only change', async () => {
+    const { page, app } = session;
+    const { template } = proxySetViewSchema.parse(await (await session.api('GET', `/api/proxysets/${setName}`)).json());
+    const created = await session.api('POST', '/api/proxies', { name: proxyName, mode: 'Managed', provider: template.provider, placement: { zone: lab.hosts[0]!.name, machineType: template.placement.machineType, image: template.placement.image } });
+    expect(created.status()).toBe(201);
+    await page.goto(`${app.url}/proxies/${proxyName}/edit`);
+    await waitForData(page);
+    const summary = page.getByTestId('change-summary');
+    await summary.getByText('Nothing changes', { exact: false }).waitFor();
+    await expect(page.getByRole('button', { name: 'Save' }).isDisabled()).resolves.toBe(true);
+    await page.getByRole('button', { name: 'Add label' }).click();
+    await page.getByLabel('Label 1 key').fill('pool');
+    await page.getByLabel('Label 1 value').fill('e2e');
+    await summary.getByText('Labels only: the VM is not replaced', { exact: false }).waitFor();
+    await page.getByRole('textbox', { name: 'Port' }).fill('8080');
+    await summary.getByText('The VM is replaced (port changed)', { exact: false }).waitFor();
+    await page.getByRole('button', { name: 'Save and replace the VM' }).waitFor();
+    await page.getByRole('textbox', { name: 'Port' }).fill('3128');
+    await page.getByLabel('My own cloud-init').check();
+    const editor = page.getByLabel('cloud-init user-data');
+    await editor.fill('#cloud-config\nwrite_files: [\n');
+    await page.getByTestId('cloud-init-check').getByText(/^YAML error on line 3, column \d+: /).waitFor();
+    await editor.fill('#!/bin/sh\necho hello > /etc/motd\n');
+    await page.getByTestId('cloud-init-check').getByText('Looks right: script.').waitFor();
+    await page.getByText('Show the user-data the VM will get').click();
+    await expect(page.getByTestId('user-data-preview').textContent()).resolves.toBe('#!/bin/sh\necho hello > /etc/motd\n');
+    await summary.getByText('The VM is replaced (cloud-init changed)', { exact: false }).waitFor();
+    await screenshot(page, 'proxy-edit');
+    await page.getByRole('radio', { name: /^None/ }).check();
+    await summary.getByText('Labels only', { exact: false }).waitFor();
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.waitForURL((url) => url.pathname === `/proxies/${proxyName}`, { timeout: 30_000 });
+    const saved = proxyViewSchema.parse(await (await session.api('GET', `/api/proxies/${proxyName}`)).json());
+    expect(saved.labels).toEqual({ pool: 'e2e' });
+    expect(saved.port).toBe(3128);
   });
 });

@@ -7,7 +7,10 @@ const config = [
     // The browser never imports server code.
     files: ['components/**/*.{ts,tsx}'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [{ group: ['@/server/*', '**/server/*'], message: 'components/ runs in the browser: it must not import server/ code.' }] }],
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ group: ['@/server/*', '**/server/*'], message: 'components/ runs in the browser: it must not import server/ code.' }] },
+      ],
     },
   },
   {

@@ -14,7 +14,10 @@ const cspHeader = 'content-security-policy';
 export function proxy(request: NextRequest): NextResponse {
   const path = request.nextUrl.pathname;
   if (path.split('/').some((segment) => decodeSegment(segment) === undefined)) {
-    return new NextResponse('Not Found: the address has malformed percent-encoding\n', { status: 404, headers: { 'content-type': 'text/plain; charset=utf-8' } });
+    return new NextResponse('Not Found: the address has malformed percent-encoding\n', {
+      status: 404,
+      headers: { 'content-type': 'text/plain; charset=utf-8' },
+    });
   }
   if (path !== '/login' && !request.cookies.has(sessionCookieName)) {
     const login = new URL('/login', request.url);

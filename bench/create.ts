@@ -98,7 +98,9 @@ async function main(): Promise<void> {
     for (const id of ids) await provider.delete(id);
 
     console.log(`reference: one RPC round trip through sshd ${rttMs.toFixed(3)} ms`);
-    console.log(`Create (cached image): ${fixed(createMs)} ms median of ${creates.length}, ${createRpcs} RPCs (target <= 25), ${fixed(createMs / rttMs)} round trips`);
+    console.log(
+      `Create (cached image): ${fixed(createMs)} ms median of ${creates.length}, ${createRpcs} RPCs (target <= 25), ${fixed(createMs / rttMs)} round trips`,
+    );
     console.log(`Get: ${fixed(getMs)} ms median of ${gets.length}, ${getRpcs} RPCs (target <= 5), ${fixed(getMs / rttMs)} round trips`);
     console.log(`Delete: ${fixed(deleteMs)} ms median of ${deletes.length}, ${deleteRpcs} RPCs (DomainDestroy of a running guest dominates)`);
     console.log(`health check round (2 hosts, fresh connections): ${fixed(checkMs)} ms median of ${CHECK_ROUNDS}, ${fixed(checkMs / rttMs)} round trips`);

@@ -31,7 +31,8 @@ function quantile(values: number[], q: number): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)] ?? Number.NaN;
 }
-const summary = (values: number[]) => (values.length === 0 ? 'none' : `median ${quantile(values, 0.5).toFixed(0)} ms, p95 ${quantile(values, 0.95).toFixed(0)} ms (n=${values.length})`);
+const summary = (values: number[]) =>
+  values.length === 0 ? 'none' : `median ${quantile(values, 0.5).toFixed(0)} ms, p95 ${quantile(values, 0.95).toFixed(0)} ms (n=${values.length})`;
 
 /** The sum of the resync's and the page poll's phases, both uniform: its quantiles by a fixed grid. */
 function resyncPollingModel(resyncMs: number): number[] {
@@ -84,10 +85,20 @@ async function main(): Promise<void> {
       const startedAt = Date.now();
       await virsh([change, domain]);
       const domainMessage = await stream
-        .next({ sinceMs: startedAt, matches: (message: LiveMessage) => message.kind === 'domain' && message.name === domain && message.event.startsWith(eventPrefix[change]), timeoutMs: 15_000, what: `${change} message` })
+        .next({
+          sinceMs: startedAt,
+          matches: (message: LiveMessage) => message.kind === 'domain' && message.name === domain && message.event.startsWith(eventPrefix[change]),
+          timeoutMs: 15_000,
+          what: `${change} message`,
+        })
         .catch(() => undefined);
       const statusMessage = await stream
-        .next({ sinceMs: startedAt, matches: (message: LiveMessage) => message.kind === 'proxy' && message.name === name && message.proxy !== null && statusShows[change](message.proxy), timeoutMs: 15_000, what: `${change} status` })
+        .next({
+          sinceMs: startedAt,
+          matches: (message: LiveMessage) => message.kind === 'proxy' && message.name === name && message.proxy !== null && statusShows[change](message.proxy),
+          timeoutMs: 15_000,
+          what: `${change} status`,
+        })
         .catch(() => undefined);
       if (domainMessage) latency.domain.push(domainMessage.at - startedAt);
       else missed.push(`${index + 1}: ${change} (domain message)`);
@@ -111,12 +122,20 @@ async function main(): Promise<void> {
     const resyncMs = settingsFromEnv({}).resyncIntervalMs;
     const model = resyncPollingModel(resyncMs);
     console.log(`\n${changes} changes (suspend, resume, destroy) of a managed domain on lab1, virsh started → message on /api/events:`);
-    console.log(`  domain lifecycle message   ${summary(latency.domain)}  target median < ${medianTargetMs} ms: ${quantile(latency.domain, 0.5) < medianTargetMs ? 'met' : 'MISSED'}`);
+    console.log(
+      `  domain lifecycle message   ${summary(latency.domain)}  target median < ${medianTargetMs} ms: ${quantile(latency.domain, 0.5) < medianTargetMs ? 'met' : 'MISSED'}`,
+    );
     console.log(`  Proxy status message       ${summary(latency.status)}`);
-    console.log(`  page polling every ${pagePollMs / 1000} s     ${summary(latency.polled)} (measured in this run: events drive the reconciler, the page polls; a destroyed domain is recreated before most polls see it)`);
-    console.log(`  resync + page polling      median ${quantile(model, 0.5).toFixed(0)} ms, p95 ${quantile(model, 0.95).toFixed(0)} ms (computed: RESYNC_INTERVAL ${resyncMs / 1000} s plus the ${pagePollMs / 1000} s poll, uniform phases; what the page saw before events)`);
+    console.log(
+      `  page polling every ${pagePollMs / 1000} s     ${summary(latency.polled)} (measured in this run: events drive the reconciler, the page polls; a destroyed domain is recreated before most polls see it)`,
+    );
+    console.log(
+      `  resync + page polling      median ${quantile(model, 0.5).toFixed(0)} ms, p95 ${quantile(model, 0.95).toFixed(0)} ms (computed: RESYNC_INTERVAL ${resyncMs / 1000} s plus the ${pagePollMs / 1000} s poll, uniform phases; what the page saw before events)`,
+    );
     if (missed.length > 0) console.log(`  missed: ${missed.join('; ')}`);
-    console.log(`event-latency domain_median_ms=${quantile(latency.domain, 0.5).toFixed(0)} domain_p95_ms=${quantile(latency.domain, 0.95).toFixed(0)} status_median_ms=${quantile(latency.status, 0.5).toFixed(0)} status_p95_ms=${quantile(latency.status, 0.95).toFixed(0)} poll_median_ms=${quantile(latency.polled, 0.5).toFixed(0)} resync_model_median_ms=${quantile(model, 0.5).toFixed(0)}`);
+    console.log(
+      `event-latency domain_median_ms=${quantile(latency.domain, 0.5).toFixed(0)} domain_p95_ms=${quantile(latency.domain, 0.95).toFixed(0)} status_median_ms=${quantile(latency.status, 0.5).toFixed(0)} status_p95_ms=${quantile(latency.status, 0.95).toFixed(0)} poll_median_ms=${quantile(latency.polled, 0.5).toFixed(0)} resync_model_median_ms=${quantile(model, 0.5).toFixed(0)}`,
+    );
   } finally {
     clearInterval(poller);
     await api.close();

@@ -48,10 +48,7 @@ function cClientSetup(lab: Lab, host: LabHost): { uri: string; env: NodeJS.Proce
   const binDir = join(workDir, 'bin');
   mkdirSync(binDir, { recursive: true });
   const wrapper = join(binDir, 'ssh');
-  writeFileSync(
-    wrapper,
-    `#!/bin/sh\nexec /usr/bin/ssh -o UserKnownHostsFile=${lab.knownHostsFile} -o StrictHostKeyChecking=yes -o BatchMode=yes "$@"\n`,
-  );
+  writeFileSync(wrapper, `#!/bin/sh\nexec /usr/bin/ssh -o UserKnownHostsFile=${lab.knownHostsFile} -o StrictHostKeyChecking=yes -o BatchMode=yes "$@"\n`);
   chmodSync(wrapper, 0o755);
   const query = new URLSearchParams({ keyfile: lab.sshKeyFile, no_tty: '1' });
   return {
@@ -190,9 +187,7 @@ function timedWithStdin(argv: string[], options: { stdinFile?: string; env?: Nod
     if (options.stdinFile) createReadStream(options.stdinFile).pipe(child.stdin);
     else child.stdin.end();
     child.on('error', reject);
-    child.on('close', (code) =>
-      code === 0 ? resolve(performance.now() - start) : reject(new Error(`${argv[0]} exited ${code}: ${stderr}`)),
-    );
+    child.on('close', (code) => (code === 0 ? resolve(performance.now() - start) : reject(new Error(`${argv[0]} exited ${code}: ${stderr}`))));
   });
 }
 
@@ -257,13 +252,14 @@ async function benchHost(lab: Lab, host: LabHost): Promise<void> {
   const worker = await startPythonWorker(pythonRttWorker, cClient);
   const rtt = await roundTrips(libvirt, worker).finally(() => worker.stop());
   console.log(
-    `rtt (median of ${RTT_ROUNDS} alternating rounds): ours ${fixed(rtt.oursMs, 3)} ms, ` +
-      `libvirt C (python3-libvirt, qemu+ssh) ${fixed(rtt.cMs, 3)} ms`,
+    `rtt (median of ${RTT_ROUNDS} alternating rounds): ours ${fixed(rtt.oursMs, 3)} ms, ` + `libvirt C (python3-libvirt, qemu+ssh) ${fixed(rtt.cMs, 3)} ms`,
   );
   const threadedWorker = await startPythonWorker(pythonThreadedWorker, cClient);
   const calls = await pipeline(libvirt, threadedWorker).finally(() => threadedWorker.stop());
   await libvirt.close();
-  console.log(`${PIPELINE_CALLS} calls (median of ${PIPELINE_ROUNDS} alternating rounds): ours sequential ${fixed(calls.sequentialMs)} ms, ours pipelined ${fixed(calls.pipelinedMs)} ms`);
+  console.log(
+    `${PIPELINE_CALLS} calls (median of ${PIPELINE_ROUNDS} alternating rounds): ours sequential ${fixed(calls.sequentialMs)} ms, ours pipelined ${fixed(calls.pipelinedMs)} ms`,
+  );
   const [bestThreads, bestMs] = [...calls.cThreadedMs].reduce((best, entry) => (entry[1] < best[1] ? entry : best));
   console.log(
     `${PIPELINE_CALLS} calls, libvirt C on one connection: ` +

@@ -90,7 +90,9 @@ async function main(): Promise<void> {
     const otherDomains = (await apis[0]!.connectListAllDomains({ flags: 0 })).length - DOMAINS;
     console.log(`lab1's libvirtd: ${DOMAINS} running marked domains of this run (+${otherDomains} others), swept through ${lab.hosts.length} hosts`);
     console.log(`before (per-domain mark, state, agent and ARP addresses, 8 at a time): ${beforeRpcs} RPCs, ${beforeMs.toFixed(1)} ms median of ${ROUNDS}`);
-    console.log(`after (listing + one bulk state call + pipelined marks): ${afterRpcs} RPCs, ${afterMs.toFixed(1)} ms median of ${ROUNDS}; ${listed} entries listed`);
+    console.log(
+      `after (listing + one bulk state call + pipelined marks): ${afterRpcs} RPCs, ${afterMs.toFixed(1)} ms median of ${ROUNDS}; ${listed} entries listed`,
+    );
     console.log(
       `list-bench domains=${DOMAINS} before_rpcs=${beforeRpcs} after_rpcs=${afterRpcs} before_ms=${beforeMs.toFixed(1)} after_ms=${afterMs.toFixed(1)} speedup=${(beforeMs / afterMs).toFixed(2)}`,
     );

@@ -75,7 +75,9 @@ async function main(): Promise<void> {
     const listMs = median(lists);
     console.log(`scale 0 -> ${MEMBERS}: ${upMs.toFixed(0)} ms (controller and reconciler)`);
     console.log(`idle pass: ${idleMs.toFixed(1)} ms, ${idleReads} statements read, ${idleWrites} written; one read of every Proxy: ${listMs.toFixed(1)} ms`);
-    console.log(`rollout of ${MEMBERS} (maxSurge 50): ${passes} passes, ${rollMs.toFixed(0)} ms, ${counts.writes} statements written (Proxy service and reconciler included)`);
+    console.log(
+      `rollout of ${MEMBERS} (maxSurge 50): ${passes} passes, ${rollMs.toFixed(0)} ms, ${counts.writes} statements written (Proxy service and reconciler included)`,
+    );
     console.log(
       `sets-bench members=${MEMBERS} hosts=${HOSTS} idle_pass_ms=${idleMs.toFixed(1)} idle_reads=${idleReads} idle_writes=${idleWrites} list_ms=${listMs.toFixed(1)} ratio=${(idleMs / listMs).toFixed(2)} rollout_passes=${passes} rollout_ms=${rollMs.toFixed(0)} rollout_writes=${counts.writes}`,
     );

@@ -51,7 +51,8 @@ async function storeWithProxies(options: { dir: string; provider: string; count:
   const { dir, provider, count } = options;
   const store = await openStore({ dataDir: dir, logger });
   const spec = proxySpecSchema.parse({ mode: 'Managed', provider, placement: { zone: 'lab1', machineType: 'small', image: 'lab' } });
-  for (let index = 0; index < count; index += 1) await store.proxies.insert({ uid: `uid-${index}`, name: proxyName(index), spec, now: new Date().toISOString() });
+  for (let index = 0; index < count; index += 1)
+    await store.proxies.insert({ uid: `uid-${index}`, name: proxyName(index), spec, now: new Date().toISOString() });
   return store;
 }
 
@@ -59,7 +60,13 @@ async function measure(setup: Setup, count: number): Promise<Measured> {
   const dir = mkdtempSync(join(tmpdir(), 'bench-sampling-'));
   const store = await storeWithProxies({ dir, provider: setup.provider.name, count });
   try {
-    const sampler = new Sampler({ store, clock: { now: () => Date.now(), setTimeout: () => undefined, clearTimeout: () => {} }, providers: await providerSetOf([setup.provider]), logger, intervalMs: 10_000 });
+    const sampler = new Sampler({
+      store,
+      clock: { now: () => Date.now(), setTimeout: () => undefined, clearTimeout: () => {} },
+      providers: await providerSetOf([setup.provider]),
+      logger,
+      intervalMs: 10_000,
+    });
     await sampler.runOnce(); // the baseline round (and the pooled connection's dial)
     const rpcs: number[] = [];
     const cpu: number[] = [];
@@ -114,7 +121,12 @@ async function fakeSetup(count: number): Promise<Setup> {
     hypervisor.addDomain({
       name: instanceName(proxyName(index)),
       state: DomainState.Running,
-      stats: { cpu: { timeNs: 1_000_000n }, balloon: { currentKiB: 262_144n, rssKiB: 131_072n }, interfaces: [nic], blocks: [{ name: 'vda', readBytes: 0n, writeBytes: 0n, readRequests: 0n, writeRequests: 0n }] },
+      stats: {
+        cpu: { timeNs: 1_000_000n },
+        balloon: { currentKiB: 262_144n, rssKiB: 131_072n },
+        interfaces: [nic],
+        blocks: [{ name: 'vda', readBytes: 0n, writeBytes: 0n, readRequests: 0n, writeRequests: 0n }],
+      },
     });
   }
   const backend = new FakeHostBackend({ lab1: hypervisor });
@@ -157,7 +169,9 @@ async function main(): Promise<void> {
   const fake1 = results.fake1!;
   const fake100 = results.fake100!;
   const ratio = (a: number, b: number) => (a / b).toFixed(2);
-  console.log(`RPCs per round, 20 VMs over 1 (lab): ${ratio(lab20.rpcs, lab1.rpcs)}x; 100 over 1 (fake): ${ratio(fake100.rpcs, fake1.rpcs)}x. Per-domain reference at 20 (lab): ${ratio(lab20.referenceRpcs, lab20.rpcs)}x ours`);
+  console.log(
+    `RPCs per round, 20 VMs over 1 (lab): ${ratio(lab20.rpcs, lab1.rpcs)}x; 100 over 1 (fake): ${ratio(fake100.rpcs, fake1.rpcs)}x. Per-domain reference at 20 (lab): ${ratio(lab20.referenceRpcs, lab20.rpcs)}x ours`,
+  );
   console.log(`server CPU per round, 20 VMs over 1 (lab): ${ratio(lab20.cpuMs, lab1.cpuMs)}x; 100 over 1 (fake): ${ratio(fake100.cpuMs, fake1.cpuMs)}x`);
   console.log(
     `sampling-bench lab_rpcs_1=${lab1.rpcs} lab_rpcs_20=${lab20.rpcs} fake_rpcs_100=${fake100.rpcs} rpc_growth_1_to_20=${ratio(lab20.rpcs, lab1.rpcs)} rpc_growth_1_to_100_fake=${ratio(fake100.rpcs, fake1.rpcs)} reference_rpcs_20=${lab20.referenceRpcs} lab_cpu_ms_1=${lab1.cpuMs.toFixed(2)} lab_cpu_ms_20=${lab20.cpuMs.toFixed(2)} fake_cpu_ms_100=${fake100.cpuMs.toFixed(2)}`,

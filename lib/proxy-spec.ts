@@ -35,13 +35,12 @@ function isLabelKey(key: string): boolean {
 const labelValueSchema = z
   .string({ error: 'must be a string' })
   .max(63, { error: 'must be at most 63 characters' })
-  .regex(/^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/, { error: 'may contain letters, digits, dashes, dots and underscores, starting and ending with a letter or digit' });
+  .regex(/^([A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?)?$/, {
+    error: 'may contain letters, digits, dashes, dots and underscores, starting and ending with a letter or digit',
+  });
 
 const labelRecord = z
-  .record(
-    z.string().refine(isLabelKey, { error: 'label keys are [prefix/]name: name up to 63 letters, digits, dashes, dots, underscores' }),
-    labelValueSchema,
-  )
+  .record(z.string().refine(isLabelKey, { error: 'label keys are [prefix/]name: name up to 63 letters, digits, dashes, dots, underscores' }), labelValueSchema)
   .refine((labels) => Object.keys(labels).length <= maxLabels, { error: `at most ${maxLabels} labels` });
 
 // A `__proto__` key would vanish on the way into an object (it sets the prototype instead), so a
@@ -108,10 +107,7 @@ const oneCloudInit = {
   params: { error: 'give cloudInit (text) or cloudInitBase64 (bytes), not both', path: ['cloudInitBase64'] },
 };
 
-const portSchema = z
-  .int({ error: 'must be an integer' })
-  .min(1, { error: 'must be between 1 and 65535' })
-  .max(65535, { error: 'must be between 1 and 65535' });
+const portSchema = z.int({ error: 'must be an integer' }).min(1, { error: 'must be between 1 and 65535' }).max(65535, { error: 'must be between 1 and 65535' });
 
 /** A host name or an IP address, as the admin typed it for a Static proxy. */
 export const addressSchema = z

@@ -74,12 +74,14 @@ const detailOrder = ['user', 'pool', 'libvirtVersion', 'hostname', 'poolState', 
 const lookAt = (hint: string, target: Target): string => hint.replaceAll('<pool>', target.details.pool ?? '<pool>');
 
 function formatTable(results: ProviderResult[]): string {
-  const rows = results.flatMap(({ provider, targets }) =>
-    targets.map((target) => [provider, target.name, target.reason, `${target.latencyMs} ms`]),
-  );
+  const rows = results.flatMap(({ provider, targets }) => targets.map((target) => [provider, target.name, target.reason, `${target.latencyMs} ms`]));
   const header = ['PROVIDER', 'HOST', 'REASON', 'LATENCY'];
   const widths = header.map((title, column) => Math.max(title.length, ...rows.map((row) => row[column]!.length)));
-  const line = (cells: string[]) => cells.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (cells: string[]) =>
+    cells
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   const out = [line(header), ...rows.map(line)];
   for (const { provider, targets } of results) {
     for (const target of targets) {

@@ -87,7 +87,11 @@ async function main(argv: string[]): Promise<number> {
     opened.push(destination);
     const copied = await copyStore({ from: source, to: destination });
     const total = Object.values(copied).reduce((sum, rows) => sum + rows, 0);
-    console.log(`copied ${total} rows from ${describe(from)} to ${describe(to)}: ${Object.entries(copied).map(([table, rows]) => `${table} ${rows}`).join(', ')}`);
+    console.log(
+      `copied ${total} rows from ${describe(from)} to ${describe(to)}: ${Object.entries(copied)
+        .map(([table, rows]) => `${table} ${rows}`)
+        .join(', ')}`,
+    );
     return 0;
   } catch (err) {
     console.error(err instanceof StoreCopyError ? err.message : `copying failed: ${err instanceof Error ? err.message : String(err)}`);

@@ -210,11 +210,35 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     logger: log.child({ loop: 'provider-health' }),
     intervalMs: settings.providerCheckIntervalMs,
     timeoutMs: settings.providerCheckTimeoutMs,
-    onChecked: (health) => void publishHealth({ store, feed: live, provider: health.provider }).catch((err: unknown) => log.warn({ error: errorMessage(err) }, 'publishing a provider check failed')),
+    onChecked: (health) =>
+      void publishHealth({ store, feed: live, provider: health.provider }).catch((err: unknown) =>
+        log.warn({ error: errorMessage(err) }, 'publishing a provider check failed'),
+      ),
   });
-  const gc = new OrphanCollector({ store, clock, providers: fencedProviders, logger: log.child({ loop: 'orphan-gc' }), intervalMs: settings.gcIntervalMs, timeoutMs: settings.gcTimeoutMs });
-  const housekeeping = new Housekeeping({ store, clock, logger: log.child({ loop: 'housekeeping' }), ...settings, intervalMs: settings.housekeepingIntervalMs });
-  const sampler = new Sampler({ store, clock, metrics, providers: fencedProviders, logger: log.child({ loop: 'stats-sampler' }), intervalMs: settings.statsSampleIntervalMs, timeoutMs: settings.statsSampleTimeoutMs });
+  const gc = new OrphanCollector({
+    store,
+    clock,
+    providers: fencedProviders,
+    logger: log.child({ loop: 'orphan-gc' }),
+    intervalMs: settings.gcIntervalMs,
+    timeoutMs: settings.gcTimeoutMs,
+  });
+  const housekeeping = new Housekeeping({
+    store,
+    clock,
+    logger: log.child({ loop: 'housekeeping' }),
+    ...settings,
+    intervalMs: settings.housekeepingIntervalMs,
+  });
+  const sampler = new Sampler({
+    store,
+    clock,
+    metrics,
+    providers: fencedProviders,
+    logger: log.child({ loop: 'stats-sampler' }),
+    intervalMs: settings.statsSampleIntervalMs,
+    timeoutMs: settings.statsSampleTimeoutMs,
+  });
   // One `stats` message per host and round: the charts of that host and of its Proxies refetch.
   sampler.onSample((sample) => live.publish({ kind: 'stats', provider: sample.provider, host: sample.target }));
   const instanceEvents = new InstanceEvents({
@@ -270,7 +294,10 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     onChange: (name) => {
       if (loops.active) reconciler.enqueue(name);
       // The leader may run elsewhere: tell it through the database (it resyncs anyway if this is lost).
-      else leadership.announce(name).catch((err: unknown) => log.warn({ proxy: name, error: errorMessage(err) }, 'telling the leader about a change failed; its resync picks it up'));
+      else
+        leadership
+          .announce(name)
+          .catch((err: unknown) => log.warn({ proxy: name, error: errorMessage(err) }, 'telling the leader about a change failed; its resync picks it up'));
     },
   });
 
@@ -304,7 +331,11 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     view: () => clusterView({ store, leadership, replica, startedAtMs, leaseMs: settings.leaderLeaseMs, nowMs: clock.now() }),
   };
 
-  const hostSetup = new HostSetup({ configPath: settings.providersConfigPath, entries: () => config.currentEntries(), logger: log.child({ component: 'host-setup' }) });
+  const hostSetup = new HostSetup({
+    configPath: settings.providersConfigPath,
+    entries: () => config.currentEntries(),
+    logger: log.child({ component: 'host-setup' }),
+  });
   const hostConfig = new HostConfig({
     configPath: settings.providersConfigPath,
     setup: hostSetup,
@@ -372,12 +403,23 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         lost: () => {
           void loops.stop();
           // Boot capture is the leader's: let the new one hold the consoles of the VMs still booting.
-          consoles.releaseUnwatched('released: this replica no longer leads').catch((err: unknown) => log.warn({ error: errorMessage(err) }, 'releasing the boot captures failed'));
+          consoles
+            .releaseUnwatched('released: this replica no longer leads')
+            .catch((err: unknown) => log.warn({ error: errorMessage(err) }, 'releasing the boot captures failed'));
           // The changes now happen elsewhere: browsers reconnect, and poll a replica that does not lead.
           live.endStreams();
         },
       });
-      log.info({ store: store.engine, replica: replica.id, dataDir: settings.dataDir, providers: providerSet.list().map((provider) => provider.name), probeUrl: settings.probeUrl ? redactUrl(settings.probeUrl) : null }, 'control plane started');
+      log.info(
+        {
+          store: store.engine,
+          replica: replica.id,
+          dataDir: settings.dataDir,
+          providers: providerSet.list().map((provider) => provider.name),
+          probeUrl: settings.probeUrl ? redactUrl(settings.probeUrl) : null,
+        },
+        'control plane started',
+      );
     },
     stop() {
       stopping ??= (async () => {

@@ -82,7 +82,14 @@ export async function startFleet(options: { dataDir: string; adminPassword: stri
   const configPath = join(options.dataDir, 'providers.yaml');
   writeFileSync(configPath, '# the bench passes its entry through configLoader\n');
   const runtime = await startRuntimeOnce({
-    settings: settingsFromEnv({ DATA_DIR: options.dataDir, PROVIDERS_CONFIG: configPath, RECONCILE_WORKERS: '8', PROVISIONING_POLL_INTERVAL: '2s', PROVIDER_CHECK_INTERVAL: '30s', PROBE_INTERVAL: '1h' }),
+    settings: settingsFromEnv({
+      DATA_DIR: options.dataDir,
+      PROVIDERS_CONFIG: configPath,
+      RECONCILE_WORKERS: '8',
+      PROVISIONING_POLL_INTERVAL: '2s',
+      PROVIDER_CHECK_INTERVAL: '30s',
+      PROBE_INTERVAL: '1h',
+    }),
     registry,
     configLoader: async () => [entry],
     logger,

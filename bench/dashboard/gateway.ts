@@ -55,7 +55,9 @@ async function answerApi(options: { req: IncomingMessage; res: ServerResponse; r
   res.on('close', () => left.abort());
   const request = new Request(url, {
     method: req.method,
-    headers: Object.entries(req.headers).flatMap(([key, value]) => (value === undefined ? [] : [[key, Array.isArray(value) ? value.join(', ') : value] as [string, string]])),
+    headers: Object.entries(req.headers).flatMap(([key, value]) =>
+      value === undefined ? [] : [[key, Array.isArray(value) ? value.join(', ') : value] as [string, string]],
+    ),
     signal: left.signal,
     ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream, duplex: 'half' } : {}),
   } as RequestInit);

@@ -24,11 +24,10 @@ export interface PageSpec {
 const scriptPaths = (html: string): Set<string> => new Set([...html.matchAll(/\/_next\/static\/[^"'\s]+?\.js/g)].map((match) => match[0]));
 
 async function renderedAt(page: Page, rendered: string): Promise<number> {
-  await page.waitForFunction(
-    `(() => { if (!(${rendered})) return false; window.__renderedAt ??= performance.now(); return true; })()`,
-    undefined,
-    { polling: 'raf', timeout: 120_000 },
-  );
+  await page.waitForFunction(`(() => { if (!(${rendered})) return false; window.__renderedAt ??= performance.now(); return true; })()`, undefined, {
+    polling: 'raf',
+    timeout: 120_000,
+  });
   return page.evaluate(() => (window as unknown as { __renderedAt: number }).__renderedAt);
 }
 

@@ -43,7 +43,12 @@ async function readBody(response: Response): Promise<unknown> {
 function errorFrom(response: Response, body: unknown): ApiError {
   const parsed = apiErrorBodySchema.safeParse(body);
   if (!parsed.success) {
-    return new ApiError({ code: 'ERR_BAD_RESPONSE', status: response.status, message: `${response.status} ${response.statusText || 'request failed'}`, cause: parsed.error });
+    return new ApiError({
+      code: 'ERR_BAD_RESPONSE',
+      status: response.status,
+      message: `${response.status} ${response.statusText || 'request failed'}`,
+      cause: parsed.error,
+    });
   }
   const { code, message, fields = [] } = parsed.data.error;
   const messages: FieldMessages = {};
@@ -83,7 +88,12 @@ export async function apiRequest<S extends z.ZodType>(path: string, schema: S, o
   }
   const parsed = schema.safeParse(payload);
   if (!parsed.success) {
-    throw new ApiError({ code: 'ERR_BAD_RESPONSE', status: response.status, message: `${method} ${path}: the answer does not match the API contract`, cause: parsed.error });
+    throw new ApiError({
+      code: 'ERR_BAD_RESPONSE',
+      status: response.status,
+      message: `${method} ${path}: the answer does not match the API contract`,
+      cause: parsed.error,
+    });
   }
   return parsed.data;
 }

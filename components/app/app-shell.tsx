@@ -17,7 +17,10 @@ export function AppShell({ children }: { children: ReactNode }) {
       </a>
       <header className="bg-slate-900 text-white">
         <div className="mx-auto flex max-w-7xl flex-wrap items-center gap-x-6 gap-y-2 px-4 py-2">
-          <Link href="/" className="rounded-md py-2 text-base font-semibold tracking-tight focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white">
+          <Link
+            href="/"
+            className="rounded-md py-2 text-base font-semibold tracking-tight focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-white"
+          >
             kvm2 proxies
           </Link>
           <nav aria-label="Main" className="order-3 w-full min-w-0 sm:order-none sm:w-auto sm:flex-1">

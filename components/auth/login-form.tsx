@@ -48,7 +48,17 @@ function LoginFields({ onDone }: { onDone: () => void }) {
       }}
     >
       <Field id="password" label="Admin password" error={login.error ? messageOf(login.error) : undefined}>
-        {(aria) => <input {...aria} type="password" autoComplete="current-password" autoFocus className={controlClass} value={password} onChange={(event) => setPassword(event.target.value)} />}
+        {(aria) => (
+          <input
+            {...aria}
+            type="password"
+            autoComplete="current-password"
+            autoFocus
+            className={controlClass}
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+          />
+        )}
       </Field>
       <Button type="submit" tone="primary" className="w-full" disabled={login.isPending || password === ''}>
         {login.isPending ? 'Logging in…' : 'Log in'}
@@ -79,23 +89,63 @@ function SetupFields({ onDone }: { onDone: () => void }) {
           await login.mutateAsync(password);
           onDone();
         } catch (err) {
-          if (hasCode(err, 'ERR_INVALID_SETUP_CODE')) return setError({ field: 'setupCode', message: "That setup code is not right. Copy it from the server's latest start." });
+          if (hasCode(err, 'ERR_INVALID_SETUP_CODE'))
+            return setError({ field: 'setupCode', message: "That setup code is not right. Copy it from the server's latest start." });
           setError({ field: 'password', message: hasCode(err, 'ERR_INVALID_INPUT') ? (err.fields.password ?? err.message) : messageOf(err) });
         }
       }}
     >
       <p className="text-sm text-slate-700">
-        This is the first start: choose the admin password. To prove you run this server, enter the one-time setup code it printed in its log at
-        start: <code className="text-xs">journalctl -u kvm2-proxies</code> under systemd, or the terminal running <code className="text-xs">npm start</code>.
+        This is the first start: choose the admin password. To prove you run this server, enter the one-time setup code it printed in its log at start:{' '}
+        <code className="text-xs">journalctl -u kvm2-proxies</code> under systemd, or the terminal running <code className="text-xs">npm start</code>.
       </p>
-      <Field id="setup-code" label="Setup code" error={error?.field === 'setupCode' ? error.message : undefined} hint="Three groups of five letters and digits, e.g. ABCDE-FGH23-JKL45.">
-        {(aria) => <input {...aria} type="text" autoComplete="off" spellCheck={false} autoFocus className={controlClass} value={setupCode} onChange={(event) => setSetupCode(event.target.value)} />}
+      <Field
+        id="setup-code"
+        label="Setup code"
+        error={error?.field === 'setupCode' ? error.message : undefined}
+        hint="Three groups of five letters and digits, e.g. ABCDE-FGH23-JKL45."
+      >
+        {(aria) => (
+          <input
+            {...aria}
+            type="text"
+            autoComplete="off"
+            spellCheck={false}
+            autoFocus
+            className={controlClass}
+            value={setupCode}
+            onChange={(event) => setSetupCode(event.target.value)}
+          />
+        )}
       </Field>
-      <Field id="new-password" label="Admin password" error={error?.field === 'password' ? error.message : undefined} hint={`At least ${minPasswordLength} characters.`}>
-        {(aria) => <input {...aria} type="password" autoComplete="new-password" className={controlClass} value={password} onChange={(event) => setPassword(event.target.value)} />}
+      <Field
+        id="new-password"
+        label="Admin password"
+        error={error?.field === 'password' ? error.message : undefined}
+        hint={`At least ${minPasswordLength} characters.`}
+      >
+        {(aria) => (
+          <input
+            {...aria}
+            type="password"
+            autoComplete="new-password"
+            className={controlClass}
+            value={password}
+            onChange={(event) => setPassword(event.target.value)}
+          />
+        )}
       </Field>
       <Field id="repeat-password" label="The same password again" error={error?.field === 'repeat' ? error.message : undefined}>
-        {(aria) => <input {...aria} type="password" autoComplete="new-password" className={controlClass} value={repeat} onChange={(event) => setRepeat(event.target.value)} />}
+        {(aria) => (
+          <input
+            {...aria}
+            type="password"
+            autoComplete="new-password"
+            className={controlClass}
+            value={repeat}
+            onChange={(event) => setRepeat(event.target.value)}
+          />
+        )}
       </Field>
       <Button type="submit" tone="primary" className="w-full" disabled={setup.isPending || login.isPending}>
         {setup.isPending || login.isPending ? 'Saving…' : 'Set password and log in'}

@@ -89,7 +89,10 @@ function HostKeyResult({ step, onTrust, trusting, trusted }: { step: HostKeyStep
       {key ? (
         <>
           <p className="break-all">
-            {key.keyType} <span className="font-mono" data-testid="host-key-fingerprint">{key.fingerprint}</span>
+            {key.keyType}{' '}
+            <span className="font-mono" data-testid="host-key-fingerprint">
+              {key.fingerprint}
+            </span>
           </p>
           <p className="break-words text-slate-700">
             Compare it with what the host prints: <code className="font-mono text-xs">{key.hostCommand}</code>
@@ -188,7 +191,14 @@ export function AddHostWizard({ onDone }: { onDone: () => void }) {
   const checked = answers.check?.ok === true;
 
   return (
-    <Panel title="Add a host" actions={<Button tone="ghost" onClick={onDone}>Close</Button>}>
+    <Panel
+      title="Add a host"
+      actions={
+        <Button tone="ghost" onClick={onDone}>
+          Close
+        </Button>
+      }
+    >
       <form
         className="grid gap-3 sm:grid-cols-2"
         onSubmit={(event) => {
@@ -214,22 +224,48 @@ export function AddHostWizard({ onDone }: { onDone: () => void }) {
             <Field id="setup-new-name" label="New provider name" hint="Letters, digits, dots, dashes and underscores.">
               {(aria) => <input {...aria} className={controlClass} value={newName} onChange={(event) => setNewName(event.target.value)} required />}
             </Field>
-            <Field id="setup-new-key" label="SSH key file on this server" hint="Absolute path; generate the key under Settings once the entry exists, or point at one you have.">
-              {(aria) => <input {...aria} className={controlClass} value={newFiles.sshKeyFile} onChange={(event) => setNewFiles({ ...newFiles, sshKeyFile: event.target.value })} required />}
+            <Field
+              id="setup-new-key"
+              label="SSH key file on this server"
+              hint="Absolute path; generate the key under Settings once the entry exists, or point at one you have."
+            >
+              {(aria) => (
+                <input
+                  {...aria}
+                  className={controlClass}
+                  value={newFiles.sshKeyFile}
+                  onChange={(event) => setNewFiles({ ...newFiles, sshKeyFile: event.target.value })}
+                  required
+                />
+              )}
             </Field>
             <Field id="setup-new-known-hosts" label="known_hosts file on this server">
-              {(aria) => <input {...aria} className={controlClass} value={newFiles.knownHostsFile} onChange={(event) => setNewFiles({ ...newFiles, knownHostsFile: event.target.value })} required />}
+              {(aria) => (
+                <input
+                  {...aria}
+                  className={controlClass}
+                  value={newFiles.knownHostsFile}
+                  onChange={(event) => setNewFiles({ ...newFiles, knownHostsFile: event.target.value })}
+                  required
+                />
+              )}
             </Field>
           </>
         ) : null}
         <Field id="setup-name" label="Host name" hint="What Proxies name in placement.zone.">
-          {(aria) => <input {...aria} className={controlClass} value={host.name} onChange={(event) => setHost({ ...host, name: event.target.value })} required />}
+          {(aria) => (
+            <input {...aria} className={controlClass} value={host.name} onChange={(event) => setHost({ ...host, name: event.target.value })} required />
+          )}
         </Field>
         <Field id="setup-address" label="Address" hint="host or host:port of its sshd">
-          {(aria) => <input {...aria} className={controlClass} value={host.address} onChange={(event) => setHost({ ...host, address: event.target.value })} required />}
+          {(aria) => (
+            <input {...aria} className={controlClass} value={host.address} onChange={(event) => setHost({ ...host, address: event.target.value })} required />
+          )}
         </Field>
         <Field id="setup-user" label="SSH user" hint="A member of the host's libvirt group.">
-          {(aria) => <input {...aria} className={controlClass} value={host.user} onChange={(event) => setHost({ ...host, user: event.target.value })} required />}
+          {(aria) => (
+            <input {...aria} className={controlClass} value={host.user} onChange={(event) => setHost({ ...host, user: event.target.value })} required />
+          )}
         </Field>
         <div className="flex items-end">
           <Button type="submit" tone="primary" disabled={busy !== undefined}>
@@ -296,7 +332,8 @@ export function AddHostWizard({ onDone }: { onDone: () => void }) {
                 <option value="">Choose a pool</option>
                 {resources.pools?.map((pool) => (
                   <option key={pool.name} value={pool.name} disabled={pool.state !== 'running'}>
-                    {pool.name} ({pool.state}{pool.availableGiB !== undefined ? `, ${pool.availableGiB} GiB free` : ''})
+                    {pool.name} ({pool.state}
+                    {pool.availableGiB !== undefined ? `, ${pool.availableGiB} GiB free` : ''})
                   </option>
                 ))}
               </select>
@@ -354,7 +391,21 @@ export function AddHostWizard({ onDone }: { onDone: () => void }) {
             onClick={() => {
               const { provider: providerName, newEntry } = base as { provider: string; newEntry?: { sshKeyFile: string; knownHostsFile: string } };
               const { name, address, user, pool, bridge, virtType } = candidate();
-              save.mutate({ provider: providerName, host: { name: name!, address, user: user!, bridge: bridge!, ...(pool ? { pool } : {}), ...(virtType ? { virtType } : {}), ...(newEntry ? { newEntry } : {}) } }, { onSuccess: onDone });
+              save.mutate(
+                {
+                  provider: providerName,
+                  host: {
+                    name: name!,
+                    address,
+                    user: user!,
+                    bridge: bridge!,
+                    ...(pool ? { pool } : {}),
+                    ...(virtType ? { virtType } : {}),
+                    ...(newEntry ? { newEntry } : {}),
+                  },
+                },
+                { onSuccess: onDone },
+              );
             }}
           >
             Save host

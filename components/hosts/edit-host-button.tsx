@@ -19,7 +19,13 @@ export function EditHostButton({ provider, host }: { provider: string; host: str
   const [fields, setFields] = useState<Fields>();
   const update = useUpdateHost();
   if (!configured) return null;
-  const current: Fields = fields ?? { address: configured.address, user: configured.user, bridge: configured.bridge, pool: configured.pool, virtType: configured.virtType };
+  const current: Fields = fields ?? {
+    address: configured.address,
+    user: configured.user,
+    bridge: configured.bridge,
+    pool: configured.pool,
+    virtType: configured.virtType,
+  };
   const changed = Object.fromEntries(fieldNames.filter((name) => current[name].trim() !== configured[name]).map((name) => [name, current[name].trim()]));
   const chosenType = virtTypeChoices.find((choice) => choice === current.virtType);
   const virtType = chosenType && chosenType !== configured.virtType ? { virtType: chosenType } : {};
@@ -51,13 +57,17 @@ export function EditHostButton({ provider, host }: { provider: string; host: str
         <div className="space-y-3">
           {fieldNames.map((name) => (
             <Field key={name} id={`edit-${host}-${name}`} label={{ address: 'Address', user: 'SSH user', bridge: 'Bridge', pool: 'Storage pool' }[name]}>
-              {(aria) => <input {...aria} className={controlClass} value={current[name]} onChange={(event) => setFields({ ...current, [name]: event.target.value })} />}
+              {(aria) => (
+                <input {...aria} className={controlClass} value={current[name]} onChange={(event) => setFields({ ...current, [name]: event.target.value })} />
+              )}
             </Field>
           ))}
           <Field id={`edit-${host}-virt-type`} label="Virtualisation">
             {(aria) => (
               <select {...aria} className={controlClass} value={current.virtType} onChange={(event) => setFields({ ...current, virtType: event.target.value })}>
-                {configured.virtType === 'kvm' || configured.virtType === 'qemu' ? null : <option value={configured.virtType}>{configured.virtType} (not written)</option>}
+                {configured.virtType === 'kvm' || configured.virtType === 'qemu' ? null : (
+                  <option value={configured.virtType}>{configured.virtType} (not written)</option>
+                )}
                 <option value="kvm">kvm (hardware)</option>
                 <option value="qemu">qemu (software emulation)</option>
               </select>

@@ -41,7 +41,10 @@ export default function HostHealthCharts({ samples, host }: { samples: HealthSam
               <XAxis dataKey="at" type="number" scale="time" domain={['dataMin', 'dataMax']} tickFormatter={tick} tick={axisTick} minTickGap={40} />
               <YAxis yAxisId="latency" tick={axisTick} width={36} allowDecimals={false} />
               <YAxis yAxisId="up" hide domain={[0, 1]} />
-              <Tooltip labelFormatter={(value) => new Date(Number(value)).toLocaleString()} formatter={(value, name) => (name === 'up' ? (value === 1 ? 'up' : 'down') : formatLatency(Number(value)))} />
+              <Tooltip
+                labelFormatter={(value) => new Date(Number(value)).toLocaleString()}
+                formatter={(value, name) => (name === 'up' ? (value === 1 ? 'up' : 'down') : formatLatency(Number(value)))}
+              />
               <Area yAxisId="up" dataKey="up" type="stepAfter" stroke="#059669" fill="#a7f3d0" fillOpacity={0.5} isAnimationActive={false} name="up" />
               <Line yAxisId="latency" dataKey="latency" stroke="#1d4ed8" dot={false} strokeWidth={2} isAnimationActive={false} name="latency" />
             </ComposedChart>

@@ -53,13 +53,32 @@ function VirtTypeWarning({ details }: { details: Record<string, string> }) {
   );
 }
 
-export function HostCard({ provider, target, samples, showCharts = true, actions }: { provider: string; target: TargetView; samples?: HealthSample[]; showCharts?: boolean; actions?: ReactNode }) {
+export function HostCard({
+  provider,
+  target,
+  samples,
+  showCharts = true,
+  actions,
+}: {
+  provider: string;
+  target: TargetView;
+  samples?: HealthSample[];
+  showCharts?: boolean;
+  actions?: ReactNode;
+}) {
   const { details } = target;
   return (
-    <article className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm" data-testid={`host-card-${target.name}`} aria-labelledby={`host-${provider}-${target.name}`}>
+    <article
+      className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm"
+      data-testid={`host-card-${target.name}`}
+      aria-labelledby={`host-${provider}-${target.name}`}
+    >
       <div className="flex flex-wrap items-center justify-between gap-2">
         <h3 id={`host-${provider}-${target.name}`} className="text-base font-semibold">
-          <Link href={hostHref(provider, target.name)} className="rounded text-blue-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600">
+          <Link
+            href={hostHref(provider, target.name)}
+            className="rounded text-blue-800 underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600"
+          >
             {target.name}
           </Link>
           <span className="ml-2 text-xs font-normal text-slate-600">{provider}</span>

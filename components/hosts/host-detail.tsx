@@ -21,7 +21,13 @@ function HostHealthPanel({ provider, host }: { provider: string; host: string })
   if (providers.isPending) return <SkeletonCards cards={1} label="host health" />;
   if (providers.isError) return <ErrorPanel title="Could not load the host's health" error={providers.error} onRetry={() => void providers.refetch()} />;
   const target = providers.data.find((entry) => entry.name === provider)?.targets.find((entry) => entry.name === host);
-  if (!target) return <ErrorPanel title="Unknown host" error={new Error(`${host} is not a host of provider ${provider} in the running config, or it has not been checked yet.`)} />;
+  if (!target)
+    return (
+      <ErrorPanel
+        title="Unknown host"
+        error={new Error(`${host} is not a host of provider ${provider} in the running config, or it has not been checked yet.`)}
+      />
+    );
   return <HostCard provider={provider} target={target} samples={history.data?.filter((sample) => sample.target === host) ?? []} />;
 }
 
@@ -36,7 +42,14 @@ export function HostDetail({ provider, host }: { provider: string; host: string 
     <div className="space-y-6">
       <HostHealthPanel provider={provider} host={host} />
       <HostStatsPanel provider={provider} host={host} />
-      <Panel title="Storage pools">{body((data) => <PoolsTable pools={data.pools} />, 'storage pools')}</Panel>
+      <Panel title="Storage pools">
+        {body(
+          (data) => (
+            <PoolsTable pools={data.pools} />
+          ),
+          'storage pools',
+        )}
+      </Panel>
       <Panel title="Cached base images">
         {body(
           (data) => (
@@ -48,7 +61,14 @@ export function HostDetail({ provider, host }: { provider: string; host: string 
           'cached images',
         )}
       </Panel>
-      <Panel title="Domains">{body((data) => <DomainsTable domains={data.domains} activity={(domain) => <DomainActivity provider={provider} host={host} domain={domain} />} />, 'domains')}</Panel>
+      <Panel title="Domains">
+        {body(
+          (data) => (
+            <DomainsTable domains={data.domains} activity={(domain) => <DomainActivity provider={provider} host={host} domain={domain} />} />
+          ),
+          'domains',
+        )}
+      </Panel>
     </div>
   );
 }

@@ -34,7 +34,12 @@ export function PoolsTable({ pools }: { pools: PoolView[] }) {
             <Td>{formatBytes(pool.availableBytes)}</Td>
             <Td className="min-w-48">
               {pool.capacityBytes > 0 ? (
-                <UsageBar label={`Pool ${pool.name} usage`} used={pool.capacityBytes - pool.availableBytes} total={pool.capacityBytes} text={`${formatBytes(pool.availableBytes)} free`} />
+                <UsageBar
+                  label={`Pool ${pool.name} usage`}
+                  used={pool.capacityBytes - pool.availableBytes}
+                  total={pool.capacityBytes}
+                  text={`${formatBytes(pool.availableBytes)} free`}
+                />
               ) : (
                 <span className="text-xs text-slate-600">not reported while inactive</span>
               )}

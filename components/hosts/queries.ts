@@ -8,16 +8,7 @@ import { healthHistorySchema, hostInventorySchema, providerListSchema } from '@/
 import { apiRequest } from '@/components/api/client';
 import { usePollInterval } from '@/components/app/live-status';
 
-export type {
-  CachedImageView,
-  DomainKind,
-  DomainView,
-  HealthSample,
-  HostInventoryView,
-  PoolView,
-  ProviderSummary,
-  TargetView,
-} from '@/lib/api/providers';
+export type { CachedImageView, DomainKind, DomainView, HealthSample, HostInventoryView, PoolView, ProviderSummary, TargetView } from '@/lib/api/providers';
 
 const segment = encodeURIComponent;
 

@@ -23,7 +23,10 @@ export function RemoveHostButton({ provider, host }: { provider: string; host: s
         onClose={() => setOpen(false)}
         onConfirm={() => remove.mutate({ provider, host }, { onSuccess: () => setOpen(false) })}
       >
-        <p>The host goes from the providers config (the previous file is kept as a backup). Nothing on the host is touched. A host that still has Proxies cannot be removed.</p>
+        <p>
+          The host goes from the providers config (the previous file is kept as a backup). Nothing on the host is touched. A host that still has Proxies cannot
+          be removed.
+        </p>
       </ConfirmDialog>
     </>
   );

@@ -81,7 +81,11 @@ export function useRemoveHost() {
 export const identityKeys = { all: ['ssh-identity'] as const };
 
 export function useIdentities() {
-  return useQuery({ queryKey: identityKeys.all, queryFn: ({ signal }) => apiRequest('/api/ssh-identity', identityListSchema, { signal }), select: (list) => list.identities });
+  return useQuery({
+    queryKey: identityKeys.all,
+    queryFn: ({ signal }) => apiRequest('/api/ssh-identity', identityListSchema, { signal }),
+    select: (list) => list.identities,
+  });
 }
 
 export function useGenerateIdentity() {

@@ -11,7 +11,8 @@ export function DownloadsList({ downloads }: { downloads: HostInventoryView['dow
         const percent = download.totalBytes > 0 ? Math.round(Math.min(1, download.doneBytes / download.totalBytes) * 100) : 0;
         return (
           <li key={download.volume} className="rounded-md border border-blue-200 bg-blue-50 px-3 py-2">
-            Downloading <span className="break-all font-mono text-xs">{download.volume}</span>: {formatBytes(download.doneBytes)} of {formatBytes(download.totalBytes)} ({percent}%)
+            Downloading <span className="break-all font-mono text-xs">{download.volume}</span>: {formatBytes(download.doneBytes)} of{' '}
+            {formatBytes(download.totalBytes)} ({percent}%)
             {download.bytesPerSecond > 0 ? <> · {formatRate(download.bytesPerSecond)}</> : null}
           </li>
         );

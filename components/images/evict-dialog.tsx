@@ -41,8 +41,8 @@ export function EvictImageButton({ provider, host, pool, image }: { provider: st
         onConfirm={() => evict.mutate(image.volume, { onSuccess: () => setOpen(false) })}
       >
         <p>
-          This deletes the cached base image <strong className="break-all">{image.volume}</strong> ({formatBytes(image.sizeBytes)}) from pool {pool ?? 'the pool'} on {host}: its
-          digest marker first, then the image itself.
+          This deletes the cached base image <strong className="break-all">{image.volume}</strong> ({formatBytes(image.sizeBytes)}) from pool{' '}
+          {pool ?? 'the pool'} on {host}: its digest marker first, then the image itself.
         </p>
         <p>No VM on this host uses it now. The next Proxy that asks for {image.key ? `image ${image.key}` : 'this image'} here downloads it again.</p>
       </ConfirmDialog>

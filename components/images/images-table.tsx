@@ -9,7 +9,9 @@ import { EvictImageButton } from './evict-dialog';
 
 export function ImagesTable({ provider, host, pool, images }: { provider: string; host: string; pool?: string; images: CachedImageView[] }) {
   if (images.length === 0) {
-    return <EmptyState title="No cached images">The first Proxy for an image on this host downloads it into the pool; it is kept here for the next ones.</EmptyState>;
+    return (
+      <EmptyState title="No cached images">The first Proxy for an image on this host downloads it into the pool; it is kept here for the next ones.</EmptyState>
+    );
   }
   return (
     <TableScroll label="Cached base images">

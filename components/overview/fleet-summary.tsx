@@ -46,7 +46,12 @@ function HostsPanel() {
   const providers = useProviders();
   if (providers.isPending) return <SkeletonRows rows={3} label="hosts" />;
   if (providers.isError) return <ErrorPanel title="Could not load the hosts" error={providers.error} onRetry={() => void providers.refetch()} />;
-  if (providers.data.length === 0) return <p className="text-sm text-slate-600">No hosts are configured yet; see <em>Get started</em> above.</p>;
+  if (providers.data.length === 0)
+    return (
+      <p className="text-sm text-slate-600">
+        No hosts are configured yet; see <em>Get started</em> above.
+      </p>
+    );
   const hosts = providers.data.flatMap((provider) => provider.targets.map((target) => ({ provider: provider.name, target })));
   return (
     <ul className="divide-y divide-slate-100">
@@ -91,7 +96,14 @@ export function FleetSummary() {
         <Panel title="Hosts" actions={<LinkButton href="/hosts">All hosts</LinkButton>}>
           <HostsPanel />
         </Panel>
-        <Panel title="Proxies by phase" actions={<LinkButton href="/proxies/new" tone="primary">Create Proxy</LinkButton>}>
+        <Panel
+          title="Proxies by phase"
+          actions={
+            <LinkButton href="/proxies/new" tone="primary">
+              Create Proxy
+            </LinkButton>
+          }
+        >
           {proxies.isPending ? (
             <SkeletonRows rows={3} label="Proxies" />
           ) : proxies.isError ? (

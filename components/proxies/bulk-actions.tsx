@@ -27,9 +27,21 @@ export function BulkActions({ selected, onDone }: { selected: ProxyView[]; onDon
     setPending(true);
     const results: Array<{ name: string; error?: string }> = [];
     if (action === 'delete') {
-      for (const name of plan.deletable) results.push(await remove.mutateAsync(name).then(() => ({ name }), (err: unknown) => ({ name, error: reason(err) })));
+      for (const name of plan.deletable)
+        results.push(
+          await remove.mutateAsync(name).then(
+            () => ({ name }),
+            (err: unknown) => ({ name, error: reason(err) }),
+          ),
+        );
     } else {
-      for (const [set, members] of plan.replaceable) results.push(await replace.mutateAsync({ set, members }).then(() => ({ name: `${set} (${members.length})` }), (err: unknown) => ({ name: set, error: reason(err) })));
+      for (const [set, members] of plan.replaceable)
+        results.push(
+          await replace.mutateAsync({ set, members }).then(
+            () => ({ name: `${set} (${members.length})` }),
+            (err: unknown) => ({ name: set, error: reason(err) }),
+          ),
+        );
     }
     setPending(false);
     setOpen(undefined);
@@ -42,13 +54,26 @@ export function BulkActions({ selected, onDone }: { selected: ProxyView[]; onDon
       {selected.length > 0 ? (
         <>
           <span className="font-medium text-slate-900">{selected.length} selected</span>
-          <Button tone="danger" disabled={plan.deletable.length === 0} onClick={() => setOpen('delete')} title={plan.deletable.length === 0 ? 'Members of a set are deleted by scaling the set; use Replace' : undefined}>
+          <Button
+            tone="danger"
+            disabled={plan.deletable.length === 0}
+            onClick={() => setOpen('delete')}
+            title={plan.deletable.length === 0 ? 'Members of a set are deleted by scaling the set; use Replace' : undefined}
+          >
             Delete {plan.deletable.length > 0 ? plan.deletable.length : ''}
           </Button>
-          <Button disabled={plan.members === 0} onClick={() => setOpen('replace')} title={plan.members === 0 ? 'Replace is for members of a set; edit a plain Proxy to replace its VM' : undefined}>
+          <Button
+            disabled={plan.members === 0}
+            onClick={() => setOpen('replace')}
+            title={plan.members === 0 ? 'Replace is for members of a set; edit a plain Proxy to replace its VM' : undefined}
+          >
             Replace {plan.members > 0 ? plan.members : ''}
           </Button>
-          {plan.members > 0 && plan.deletable.length > 0 ? <span className="text-xs text-slate-700">Delete applies to the {plan.deletable.length} plain Proxies, Replace to the {plan.members} set members.</span> : null}
+          {plan.members > 0 && plan.deletable.length > 0 ? (
+            <span className="text-xs text-slate-700">
+              Delete applies to the {plan.deletable.length} plain Proxies, Replace to the {plan.members} set members.
+            </span>
+          ) : null}
         </>
       ) : null}
       {outcome ? (
@@ -59,15 +84,31 @@ export function BulkActions({ selected, onDone }: { selected: ProxyView[]; onDon
           </button>
         </p>
       ) : null}
-      <ConfirmDialog open={open === 'delete'} title={`Delete ${plan.deletable.length} Proxies?`} confirmLabel="Delete them" pending={pending} onClose={() => setOpen(undefined)} onConfirm={() => void run('delete')}>
+      <ConfirmDialog
+        open={open === 'delete'}
+        title={`Delete ${plan.deletable.length} Proxies?`}
+        confirmLabel="Delete them"
+        pending={pending}
+        onClose={() => setOpen(undefined)}
+        onConfirm={() => void run('delete')}
+      >
         <p>
-          This destroys the VMs of <strong className="break-all">{plan.deletable.join(', ')}</strong> with their disks (Static ones are only removed from the list). Crawler clients stop getting their addresses at once.
+          This destroys the VMs of <strong className="break-all">{plan.deletable.join(', ')}</strong> with their disks (Static ones are only removed from the
+          list). Crawler clients stop getting their addresses at once.
           {plan.members > 0 ? ` The ${plan.members} set members selected are left alone.` : ''}
         </p>
       </ConfirmDialog>
-      <ConfirmDialog open={open === 'replace'} title={`Replace ${plan.members} set members?`} confirmLabel="Replace them" pending={pending} onClose={() => setOpen(undefined)} onConfirm={() => void run('replace')}>
+      <ConfirmDialog
+        open={open === 'replace'}
+        title={`Replace ${plan.members} set members?`}
+        confirmLabel="Replace them"
+        pending={pending}
+        onClose={() => setOpen(undefined)}
+        onConfirm={() => void run('replace')}
+      >
         <p>
-          The selected members are deleted now and their set ({sets.join(', ')}) makes a new member in place of each (the members are down until their replacements are Ready; this does not count against the replacement budget).
+          The selected members are deleted now and their set ({sets.join(', ')}) makes a new member in place of each (the members are down until their
+          replacements are Ready; this does not count against the replacement budget).
           {plan.deletable.length > 0 ? ` The ${plan.deletable.length} plain Proxies selected are left alone.` : ''}
         </p>
       </ConfirmDialog>

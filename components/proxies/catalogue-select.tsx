@@ -4,7 +4,25 @@
 import { Field, controlClass } from '@/components/ui/field';
 
 /** A select over the catalogue's options; a text box when the server sent no catalogue for them. */
-export function CatalogueSelect({ id, label, value, onChange, options, placeholder, error, hint }: { id: string; label: string; value: string; onChange: (value: string) => void; options: Array<{ value: string; label: string }>; placeholder: string; error?: string; hint?: string }) {
+export function CatalogueSelect({
+  id,
+  label,
+  value,
+  onChange,
+  options,
+  placeholder,
+  error,
+  hint,
+}: {
+  id: string;
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  options: Array<{ value: string; label: string }>;
+  placeholder: string;
+  error?: string;
+  hint?: string;
+}) {
   if (options.length === 0) {
     return (
       <Field id={id} label={label} error={error} hint={hint ?? 'The server sent no list of choices for this provider; type the value from its config.'}>

@@ -32,7 +32,11 @@ function checkYaml(text: string): CloudInitCheck {
   const contents = document.contents;
   if (contents !== null && !isMap(contents)) {
     const line = contents.range ? text.slice(0, contents.range[0]).split('\n').length : 2;
-    return { ok: false, line, message: `a cloud-config must be a mapping (keys such as packages:, runcmd:, write_files:) on line ${line}, not a list or a single value` };
+    return {
+      ok: false,
+      line,
+      message: `a cloud-config must be a mapping (keys such as packages:, runcmd:, write_files:) on line ${line}, not a list or a single value`,
+    };
   }
   return { ok: true, format: 'cloud-config' };
 }

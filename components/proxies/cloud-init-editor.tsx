@@ -38,7 +38,11 @@ export function CloudInitEditor({ id, value, onChange, error }: CloudInitEditorP
         cloud-init user-data
       </label>
       <div className="flex overflow-hidden rounded-md border border-slate-400 focus-within:outline-2 focus-within:outline-blue-600">
-        <pre ref={gutter} aria-hidden="true" className="max-h-80 select-none overflow-hidden bg-slate-100 px-2 py-2 text-right font-mono text-xs leading-5 text-slate-500">
+        <pre
+          ref={gutter}
+          aria-hidden="true"
+          className="max-h-80 select-none overflow-hidden bg-slate-100 px-2 py-2 text-right font-mono text-xs leading-5 text-slate-500"
+        >
           {Array.from({ length: lines }, (_, index) => (
             <span key={index} className={`block ${problem?.line === index + 1 ? 'bg-red-200 text-red-900' : ''}`}>
               {index + 1}

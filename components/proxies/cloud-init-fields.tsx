@@ -53,14 +53,23 @@ export interface CloudInitFieldsProps {
 
 export function CloudInitFields({ state, onChange, port, errors, stored }: CloudInitFieldsProps) {
   const preview = state.source === 'squid' || state.source === 'paste' ? resolveCloudInit(state, port) : undefined;
-  const choices = stored ? [{ value: 'keep' as const, label: 'Keep the current cloud-init', hint: `${stored.bytes} bytes, unchanged (the VM is not replaced for it).` }, ...sources] : sources;
+  const choices = stored
+    ? [{ value: 'keep' as const, label: 'Keep the current cloud-init', hint: `${stored.bytes} bytes, unchanged (the VM is not replaced for it).` }, ...sources]
+    : sources;
   return (
     <fieldset className="space-y-3">
       <legend className="sr-only">Cloud-init source</legend>
       <div className="space-y-2">
         {choices.map((source) => (
           <label key={source.value} className="flex items-start gap-2 text-sm">
-            <input type="radio" name="cloud-init-source" value={source.value} checked={state.source === source.value} onChange={() => onChange({ ...state, source: source.value })} className="mt-1 focus-visible:outline-2 focus-visible:outline-blue-600" />
+            <input
+              type="radio"
+              name="cloud-init-source"
+              value={source.value}
+              checked={state.source === source.value}
+              onChange={() => onChange({ ...state, source: source.value })}
+              className="mt-1 focus-visible:outline-2 focus-visible:outline-blue-600"
+            />
             <span>
               <span className="font-medium text-slate-900">{source.label}</span>
               <span className="block text-xs text-slate-600">{source.hint}</span>
@@ -70,13 +79,32 @@ export function CloudInitFields({ state, onChange, port, errors, stored }: Cloud
       </div>
       {state.source === 'squid' ? (
         <>
-          <Field id="squid-networks" label="Networks allowed to use the proxy" error={errors.networks} hint="CIDRs or addresses, separated by commas or new lines. Include the network this dashboard runs in, or its health probes are refused.">
-            {(aria) => <textarea {...aria} rows={2} className={`${controlClass} font-mono`} value={state.networks} placeholder="192.168.1.0/24, 10.8.0.0/16" onChange={(event) => onChange({ ...state, networks: event.target.value })} />}
+          <Field
+            id="squid-networks"
+            label="Networks allowed to use the proxy"
+            error={errors.networks}
+            hint="CIDRs or addresses, separated by commas or new lines. Include the network this dashboard runs in, or its health probes are refused."
+          >
+            {(aria) => (
+              <textarea
+                {...aria}
+                rows={2}
+                className={`${controlClass} font-mono`}
+                value={state.networks}
+                placeholder="192.168.1.0/24, 10.8.0.0/16"
+                onChange={(event) => onChange({ ...state, networks: event.target.value })}
+              />
+            )}
           </Field>
           {preview && !preview.error ? (
             <details className="rounded-md border border-slate-200 bg-slate-50 p-2 text-sm">
               <summary className="cursor-pointer font-medium text-slate-800">Show the generated cloud-init</summary>
-              <pre tabIndex={0} aria-label="Generated cloud-init" className="mt-2 overflow-x-auto text-xs text-slate-800 focus-visible:outline-2 focus-visible:outline-blue-600" data-testid="squid-preview">
+              <pre
+                tabIndex={0}
+                aria-label="Generated cloud-init"
+                className="mt-2 overflow-x-auto text-xs text-slate-800 focus-visible:outline-2 focus-visible:outline-blue-600"
+                data-testid="squid-preview"
+              >
                 {preview.cloudInit}
               </pre>
             </details>
@@ -111,8 +139,15 @@ export function CloudInitFields({ state, onChange, port, errors, stored }: Cloud
 function UserDataPreview({ text }: { text: string }) {
   return (
     <details className="rounded-md border border-slate-200 bg-slate-50 p-2 text-sm">
-      <summary className="cursor-pointer font-medium text-slate-800">Show the user-data the VM will get ({new TextEncoder().encode(text).length} bytes)</summary>
-      <pre tabIndex={0} aria-label="User-data the VM will get" data-testid="user-data-preview" className="mt-2 overflow-x-auto text-xs text-slate-800 focus-visible:outline-2 focus-visible:outline-blue-600">
+      <summary className="cursor-pointer font-medium text-slate-800">
+        Show the user-data the VM will get ({new TextEncoder().encode(text).length} bytes)
+      </summary>
+      <pre
+        tabIndex={0}
+        aria-label="User-data the VM will get"
+        data-testid="user-data-preview"
+        className="mt-2 overflow-x-auto text-xs text-slate-800 focus-visible:outline-2 focus-visible:outline-blue-600"
+      >
         {text}
       </pre>
     </details>

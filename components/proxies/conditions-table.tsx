@@ -5,7 +5,13 @@ import { formatTime } from '@/components/ui/format';
 import { TableScroll, Td, Th } from '@/components/ui/table';
 
 /** `goodWhenFalse`: condition types whose False is the healthy state (a set's ReplacementsExhausted). */
-export function ConditionsTable({ conditions, goodWhenFalse = [] }: { conditions: Array<Omit<Condition, 'type'> & { type: string }>; goodWhenFalse?: string[] }) {
+export function ConditionsTable({
+  conditions,
+  goodWhenFalse = [],
+}: {
+  conditions: Array<Omit<Condition, 'type'> & { type: string }>;
+  goodWhenFalse?: string[];
+}) {
   if (conditions.length === 0) return <p className="text-sm text-slate-600">No conditions yet: the reconciler has not looked at this Proxy.</p>;
   return (
     <TableScroll label="Conditions">
@@ -23,7 +29,11 @@ export function ConditionsTable({ conditions, goodWhenFalse = [] }: { conditions
           <tr key={condition.type}>
             <Td className="font-medium">{condition.type}</Td>
             <Td>
-              <Badge tone={condition.status === 'Unknown' ? 'neutral' : (condition.status === 'True') !== goodWhenFalse.includes(condition.type) ? 'ok' : 'error'}>{condition.status}</Badge>
+              <Badge
+                tone={condition.status === 'Unknown' ? 'neutral' : (condition.status === 'True') !== goodWhenFalse.includes(condition.type) ? 'ok' : 'error'}
+              >
+                {condition.status}
+              </Badge>
             </Td>
             <Td>{condition.reason}</Td>
             <Td className="min-w-64 whitespace-normal break-words">{condition.message || '—'}</Td>

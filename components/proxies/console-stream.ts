@@ -44,7 +44,10 @@ export async function streamConsole(name: string, handlers: ConsoleHandlers, sig
 /** Sends keystrokes in order, in pieces the API accepts. */
 export async function sendConsoleInput(name: string, data: string): Promise<void> {
   for (let offset = 0; offset < data.length; offset += consoleInputMaxChars) {
-    await apiRequest(`${consolePath(name)}/input`, consoleInputResultSchema, { method: 'POST', body: { data: data.slice(offset, offset + consoleInputMaxChars) } });
+    await apiRequest(`${consolePath(name)}/input`, consoleInputResultSchema, {
+      method: 'POST',
+      body: { data: data.slice(offset, offset + consoleInputMaxChars) },
+    });
   }
 }
 

@@ -20,7 +20,7 @@ export interface CreateFormState {
   cloudInit: CloudInitState;
 }
 
-const only = <T,>(items: T[]): T | undefined => (items.length === 1 ? items[0] : undefined);
+const only = <T>(items: T[]): T | undefined => (items.length === 1 ? items[0] : undefined);
 
 /** Defaults: every choice with a single option is made already. */
 export function initialFormState(providers: ConfigProvider[], name: string): CreateFormState {
@@ -84,7 +84,17 @@ export function fieldsFromServer(fields: FieldMessages): FieldMessages {
 }
 
 /** The order fields appear in, to focus the first one in error. */
-export const fieldOrder = ['name', 'provider', 'placement.zone', 'placement.machineType', 'placement.image', 'port', 'labels', 'networks', 'cloudInit'] as const;
+export const fieldOrder = [
+  'name',
+  'provider',
+  'placement.zone',
+  'placement.machineType',
+  'placement.image',
+  'port',
+  'labels',
+  'networks',
+  'cloudInit',
+] as const;
 
 export const fieldElementId: Record<(typeof fieldOrder)[number], string> = {
   name: 'proxy-name',

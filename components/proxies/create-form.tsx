@@ -60,7 +60,10 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
   // Several hosts: an empty choice leaves the host to the server (automatic placement).
   const automatic = (provider?.catalogue?.hosts.length ?? 0) > 1;
   const preview = usePlacementPreview(state.provider, state.machineType, automatic && state.zone === '');
-  const set = <K extends keyof CreateFormState>(key: K) => (value: CreateFormState[K]) => setState((previous) => ({ ...previous, [key]: value }));
+  const set =
+    <K extends keyof CreateFormState>(key: K) =>
+    (value: CreateFormState[K]) =>
+      setState((previous) => ({ ...previous, [key]: value }));
 
   async function submit(event: React.FormEvent) {
     event.preventDefault();
@@ -118,8 +121,15 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
             value={state.machineType}
             error={errors['placement.machineType']}
             placeholder="Choose a machine type"
-            hint={machine?.vcpus ? `${machine.vcpus} vCPU, ${machine.memoryMiB} MiB memory${provider?.catalogue?.diskSizeGb ? `, ${provider.catalogue.diskSizeGb} GB disk` : ''}` : undefined}
-            options={(provider?.catalogue?.machineTypes ?? []).map((type) => ({ value: type.name, label: type.vcpus ? `${type.name} (${type.vcpus} vCPU, ${type.memoryMiB} MiB)` : type.name }))}
+            hint={
+              machine?.vcpus
+                ? `${machine.vcpus} vCPU, ${machine.memoryMiB} MiB memory${provider?.catalogue?.diskSizeGb ? `, ${provider.catalogue.diskSizeGb} GB disk` : ''}`
+                : undefined
+            }
+            options={(provider?.catalogue?.machineTypes ?? []).map((type) => ({
+              value: type.name,
+              label: type.vcpus ? `${type.name} (${type.vcpus} vCPU, ${type.memoryMiB} MiB)` : type.name,
+            }))}
             onChange={set('machineType')}
           />
           <Select
@@ -129,16 +139,32 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
             error={state.image === customImage ? undefined : errors['placement.image']}
             placeholder="Choose an image"
             hint="The first Proxy for an image on a host downloads it into the host's pool; later ones start from the cached copy."
-            options={provider?.catalogue?.images.length ? [...provider.catalogue.images.map((image) => ({ value: image.key, label: image.key })), { value: customImage, label: 'Another image by URL…' }] : []}
+            options={
+              provider?.catalogue?.images.length
+                ? [
+                    ...provider.catalogue.images.map((image) => ({ value: image.key, label: image.key })),
+                    { value: customImage, label: 'Another image by URL…' },
+                  ]
+                : []
+            }
             onChange={set('image')}
           />
           {state.image === customImage ? (
-            <Field id="proxy-image-url" label="Image URL" error={errors['placement.image']} hint="http(s) URL of a qcow2 cloud image; the server must send Content-Length.">
-              {(aria) => <input {...aria} type="url" className={controlClass} value={state.imageUrl} onChange={(event) => set('imageUrl')(event.target.value)} />}
+            <Field
+              id="proxy-image-url"
+              label="Image URL"
+              error={errors['placement.image']}
+              hint="http(s) URL of a qcow2 cloud image; the server must send Content-Length."
+            >
+              {(aria) => (
+                <input {...aria} type="url" className={controlClass} value={state.imageUrl} onChange={(event) => set('imageUrl')(event.target.value)} />
+              )}
             </Field>
           ) : null}
           <Field id="proxy-port" label="Port" error={errors.port} hint="The port the proxy listens on inside the VM.">
-            {(aria) => <input {...aria} inputMode="numeric" className={controlClass} value={state.port} onChange={(event) => set('port')(event.target.value)} />}
+            {(aria) => (
+              <input {...aria} inputMode="numeric" className={controlClass} value={state.port} onChange={(event) => set('port')(event.target.value)} />
+            )}
           </Field>
         </div>
       </Panel>
@@ -146,7 +172,12 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
         <LabelsEditor rows={state.labels} onChange={set('labels')} error={errors.labels} />
       </Panel>
       <Panel title="Cloud-init">
-        <CloudInitFields state={state.cloudInit} onChange={set('cloudInit')} port={Number(state.port)} errors={{ networks: errors.networks, cloudInit: errors.cloudInit }} />
+        <CloudInitFields
+          state={state.cloudInit}
+          onChange={set('cloudInit')}
+          port={Number(state.port)}
+          errors={{ networks: errors.networks, cloudInit: errors.cloudInit }}
+        />
       </Panel>
       <div className="flex flex-wrap gap-3">
         <Button type="submit" tone="primary" disabled={create.isPending}>
@@ -164,7 +195,14 @@ export function CreateProxyForm() {
   if (config.isError) return <ErrorPanel title="Could not load the providers config" error={config.error} onRetry={() => void config.refetch()} />;
   if (config.data.providers.length === 0) {
     return (
-      <EmptyState title="No provider is configured" action={<LinkButton href="/hosts" tone="primary">See how to add a host</LinkButton>}>
+      <EmptyState
+        title="No provider is configured"
+        action={
+          <LinkButton href="/hosts" tone="primary">
+            See how to add a host
+          </LinkButton>
+        }
+      >
         A Proxy runs on one of your hosts, and none is configured yet.
       </EmptyState>
     );

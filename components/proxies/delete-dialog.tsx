@@ -46,8 +46,8 @@ export function DeleteProxyButton({ proxy }: { proxy: ProxyView }) {
         {proxy.mode === 'Managed' ? (
           <p>
             This destroys the VM <strong className="break-all">{proxy.instanceName ?? proxy.name}</strong>
-            {proxy.placement?.zone ? <> on {proxy.placement.zone}</> : null} with its disk and cloud-init seed, then removes the Proxy. Crawler clients stop getting its address at once. The cached
-            base image stays on the host for other Proxies.
+            {proxy.placement?.zone ? <> on {proxy.placement.zone}</> : null} with its disk and cloud-init seed, then removes the Proxy. Crawler clients stop
+            getting its address at once. The cached base image stays on the host for other Proxies.
           </p>
         ) : (
           <p>This removes the Static Proxy record; the proxy at {proxy.address} itself is not touched.</p>

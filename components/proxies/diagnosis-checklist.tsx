@@ -25,7 +25,11 @@ function StepItem({ step }: { step: DiagnosisStep }) {
   const look = statusLook[step.status];
   const failing = step.status === 'fail';
   return (
-    <li data-testid={`diagnosis-step-${step.id}`} data-status={step.status} className={`rounded-md border p-3 ${failing ? 'border-red-300 bg-red-50' : 'border-slate-200'}`}>
+    <li
+      data-testid={`diagnosis-step-${step.id}`}
+      data-status={step.status}
+      className={`rounded-md border p-3 ${failing ? 'border-red-300 bg-red-50' : 'border-slate-200'}`}
+    >
       <div className="flex flex-wrap items-center gap-2">
         <Badge tone={look.tone}>{look.label}</Badge>
         <span className="font-medium text-slate-900">{step.title}</span>

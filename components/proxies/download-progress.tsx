@@ -14,11 +14,20 @@ export function DownloadProgressPanel({ name, waiting }: { name: string; waiting
       <h2 id="download-heading" className="text-sm font-semibold text-blue-950">
         Downloading base image {download.volume} to {download.host}
       </h2>
-      <div role="progressbar" aria-labelledby="download-heading" aria-valuemin={0} aria-valuemax={100} aria-valuenow={percent} className="mt-2 h-2.5 overflow-hidden rounded-full bg-blue-100">
+      <div
+        role="progressbar"
+        aria-labelledby="download-heading"
+        aria-valuemin={0}
+        aria-valuemax={100}
+        aria-valuenow={percent}
+        className="mt-2 h-2.5 overflow-hidden rounded-full bg-blue-100"
+      >
         <div className="h-full rounded-full bg-blue-700 transition-[width]" style={{ width: `${percent}%` }} />
       </div>
       <p className="mt-2 text-sm text-blue-950" aria-live="polite">
-        {formatBytes(download.doneBytes)} of {formatBytes(download.totalBytes)} ({percent}%) · {download.bytesPerSecond > 0 ? formatRate(download.bytesPerSecond) : 'starting'} · {download.etaSeconds === null ? 'time left unknown' : `${formatDuration(download.etaSeconds)} left`}
+        {formatBytes(download.doneBytes)} of {formatBytes(download.totalBytes)} ({percent}%) ·{' '}
+        {download.bytesPerSecond > 0 ? formatRate(download.bytesPerSecond) : 'starting'} ·{' '}
+        {download.etaSeconds === null ? 'time left unknown' : `${formatDuration(download.etaSeconds)} left`}
         {download.urlHost ? <> · from {download.urlHost}</> : null}
       </p>
     </section>

@@ -85,6 +85,7 @@ export function describeProxyChange(proxy: ProxyView, input: ProxyUpdateInput): 
         : `The record changes (${list}): crawler clients get the new address; no VM is involved.`;
     return { kind: 'replace', message };
   }
-  if (!sameLabels((input.labels ?? {}) as Record<string, string>, proxy.labels)) return { kind: 'labels', message: 'Labels only: the VM is not replaced; crawler clients see the new labels at once.' };
+  if (!sameLabels((input.labels ?? {}) as Record<string, string>, proxy.labels))
+    return { kind: 'labels', message: 'Labels only: the VM is not replaced; crawler clients see the new labels at once.' };
   return { kind: 'none', message: 'Nothing changes: the form is as the Proxy is now.' };
 }

@@ -21,7 +21,11 @@ import { buildUpdate, describeProxyChange, editStateFrom, type EditFormState } f
 import { LabelsEditor } from './labels-editor';
 import { useProxy, useUpdateProxy } from './queries';
 
-const changeTone = { none: 'border-slate-300 bg-slate-50 text-slate-800', labels: 'border-emerald-300 bg-emerald-50 text-emerald-950', replace: 'border-amber-300 bg-amber-50 text-amber-950' };
+const changeTone = {
+  none: 'border-slate-300 bg-slate-50 text-slate-800',
+  labels: 'border-emerald-300 bg-emerald-50 text-emerald-950',
+  replace: 'border-amber-300 bg-amber-50 text-amber-950',
+};
 
 function EditFields({ proxy }: { proxy: ProxyView }) {
   const router = useRouter();
@@ -31,7 +35,10 @@ function EditFields({ proxy }: { proxy: ProxyView }) {
   const [state, setState] = useState<EditFormState>(() => editStateFrom(proxy));
   const [errors, setErrors] = useState<FieldMessages>({});
   const [formError, setFormError] = useState<string>();
-  const set = <K extends keyof EditFormState>(key: K) => (value: EditFormState[K]) => setState((previous) => ({ ...previous, [key]: value }));
+  const set =
+    <K extends keyof EditFormState>(key: K) =>
+    (value: EditFormState[K]) =>
+      setState((previous) => ({ ...previous, [key]: value }));
   const built = useMemo(() => buildUpdate(state, proxy), [state, proxy]);
   const change = describeProxyChange(proxy, built.input);
 
@@ -61,12 +68,35 @@ function EditFields({ proxy }: { proxy: ProxyView }) {
         <div className="grid gap-4 md:grid-cols-2">
           {proxy.mode === 'Managed' ? (
             <>
-              <CatalogueSelect id="proxy-zone" label="Host (zone)" value={state.zone} error={errors['placement.zone']} placeholder="Best host (automatic)" options={(catalogue?.hosts ?? []).map((host) => ({ value: host.name, label: host.name }))} onChange={set('zone')} />
-              <CatalogueSelect id="proxy-machine-type" label="Machine type" value={state.machineType} error={errors['placement.machineType']} placeholder="Choose a machine type" options={(catalogue?.machineTypes ?? []).map((type) => ({ value: type.name, label: type.name }))} onChange={set('machineType')} />
+              <CatalogueSelect
+                id="proxy-zone"
+                label="Host (zone)"
+                value={state.zone}
+                error={errors['placement.zone']}
+                placeholder="Best host (automatic)"
+                options={(catalogue?.hosts ?? []).map((host) => ({ value: host.name, label: host.name }))}
+                onChange={set('zone')}
+              />
+              <CatalogueSelect
+                id="proxy-machine-type"
+                label="Machine type"
+                value={state.machineType}
+                error={errors['placement.machineType']}
+                placeholder="Choose a machine type"
+                options={(catalogue?.machineTypes ?? []).map((type) => ({ value: type.name, label: type.name }))}
+                onChange={set('machineType')}
+              />
               <Field id="proxy-image" label="Image" error={errors['placement.image']} hint="A catalogue image key or an http(s) URL of a qcow2 cloud image.">
                 {(aria) => (
                   <>
-                    <input {...aria} list="proxy-image-options" className={controlClass} value={state.image} onChange={(event) => set('image')(event.target.value)} autoComplete="off" />
+                    <input
+                      {...aria}
+                      list="proxy-image-options"
+                      className={controlClass}
+                      value={state.image}
+                      onChange={(event) => set('image')(event.target.value)}
+                      autoComplete="off"
+                    />
                     <datalist id="proxy-image-options">
                       {(catalogue?.images ?? []).map((image) => (
                         <option key={image.key} value={image.key} />
@@ -78,11 +108,15 @@ function EditFields({ proxy }: { proxy: ProxyView }) {
             </>
           ) : (
             <Field id="proxy-address" label="Address" error={errors.address} hint="Host name or IP address of the proxy.">
-              {(aria) => <input {...aria} className={controlClass} value={state.address} onChange={(event) => set('address')(event.target.value)} autoComplete="off" />}
+              {(aria) => (
+                <input {...aria} className={controlClass} value={state.address} onChange={(event) => set('address')(event.target.value)} autoComplete="off" />
+              )}
             </Field>
           )}
           <Field id="proxy-port" label="Port" error={errors.port}>
-            {(aria) => <input {...aria} inputMode="numeric" className={controlClass} value={state.port} onChange={(event) => set('port')(event.target.value)} />}
+            {(aria) => (
+              <input {...aria} inputMode="numeric" className={controlClass} value={state.port} onChange={(event) => set('port')(event.target.value)} />
+            )}
           </Field>
         </div>
       </Panel>
@@ -91,7 +125,13 @@ function EditFields({ proxy }: { proxy: ProxyView }) {
       </Panel>
       {proxy.mode === 'Managed' ? (
         <Panel title="Cloud-init">
-          <CloudInitFields state={state.cloudInit} onChange={set('cloudInit')} port={Number(state.port)} errors={{ networks: errors.networks, cloudInit: errors.cloudInit }} {...(proxy.cloudInit?.bytes ? { stored: proxy.cloudInit } : {})} />
+          <CloudInitFields
+            state={state.cloudInit}
+            onChange={set('cloudInit')}
+            port={Number(state.port)}
+            errors={{ networks: errors.networks, cloudInit: errors.cloudInit }}
+            {...(proxy.cloudInit?.bytes ? { stored: proxy.cloudInit } : {})}
+          />
         </Panel>
       ) : null}
       <p role="status" data-testid="change-summary" className={`rounded-md border p-3 text-sm ${changeTone[change.kind]}`}>
@@ -114,7 +154,14 @@ export function EditProxyForm({ name }: { name: string }) {
   const set = proxy.data.labels[proxySetLabel];
   if (set) {
     return (
-      <EmptyState title={`${name} belongs to the set ${set}`} action={<LinkButton href={`/sets/${encodeURIComponent(set)}/edit`} tone="primary">Edit the set</LinkButton>}>
+      <EmptyState
+        title={`${name} belongs to the set ${set}`}
+        action={
+          <LinkButton href={`/sets/${encodeURIComponent(set)}/edit`} tone="primary">
+            Edit the set
+          </LinkButton>
+        }
+      >
         Members of a set are made from its template: edit the set, and its members are replaced, rolling.
       </EmptyState>
     );

@@ -15,7 +15,10 @@ export function EventsTimeline({ name }: { name: string }) {
     <ol className="relative space-y-4 border-l border-slate-300 pl-5">
       {newestFirst.map((event) => (
         <li key={event.id} className="relative">
-          <span aria-hidden="true" className={`absolute -left-[1.65rem] top-1.5 h-2.5 w-2.5 rounded-full ring-2 ring-white ${event.type === 'Warning' ? 'bg-amber-500' : 'bg-blue-600'}`} />
+          <span
+            aria-hidden="true"
+            className={`absolute -left-[1.65rem] top-1.5 h-2.5 w-2.5 rounded-full ring-2 ring-white ${event.type === 'Warning' ? 'bg-amber-500' : 'bg-blue-600'}`}
+          />
           <p className="text-sm">
             <span className={`font-semibold ${event.type === 'Warning' ? 'text-amber-900' : 'text-slate-900'}`}>{event.reason}</span>
             {event.type === 'Warning' ? <span className="ml-2 text-xs font-medium text-amber-900">(warning)</span> : null}

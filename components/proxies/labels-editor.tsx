@@ -24,9 +24,23 @@ export function LabelsEditor({ rows, onChange, error }: { rows: LabelRow[]; onCh
       </p>
       {rows.map((row, index) => (
         <div key={row.id} className="flex flex-wrap items-center gap-2">
-          <input aria-label={`Label ${index + 1} key`} className={`${controlClass} min-w-0 flex-1`} value={row.key} placeholder="key" onChange={(event) => update(row.id, { key: event.target.value })} aria-invalid={error ? true : undefined} />
+          <input
+            aria-label={`Label ${index + 1} key`}
+            className={`${controlClass} min-w-0 flex-1`}
+            value={row.key}
+            placeholder="key"
+            onChange={(event) => update(row.id, { key: event.target.value })}
+            aria-invalid={error ? true : undefined}
+          />
           <span aria-hidden="true">=</span>
-          <input aria-label={`Label ${index + 1} value`} className={`${controlClass} min-w-0 flex-1`} value={row.value} placeholder="value" onChange={(event) => update(row.id, { value: event.target.value })} aria-invalid={error ? true : undefined} />
+          <input
+            aria-label={`Label ${index + 1} value`}
+            className={`${controlClass} min-w-0 flex-1`}
+            value={row.value}
+            placeholder="value"
+            onChange={(event) => update(row.id, { value: event.target.value })}
+            aria-invalid={error ? true : undefined}
+          />
           <Button tone="ghost" onClick={() => onChange(rows.filter((other) => other.id !== row.id))}>
             Remove<span className="sr-only"> label {index + 1}</span>
           </Button>

@@ -11,7 +11,9 @@ interface ProbePoint {
 }
 
 const toPoints = (samples: ProbeSample[]): ProbePoint[] =>
-  samples.map((sample) => ({ at: Date.parse(sample.probedAt), latencyMs: sample.latencyMs, healthy: sample.healthy })).filter((point) => Number.isFinite(point.at));
+  samples
+    .map((sample) => ({ at: Date.parse(sample.probedAt), latencyMs: sample.latencyMs, healthy: sample.healthy }))
+    .filter((point) => Number.isFinite(point.at));
 
 const axisTick = { fontSize: 11, fill: '#475569' };
 

@@ -80,7 +80,13 @@ const ProxyRow = memo(function ProxyRow({ proxy, index, measure, selected, onTog
     // The header is row 1.
     <tr data-testid={`proxy-row-${proxy.name}`} data-index={index} aria-rowindex={index + 2} ref={measure} className={selected ? 'bg-blue-50' : undefined}>
       <Td className="w-8">
-        <input type="checkbox" aria-label={`Select ${proxy.name}`} checked={selected} onChange={() => onToggle(proxy.name)} className="focus-visible:outline-2 focus-visible:outline-blue-600" />
+        <input
+          type="checkbox"
+          aria-label={`Select ${proxy.name}`}
+          checked={selected}
+          onChange={() => onToggle(proxy.name)}
+          className="focus-visible:outline-2 focus-visible:outline-blue-600"
+        />
       </Td>
       <Td>
         <Link prefetch={false} href={`/proxies/${encodeURIComponent(proxy.name)}`} className="font-medium text-blue-800 underline-offset-2 hover:underline">
@@ -167,7 +173,10 @@ export function ProxiesTable({ set }: { set?: string } = {}) {
       }),
     [],
   );
-  const all = useMemo(() => (set === undefined ? (proxies.data ?? []) : (proxies.data ?? []).filter((proxy) => proxy.labels[proxySetLabel] === set)), [proxies.data, set]);
+  const all = useMemo(
+    () => (set === undefined ? (proxies.data ?? []) : (proxies.data ?? []).filter((proxy) => proxy.labels[proxySetLabel] === set)),
+    [proxies.data, set],
+  );
   const rows = useMemo(() => applyFilters(all, filters), [all, filters]);
   const providers = useMemo(() => [...new Set(all.map((proxy) => proxy.provider).filter((name): name is string => !!name))].sort(), [all]);
   // Only what is still listed counts as selected (a deleted Proxy leaves the selection by itself).
@@ -177,8 +186,16 @@ export function ProxiesTable({ set }: { set?: string } = {}) {
   if (set !== undefined && all.length === 0) return <p className="text-sm text-slate-600">No members yet: the set controller creates them within seconds.</p>;
   if (proxies.data.length === 0) {
     return (
-      <EmptyState title="No Proxies yet" action={<LinkButton href="/proxies/new" tone="primary">Create a Proxy</LinkButton>}>
-        A Proxy is an egress proxy VM on one of your hosts. Pick a host, a machine type and an image; the Squid preset gives you a working proxy that only your networks may use.
+      <EmptyState
+        title="No Proxies yet"
+        action={
+          <LinkButton href="/proxies/new" tone="primary">
+            Create a Proxy
+          </LinkButton>
+        }
+      >
+        A Proxy is an egress proxy VM on one of your hosts. Pick a host, a machine type and an image; the Squid preset gives you a working proxy that only your
+        networks may use.
       </EmptyState>
     );
   }

@@ -48,13 +48,21 @@ function Summary({ proxy }: { proxy: ProxyView }) {
       <Fact label="Healthy">
         <HealthyBadge healthy={status.healthy} phase={status.phase} />
       </Fact>
-      <Fact label="Address">{(status.ip ?? proxy.address) ? <span className="font-mono">{`${status.ip ?? proxy.address}:${proxy.port}`}</span> : 'not known yet'}</Fact>
+      <Fact label="Address">
+        {(status.ip ?? proxy.address) ? <span className="font-mono">{`${status.ip ?? proxy.address}:${proxy.port}`}</span> : 'not known yet'}
+      </Fact>
       <Fact label="Egress IP">{status.egressIP ? <span className="font-mono">{status.egressIP}</span> : '—'}</Fact>
       {proxy.mode === 'Managed' ? (
         <>
           <Fact label="Provider">{proxy.provider ?? '—'}</Fact>
           <Fact label="Host (zone)">
-            {host && proxy.provider ? <Link className="text-blue-800 underline underline-offset-2" href={hostHref(proxy.provider, host)}>{host}</Link> : (host ?? '—')}
+            {host && proxy.provider ? (
+              <Link className="text-blue-800 underline underline-offset-2" href={hostHref(proxy.provider, host)}>
+                {host}
+              </Link>
+            ) : (
+              (host ?? '—')
+            )}
             {status.chosenPlacement ? <span className="block text-xs text-slate-600">chosen automatically: {status.chosenPlacement.reason}</span> : null}
           </Fact>
           <Fact label="Machine type">{proxy.placement?.machineType ?? '—'}</Fact>
@@ -65,7 +73,11 @@ function Summary({ proxy }: { proxy: ProxyView }) {
       <Fact label="Last probe">{status.probedAt ? `${formatLatency(status.probeLatencyMs)} at ${formatTime(status.probedAt)}` : '—'}</Fact>
       {proxy.mode === 'Managed' ? <Fact label="cloud-init">{proxy.cloudInit ? `${proxy.cloudInit.bytes} bytes` : 'none'}</Fact> : null}
       <Fact label="Age">{formatAge(proxy.createdAt)}</Fact>
-      <Fact label="Labels">{labels.length === 0 ? 'none' : labels.map(([key, value]) => <code key={key} className="mr-1 inline-block rounded bg-slate-100 px-1 text-xs">{`${key}=${value}`}</code>)}</Fact>
+      <Fact label="Labels">
+        {labels.length === 0
+          ? 'none'
+          : labels.map(([key, value]) => <code key={key} className="mr-1 inline-block rounded bg-slate-100 px-1 text-xs">{`${key}=${value}`}</code>)}
+      </Fact>
     </dl>
   );
 }
@@ -76,7 +88,8 @@ function ProbeLatency({ name }: { name: string }) {
   const history = useProbeHistory(name, probeWindowMs);
   if (history.isPending) return <SkeletonChart label="probe latency" />;
   if (history.isError) return <ErrorPanel title="Could not load the probe history" error={history.error} onRetry={() => void history.refetch()} />;
-  if (history.data.length === 0) return <p className="text-sm text-slate-600">No probe yet: the health probe starts once the Proxy is Running with an address.</p>;
+  if (history.data.length === 0)
+    return <p className="text-sm text-slate-600">No probe yet: the health probe starts once the Proxy is Running with an address.</p>;
   return (
     <>
       <ProbeChart samples={history.data} name={name} />
@@ -126,7 +139,8 @@ export function ProxyDetail({ name }: { name: string }) {
         {view.mode === 'Managed' ? <DownloadProgressPanel name={view.name} waiting={waiting} /> : null}
         {view.status.lastError ? (
           <div role="status" className="rounded-md border border-amber-300 bg-amber-50 p-3 text-sm text-amber-950">
-            <span className="font-semibold">Last error ({view.status.lastError.class}):</span> <span className="break-words">{view.status.lastError.message}</span>
+            <span className="font-semibold">Last error ({view.status.lastError.class}):</span>{' '}
+            <span className="break-words">{view.status.lastError.message}</span>
           </div>
         ) : null}
         <Panel title="Status and placement">
@@ -137,7 +151,11 @@ export function ProxyDetail({ name }: { name: string }) {
           <ConditionsTable conditions={view.status.conditions} />
         </Panel>
         {view.mode === 'Managed' ? <ProxyStatsPanel name={view.name} provider={view.provider} host={hostOfProviderID(view.status.providerID)} /> : null}
-        {view.mode === 'Managed' ? <Panel title="Serial console"><ConsoleTerminal name={view.name} /></Panel> : null}
+        {view.mode === 'Managed' ? (
+          <Panel title="Serial console">
+            <ConsoleTerminal name={view.name} />
+          </Panel>
+        ) : null}
         <div className="grid gap-6 lg:grid-cols-2">
           <Panel title="Probe latency (ms)">
             <ProbeLatency name={view.name} />

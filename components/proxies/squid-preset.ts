@@ -26,7 +26,8 @@ export function parseNetworks(text: string): NetworkList {
     else if (cidr.safeParse(item).success) networks.push(item);
     else return { networks, error: `${item} is not a network (CIDR such as 10.0.0.0/8) or an IP address.` };
     const last = networks[networks.length - 1] ?? '';
-    if (everyone.has(last)) return { networks, error: `${item} would let anyone on the internet use the proxy (an open proxy). List your own networks instead.` };
+    if (everyone.has(last))
+      return { networks, error: `${item} would let anyone on the internet use the proxy (an open proxy). List your own networks instead.` };
   }
   return { networks: [...new Set(networks)] };
 }

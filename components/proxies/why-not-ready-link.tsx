@@ -10,7 +10,12 @@ import { diagnosisHref, needsExplaining } from './diagnosis-view';
 export function WhyNotReadyLink({ proxy }: { proxy: ProxyView }) {
   if (!needsExplaining(proxy, useNow())) return null;
   return (
-    <Link prefetch={false} href={diagnosisHref(proxy.name)} className="ml-2 text-xs text-blue-800 underline underline-offset-2" aria-label={`why? ${proxy.name} is not Ready`}>
+    <Link
+      prefetch={false}
+      href={diagnosisHref(proxy.name)}
+      className="ml-2 text-xs text-blue-800 underline underline-offset-2"
+      aria-label={`why? ${proxy.name} is not Ready`}
+    >
       why?
     </Link>
   );

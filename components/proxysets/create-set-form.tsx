@@ -27,9 +27,14 @@ function PlacementPreview({ state }: { state: SetFormState }) {
   const { hosts, unplaced, replicas } = preview.data;
   return (
     <div className="space-y-2" data-testid="set-preview">
-      <HostsBar label="Where the members would go" hosts={hosts.map((host) => ({ host: host.host, members: host.members, ...(host.eligible ? {} : { note: host.reason ?? 'not eligible' }) }))} />
+      <HostsBar
+        label="Where the members would go"
+        hosts={hosts.map((host) => ({ host: host.host, members: host.members, ...(host.eligible ? {} : { note: host.reason ?? 'not eligible' }) }))}
+      />
       <p className="text-sm text-slate-700">
-        {unplaced > 0 ? `${replicas - unplaced} of ${replicas} members have a host now; ${unplaced} would wait for room.` : `All ${replicas} members have a host now, spread as shown.`}
+        {unplaced > 0
+          ? `${replicas - unplaced} of ${replicas} members have a host now; ${unplaced} would wait for room.`
+          : `All ${replicas} members have a host now, spread as shown.`}
       </p>
     </div>
   );
@@ -70,7 +75,15 @@ function CreateSetFields({ providers }: { providers: ConfigProvider[] }) {
       ) : null}
       <Panel title="Set">
         <Field id="set-name" label="Name" error={errors.name} hint="Lower-case letters, digits and dashes; members are named <set>-<5 characters>.">
-          {(aria) => <input {...aria} className={`${controlClass} md:w-1/2`} value={state.name} onChange={(event) => patch({ name: event.target.value })} autoComplete="off" />}
+          {(aria) => (
+            <input
+              {...aria}
+              className={`${controlClass} md:w-1/2`}
+              value={state.name}
+              onChange={(event) => patch({ name: event.target.value })}
+              autoComplete="off"
+            />
+          )}
         </Field>
       </Panel>
       <TemplateFields state={state} onChange={patch} errors={errors} providers={providers} />
@@ -94,7 +107,14 @@ export function CreateSetForm() {
   if (config.isError) return <ErrorPanel title="Could not load the providers config" error={config.error} onRetry={() => void config.refetch()} />;
   if (config.data.providers.length === 0) {
     return (
-      <EmptyState title="No provider is configured" action={<LinkButton href="/hosts" tone="primary">See how to add a host</LinkButton>}>
+      <EmptyState
+        title="No provider is configured"
+        action={
+          <LinkButton href="/hosts" tone="primary">
+            See how to add a host
+          </LinkButton>
+        }
+      >
         The members of a set run on your hosts, and none is configured yet.
       </EmptyState>
     );

@@ -15,11 +15,21 @@ import { buildSetUpdate, setFieldKey, type SetFormState, setStateFrom } from './
 import { SettingsFields } from './settings-fields';
 import { TemplateFields } from './template-fields';
 
-const planTone = { none: 'border-slate-300 bg-slate-50 text-slate-800', settings: 'border-slate-300 bg-slate-50 text-slate-800', labels: 'border-emerald-300 bg-emerald-50 text-emerald-950', template: 'border-amber-300 bg-amber-50 text-amber-950' };
+const planTone = {
+  none: 'border-slate-300 bg-slate-50 text-slate-800',
+  settings: 'border-slate-300 bg-slate-50 text-slate-800',
+  labels: 'border-emerald-300 bg-emerald-50 text-emerald-950',
+  template: 'border-amber-300 bg-amber-50 text-amber-950',
+};
 
 function PlanSummary({ name, input, ready }: { name: string; input: Parameters<typeof useProxySetPlan>[1]; ready: boolean }) {
   const plan = useProxySetPlan(name, useDeferredValue(ready ? input : undefined));
-  if (!ready) return <p className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900" role="status" data-testid="set-plan">Fix the fields marked above to see what saving would do.</p>;
+  if (!ready)
+    return (
+      <p className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900" role="status" data-testid="set-plan">
+        Fix the fields marked above to see what saving would do.
+      </p>
+    );
   if (plan.isPending) return <SkeletonRows rows={1} label="what saving would do" />;
   if (plan.isError) return <ErrorPanel title="Could not work out what saving would do" error={plan.error} />;
   const { change, message, replaced } = plan.data;

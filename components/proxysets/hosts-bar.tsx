@@ -24,7 +24,14 @@ export function HostsBar({ label, hosts }: { label: string; hosts: HostShare[] }
     <div>
       <div role="img" aria-label={`${label}: ${text || 'no members'}`} className="flex h-4 w-full overflow-hidden rounded-full bg-slate-200">
         {hosts.map((host, index) =>
-          host.members > 0 ? <div key={host.host} className={palette[index % palette.length]} style={{ width: `${((host.members / total) * 100).toFixed(2)}%` }} title={`${hostName(host.host)}: ${host.members}`} /> : null,
+          host.members > 0 ? (
+            <div
+              key={host.host}
+              className={palette[index % palette.length]}
+              style={{ width: `${((host.members / total) * 100).toFixed(2)}%` }}
+              title={`${hostName(host.host)}: ${host.members}`}
+            />
+          ) : null,
         )}
       </div>
       <ul className="mt-2 flex flex-wrap gap-x-4 gap-y-1 text-sm text-slate-800" data-testid="hosts-legend">

@@ -83,7 +83,8 @@ function useSetMutation<T>(request: (input: T) => Promise<ReturnType<typeof prox
   });
 }
 
-export const useCreateProxySet = () => useSetMutation((input: ProxySetCreateInput) => apiRequest('/api/proxysets', proxySetViewSchema, { method: 'POST', body: input }));
+export const useCreateProxySet = () =>
+  useSetMutation((input: ProxySetCreateInput) => apiRequest('/api/proxysets', proxySetViewSchema, { method: 'POST', body: input }));
 
 export const useUpdateProxySet = (name: string) =>
   useSetMutation((input: ProxySetUpdateInput) => apiRequest(`/api/proxysets/${segment(name)}`, proxySetViewSchema, { method: 'PUT', body: input }));
@@ -94,8 +95,11 @@ export const useScaleProxySet = (name: string) =>
 export const usePauseProxySet = (name: string) =>
   useSetMutation((paused: boolean) => apiRequest(`/api/proxysets/${segment(name)}/${paused ? 'pause' : 'resume'}`, proxySetViewSchema, { method: 'POST' }));
 
-export const useDeleteProxySet = (name: string) => useSetMutation(() => apiRequest(`/api/proxysets/${segment(name)}`, proxySetViewSchema, { method: 'DELETE' }));
+export const useDeleteProxySet = (name: string) =>
+  useSetMutation(() => apiRequest(`/api/proxysets/${segment(name)}`, proxySetViewSchema, { method: 'DELETE' }));
 
 /** Replace members of one set now (POST .../replace); `set` is given per call (bulk spans sets). */
 export const useReplaceMembers = () =>
-  useSetMutation(({ set, members }: { set: string; members: string[] }) => apiRequest(`/api/proxysets/${segment(set)}/replace`, proxySetViewSchema, { method: 'POST', body: { members } }));
+  useSetMutation(({ set, members }: { set: string; members: string[] }) =>
+    apiRequest(`/api/proxysets/${segment(set)}/replace`, proxySetViewSchema, { method: 'POST', body: { members } }),
+  );

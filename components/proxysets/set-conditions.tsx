@@ -28,8 +28,8 @@ export function SetConditions({ set }: { set: ProxySetView }) {
           <ul className="mt-1 space-y-1 text-sm" data-testid="set-replacements">
             {last.map((replacement) => (
               <li key={`${replacement.member}-${replacement.at}`}>
-                <span className="font-mono">{replacement.member}</span> ({replacement.cause === 'Failed' ? 'Failed' : 'not Ready in time'}) at {formatTime(replacement.at)}: first failure{' '}
-                <strong>{replacement.firstFailure ?? 'none found'}</strong>
+                <span className="font-mono">{replacement.member}</span> ({replacement.cause === 'Failed' ? 'Failed' : 'not Ready in time'}) at{' '}
+                {formatTime(replacement.at)}: first failure <strong>{replacement.firstFailure ?? 'none found'}</strong>
               </li>
             ))}
           </ul>

@@ -26,7 +26,7 @@ export interface SetFormState {
   maxUnavailable: string;
 }
 
-const only = <T,>(items: T[]): T | undefined => (items.length === 1 ? items[0] : undefined);
+const only = <T>(items: T[]): T | undefined => (items.length === 1 ? items[0] : undefined);
 
 export function initialSetState(providers: ConfigProvider[]): SetFormState {
   const provider = only(providers);

@@ -15,7 +15,8 @@ import { useProxySets } from './queries';
 /** One word for where a set is: what the admin should look at first. */
 export function setState(set: ProxySetView): { text: string; tone: 'ok' | 'warning' | 'error' | 'info' | 'neutral' } {
   if (set.deletionRequestedAt) return { text: 'Deleting', tone: 'neutral' };
-  if (set.status.conditions.some((condition) => condition.type === 'ReplacementsExhausted' && condition.status === 'True')) return { text: 'Replacements exhausted', tone: 'error' };
+  if (set.status.conditions.some((condition) => condition.type === 'ReplacementsExhausted' && condition.status === 'True'))
+    return { text: 'Replacements exhausted', tone: 'error' };
   if (set.paused) return { text: 'Paused', tone: 'warning' };
   if (set.status.rollout.state === 'Progressing') return { text: `Rolling out ${set.status.rollout.updated}/${set.status.rollout.replicas}`, tone: 'info' };
   if (set.status.ready >= set.replicas) return { text: 'Ready', tone: 'ok' };
@@ -55,7 +56,14 @@ export function SetsTable() {
   if (sets.isError) return <ErrorPanel title="Could not load the sets" error={sets.error} onRetry={() => void sets.refetch()} />;
   if (sets.data.length === 0) {
     return (
-      <EmptyState title="No sets yet" action={<LinkButton href="/sets/new" tone="primary">Create a set</LinkButton>}>
+      <EmptyState
+        title="No sets yet"
+        action={
+          <LinkButton href="/sets/new" tone="primary">
+            Create a set
+          </LinkButton>
+        }
+      >
         A set keeps N Proxies made from one template, spread over your hosts, replacing those that fail and rolling changes to all of them.
       </EmptyState>
     );

@@ -32,7 +32,10 @@ export function TemplateFields({ state, onChange, errors, providers, editing }: 
             error={errors['provider']}
             placeholder="Choose a provider"
             hint={editing ? 'A set stays on its provider.' : undefined}
-            options={(editing ? providers.filter((entry) => entry.name === state.provider) : providers).map((entry) => ({ value: entry.name, label: `${entry.name} (${entry.type})` }))}
+            options={(editing ? providers.filter((entry) => entry.name === state.provider) : providers).map((entry) => ({
+              value: entry.name,
+              label: `${entry.name} (${entry.type})`,
+            }))}
             onChange={(provider) => onChange({ provider, machineType: '', image: '' })}
           />
           <CatalogueSelect
@@ -41,7 +44,10 @@ export function TemplateFields({ state, onChange, errors, providers, editing }: 
             value={state.machineType}
             error={errors['placement.machineType']}
             placeholder="Choose a machine type"
-            options={(catalogue?.machineTypes ?? []).map((type) => ({ value: type.name, label: type.vcpus ? `${type.name} (${type.vcpus} vCPU, ${type.memoryMiB} MiB)` : type.name }))}
+            options={(catalogue?.machineTypes ?? []).map((type) => ({
+              value: type.name,
+              label: type.vcpus ? `${type.name} (${type.vcpus} vCPU, ${type.memoryMiB} MiB)` : type.name,
+            }))}
             onChange={(machineType) => onChange({ machineType })}
           />
           <CatalogueSelect
@@ -54,7 +60,9 @@ export function TemplateFields({ state, onChange, errors, providers, editing }: 
             onChange={(image) => onChange({ image })}
           />
           <Field id="set-port" label="Port" error={errors.port} hint="The port the proxy listens on inside each VM.">
-            {(aria) => <input {...aria} inputMode="numeric" className={controlClass} value={state.port} onChange={(event) => onChange({ port: event.target.value })} />}
+            {(aria) => (
+              <input {...aria} inputMode="numeric" className={controlClass} value={state.port} onChange={(event) => onChange({ port: event.target.value })} />
+            )}
           </Field>
         </div>
       </Panel>

@@ -36,7 +36,9 @@ export function PasswordForm() {
       {
         onSuccess: (result) => {
           const revoked = (result as { revokedTokens?: unknown } | null)?.revokedTokens;
-          setDone(typeof revoked === 'number' && revokeTokens ? `Password changed; ${revoked} API token${revoked === 1 ? '' : 's'} revoked.` : 'Password changed.');
+          setDone(
+            typeof revoked === 'number' && revokeTokens ? `Password changed; ${revoked} API token${revoked === 1 ? '' : 's'} revoked.` : 'Password changed.',
+          );
           setRevokeTokens(false);
           setCurrent('');
           setNext('');
@@ -52,7 +54,11 @@ export function PasswordForm() {
   }
 
   if (status.data?.passwordSource === 'environment') {
-    return <p className="text-sm text-slate-700">The admin password is set by ADMIN_PASSWORD in this server&apos;s environment. Change it there and restart the server.</p>;
+    return (
+      <p className="text-sm text-slate-700">
+        The admin password is set by ADMIN_PASSWORD in this server&apos;s environment. Change it there and restart the server.
+      </p>
+    );
   }
   return (
     <form noValidate onSubmit={submit} className="max-w-md space-y-4">
@@ -62,13 +68,40 @@ export function PasswordForm() {
         </p>
       ) : null}
       <Field id="current-password" label="Current password" error={errors.currentPassword ?? errors.password}>
-        {(aria) => <input {...aria} type="password" autoComplete="current-password" className={controlClass} value={current} onChange={(event) => setCurrent(event.target.value)} />}
+        {(aria) => (
+          <input
+            {...aria}
+            type="password"
+            autoComplete="current-password"
+            className={controlClass}
+            value={current}
+            onChange={(event) => setCurrent(event.target.value)}
+          />
+        )}
       </Field>
       <Field id="new-password" label="New password" error={errors.newPassword} hint={`At least ${minPasswordLength} characters.`}>
-        {(aria) => <input {...aria} type="password" autoComplete="new-password" className={controlClass} value={next} onChange={(event) => setNext(event.target.value)} />}
+        {(aria) => (
+          <input
+            {...aria}
+            type="password"
+            autoComplete="new-password"
+            className={controlClass}
+            value={next}
+            onChange={(event) => setNext(event.target.value)}
+          />
+        )}
       </Field>
       <Field id="repeat-password" label="New password again" error={errors.repeat}>
-        {(aria) => <input {...aria} type="password" autoComplete="new-password" className={controlClass} value={repeat} onChange={(event) => setRepeat(event.target.value)} />}
+        {(aria) => (
+          <input
+            {...aria}
+            type="password"
+            autoComplete="new-password"
+            className={controlClass}
+            value={repeat}
+            onChange={(event) => setRepeat(event.target.value)}
+          />
+        )}
       </Field>
       <div className="flex items-start gap-2">
         <input id="revoke-tokens" type="checkbox" className="mt-1" checked={revokeTokens} onChange={(event) => setRevokeTokens(event.target.checked)} />

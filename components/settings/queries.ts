@@ -10,7 +10,11 @@ export type { ApiToken, CreatedToken } from '@/lib/api/auth';
 export const settingsKeys = { tokens: ['tokens'] as const };
 
 export function useTokens() {
-  return useQuery({ queryKey: settingsKeys.tokens, queryFn: ({ signal }) => apiRequest('/api/tokens', tokenListSchema, { signal }), select: (list) => list.tokens });
+  return useQuery({
+    queryKey: settingsKeys.tokens,
+    queryFn: ({ signal }) => apiRequest('/api/tokens', tokenListSchema, { signal }),
+    select: (list) => list.tokens,
+  });
 }
 
 export function useCreateToken() {

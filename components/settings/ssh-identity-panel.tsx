@@ -38,7 +38,9 @@ function IdentityCard({ identity }: { identity: Identity }) {
       <h3 className="text-sm font-semibold text-slate-900">{title}</h3>
       {!identity.exists ? (
         <div className="space-y-2">
-          <p className="text-sm text-slate-700">The configured SSH key file does not exist yet. Generate an ed25519 key pair there (private key readable by this server only, public key beside it).</p>
+          <p className="text-sm text-slate-700">
+            The configured SSH key file does not exist yet. Generate an ed25519 key pair there (private key readable by this server only, public key beside it).
+          </p>
           <Button tone="primary" disabled={generate.isPending} onClick={() => generate.mutate(identity.provider)}>
             Generate key pair
           </Button>
@@ -65,7 +67,8 @@ export function SshIdentityPanel() {
   const identities = useIdentities();
   if (identities.isPending) return <SkeletonRows rows={2} label="SSH identity" />;
   if (identities.isError) return <ErrorPanel title="Could not load the SSH identity" error={identities.error} onRetry={() => void identities.refetch()} />;
-  if (identities.data.length === 0) return <EmptyState title="No providers config">Set PROVIDERS_CONFIG to a file the server may write; the key is kept beside it.</EmptyState>;
+  if (identities.data.length === 0)
+    return <EmptyState title="No providers config">Set PROVIDERS_CONFIG to a file the server may write; the key is kept beside it.</EmptyState>;
   return (
     <div className="space-y-4">
       {identities.data.map((identity) => (

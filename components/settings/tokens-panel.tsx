@@ -46,8 +46,19 @@ function RevokeButton({ token }: { token: ApiToken }) {
       <Button tone="secondary" onClick={() => setOpen(true)}>
         Revoke<span className="sr-only"> {token.name}</span>
       </Button>
-      <ConfirmDialog open={open} title={`Revoke ${token.name}?`} confirmLabel="Revoke token" pending={revoke.isPending} error={revoke.error?.message} onClose={() => setOpen(false)} onConfirm={() => revoke.mutate(token.id, { onSuccess: () => setOpen(false) })}>
-        <p>Clients using this token get 401 from the discovery API and metrics from their next request. This cannot be undone; create a new token for them instead.</p>
+      <ConfirmDialog
+        open={open}
+        title={`Revoke ${token.name}?`}
+        confirmLabel="Revoke token"
+        pending={revoke.isPending}
+        error={revoke.error?.message}
+        onClose={() => setOpen(false)}
+        onConfirm={() => revoke.mutate(token.id, { onSuccess: () => setOpen(false) })}
+      >
+        <p>
+          Clients using this token get 401 from the discovery API and metrics from their next request. This cannot be undone; create a new token for them
+          instead.
+        </p>
       </ConfirmDialog>
     </>
   );
@@ -88,7 +99,9 @@ export function TokensPanel() {
       ) : tokens.isError ? (
         <ErrorPanel title="Could not load the tokens" error={tokens.error} onRetry={() => void tokens.refetch()} />
       ) : tokens.data.length === 0 ? (
-        <EmptyState title="No API tokens">Crawler clients need one to ask the discovery API (GET /api/discovery/proxies) for proxy addresses; Prometheus needs one for /api/metrics.</EmptyState>
+        <EmptyState title="No API tokens">
+          Crawler clients need one to ask the discovery API (GET /api/discovery/proxies) for proxy addresses; Prometheus needs one for /api/metrics.
+        </EmptyState>
       ) : (
         <TableScroll label="API tokens">
           <thead className="bg-slate-50">

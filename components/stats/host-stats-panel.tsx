@@ -17,7 +17,11 @@ const TimeSeriesChart = dynamic(() => import('./time-series-chart'), { ssr: fals
 
 const hostCharts: ChartSpec[] = [
   chartSpec({ testId: 'host-chart-cpu', title: 'CPU (% of all CPUs)', format: formatPercent }, ['cpuPercent', 'CPU', '#1d4ed8']),
-  chartSpec({ testId: 'host-chart-memory', title: 'Memory', format: formatBytes }, ['memoryUsedBytes', 'used', '#7c3aed'], ['memoryTotalBytes', 'total', '#94a3b8']),
+  chartSpec(
+    { testId: 'host-chart-memory', title: 'Memory', format: formatBytes },
+    ['memoryUsedBytes', 'used', '#7c3aed'],
+    ['memoryTotalBytes', 'total', '#94a3b8'],
+  ),
 ];
 
 /** Free memory (latest sample) beside the configured pool's free space (latest check). */

@@ -19,7 +19,11 @@ const at = (point: VmPoint) => Date.parse(point.at);
 /** One chart per row: what it shows of each point and how its values read. */
 const vmCharts: ChartSpec[] = [
   chartSpec({ testId: 'chart-cpu', title: 'CPU (% of one host CPU)', format: formatPercent }, ['cpuPercent', 'CPU', '#1d4ed8']),
-  chartSpec({ testId: 'chart-memory', title: 'Memory', format: formatBytes }, ['memoryBytes', 'used on host', '#7c3aed'], ['memoryTotalBytes', 'given to the VM', '#94a3b8']),
+  chartSpec(
+    { testId: 'chart-memory', title: 'Memory', format: formatBytes },
+    ['memoryBytes', 'used on host', '#7c3aed'],
+    ['memoryTotalBytes', 'given to the VM', '#94a3b8'],
+  ),
   chartSpec({ testId: 'chart-network', title: 'Network', format: formatRate }, ['netRxBps', 'in', '#059669'], ['netTxBps', 'out', '#d97706']),
   chartSpec({ testId: 'chart-disk', title: 'Disk I/O', format: formatRate }, ['diskReadBps', 'read', '#0891b2'], ['diskWriteBps', 'write', '#be123c']),
 ];

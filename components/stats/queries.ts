@@ -17,7 +17,8 @@ const segment = encodeURIComponent;
 export const statsKeys = {
   all: ['stats'] as const,
   /** `provider` and `host` (where the VM runs, when known) let a host's `stats` message reach it */
-  proxy: (name: string, window: StatsWindowName, where: { provider?: string; host?: string } = {}) => ['stats', 'proxy', name, window, where.provider ?? '', where.host ?? ''] as const,
+  proxy: (name: string, window: StatsWindowName, where: { provider?: string; host?: string } = {}) =>
+    ['stats', 'proxy', name, window, where.provider ?? '', where.host ?? ''] as const,
   host: (provider: string, host: string, window: StatsWindowName) => ['stats', 'host', provider, host, window] as const,
   traffic: ['stats', 'traffic'] as const,
 };

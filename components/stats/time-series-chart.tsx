@@ -37,7 +37,16 @@ export default function TimeSeriesChart(props: TimeSeriesChartProps) {
             <Tooltip labelFormatter={(value) => new Date(Number(value)).toLocaleString()} formatter={(value) => format(Number(value))} />
             {lines.length > 1 ? <Legend wrapperStyle={{ fontSize: 11 }} /> : null}
             {lines.map((line) => (
-              <Line key={line.key} dataKey={line.key} name={line.label} stroke={line.color} dot={points.length < 3} strokeWidth={2} isAnimationActive={false} connectNulls={false} />
+              <Line
+                key={line.key}
+                dataKey={line.key}
+                name={line.label}
+                stroke={line.color}
+                dot={points.length < 3}
+                strokeWidth={2}
+                isAnimationActive={false}
+                connectNulls={false}
+              />
             ))}
           </LineChart>
         </ResponsiveContainer>

@@ -10,7 +10,11 @@ import { SkeletonChart } from '@/components/ui/skeleton';
 import { chartSpec } from './chart-spec';
 import { useTrafficOverview } from './queries';
 
-const trafficChart = chartSpec({ testId: 'chart-traffic', title: 'All Proxies, per minute', format: formatRate }, ['rxBps', 'in', '#059669'], ['txBps', 'out', '#d97706']);
+const trafficChart = chartSpec(
+  { testId: 'chart-traffic', title: 'All Proxies, per minute', format: formatRate },
+  ['rxBps', 'in', '#059669'],
+  ['txBps', 'out', '#d97706'],
+);
 
 const TimeSeriesChart = dynamic(() => import('./time-series-chart'), { ssr: false, loading: () => <SkeletonChart label="traffic chart" /> });
 

@@ -2,7 +2,19 @@
 // page keeps one h1 and an orderly outline.
 import type { ReactNode } from 'react';
 
-export function Panel({ title, actions, children, headingLevel = 2, className = '' }: { title: ReactNode; actions?: ReactNode; children: ReactNode; headingLevel?: 2 | 3; className?: string }) {
+export function Panel({
+  title,
+  actions,
+  children,
+  headingLevel = 2,
+  className = '',
+}: {
+  title: ReactNode;
+  actions?: ReactNode;
+  children: ReactNode;
+  headingLevel?: 2 | 3;
+  className?: string;
+}) {
   const Heading = headingLevel === 2 ? 'h2' : 'h3';
   return (
     <section className={`rounded-lg border border-slate-200 bg-white shadow-sm ${className}`}>

@@ -5,7 +5,12 @@ import type { ReactNode, ThHTMLAttributes, TdHTMLAttributes } from 'react';
 /** `rowCount`: the rows the table has, header included, when not all are in the DOM (a virtualised body). */
 export function TableScroll({ label, rowCount, children }: { label: string; rowCount?: number; children: ReactNode }) {
   return (
-    <div role="region" aria-label={label} tabIndex={0} className="relative overflow-x-auto rounded-md focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600">
+    <div
+      role="region"
+      aria-label={label}
+      tabIndex={0}
+      className="relative overflow-x-auto rounded-md focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-blue-600"
+    >
       <table aria-rowcount={rowCount} className="min-w-full divide-y divide-slate-200 text-sm">
         {children}
       </table>
@@ -14,7 +19,9 @@ export function TableScroll({ label, rowCount, children }: { label: string; rowC
 }
 
 export function Th({ className = '', ...props }: ThHTMLAttributes<HTMLTableCellElement>) {
-  return <th scope="col" className={`whitespace-nowrap px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-700 ${className}`} {...props} />;
+  return (
+    <th scope="col" className={`whitespace-nowrap px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-700 ${className}`} {...props} />
+  );
 }
 
 export function Td({ className = '', ...props }: TdHTMLAttributes<HTMLTableCellElement>) {

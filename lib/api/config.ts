@@ -4,9 +4,7 @@
 import { z } from 'zod';
 
 export const catalogueSchema = z.strictObject({
-  hosts: z.array(
-    z.strictObject({ name: z.string(), address: z.string(), user: z.string(), pool: z.string(), bridge: z.string(), virtType: z.string() }),
-  ),
+  hosts: z.array(z.strictObject({ name: z.string(), address: z.string(), user: z.string(), pool: z.string(), bridge: z.string(), virtType: z.string() })),
   images: z.array(z.strictObject({ key: z.string(), url: z.string(), format: z.string(), firmware: z.string(), sha256: z.string().optional() })),
   machineTypes: z.array(z.strictObject({ name: z.string(), vcpus: z.number(), memoryMiB: z.number() })),
   diskSizeGb: z.number(),

@@ -53,9 +53,7 @@ export const proxyViewSchema = z.strictObject({
   name: z.string(),
   mode: z.enum(proxyModes),
   provider: z.string().optional(),
-  placement: z
-    .strictObject({ zone: z.string().optional(), region: z.string().optional(), machineType: z.string(), image: z.string() })
-    .optional(),
+  placement: z.strictObject({ zone: z.string().optional(), region: z.string().optional(), machineType: z.string(), image: z.string() }).optional(),
   address: z.string().optional(),
   port: z.number(),
   labels,

@@ -45,12 +45,15 @@ const count = (options: { max: number }) =>
     .max(options.max, { error: `must be between 0 and ${options.max}` });
 
 // zone is the one placement field a set decides itself (spread): say so, rather than "unknown field".
-const templatePlacementSchema = z.preprocess((value, context) => {
-  if (value !== null && typeof value === 'object' && Object.hasOwn(value, 'zone')) {
-    context.addIssue({ code: 'custom', path: ['zone'], message: 'a set places its members itself (spread over the hosts): leave zone out', input: value });
-  }
-  return value;
-}, placementSchema.omit({ zone: true }));
+const templatePlacementSchema = z.preprocess(
+  (value, context) => {
+    if (value !== null && typeof value === 'object' && Object.hasOwn(value, 'zone')) {
+      context.addIssue({ code: 'custom', path: ['zone'], message: 'a set places its members itself (spread over the hosts): leave zone out', input: value });
+    }
+    return value;
+  },
+  placementSchema.omit({ zone: true }),
+);
 
 const templateLabelsSchema = labelsSchema.refine((labels) => !Object.hasOwn(labels, proxySetLabel), {
   error: `"${proxySetLabel}" is set on every member by the set itself`,
@@ -59,7 +62,11 @@ const templateLabelsSchema = labelsSchema.refine((labels) => !Object.hasOwn(labe
 const templateFields = {
   provider: placementSchema.shape.machineType,
   placement: templatePlacementSchema,
-  port: z.int({ error: 'must be an integer' }).min(1, { error: 'must be between 1 and 65535' }).max(65535, { error: 'must be between 1 and 65535' }).default(defaultProxyPort),
+  port: z
+    .int({ error: 'must be an integer' })
+    .min(1, { error: 'must be between 1 and 65535' })
+    .max(65535, { error: 'must be between 1 and 65535' })
+    .default(defaultProxyPort),
   labels: templateLabelsSchema.default({}),
   cloudInitBase64: cloudInitBase64Schema.optional(),
 };
@@ -70,7 +77,9 @@ const oneCloudInit = {
 };
 
 /** What every member is made from: a Managed Proxy's spec without a zone. */
-export const proxySetTemplateSchema = z.strictObject({ ...templateFields, cloudInit: cloudInitSchema.default('') }).refine(oneCloudInit.check, oneCloudInit.params);
+export const proxySetTemplateSchema = z
+  .strictObject({ ...templateFields, cloudInit: cloudInitSchema.default('') })
+  .refine(oneCloudInit.check, oneCloudInit.params);
 export type ProxySetTemplate = z.output<typeof proxySetTemplateSchema>;
 
 /** In a PUT, cloud-init left out keeps the stored one (the API never sends it back). */
@@ -104,7 +113,9 @@ const rollable = {
 };
 
 /** POST /api/proxysets */
-export const proxySetCreateSchema = z.strictObject({ name: proxySetNameSchema, template: proxySetTemplateSchema, ...settingsFields }).refine(rollable.check, rollable.params);
+export const proxySetCreateSchema = z
+  .strictObject({ name: proxySetNameSchema, template: proxySetTemplateSchema, ...settingsFields })
+  .refine(rollable.check, rollable.params);
 export type ProxySetCreateInput = z.input<typeof proxySetCreateSchema>;
 export type ProxySetCreate = z.output<typeof proxySetCreateSchema>;
 

@@ -29,5 +29,13 @@ export function sessionCookie(options: { value: string; expiresAtMs: number; now
 
 /** Tells the browser to drop the cookie. */
 export function clearedSessionCookie(options: { secure: boolean }): string {
-  return [`${sessionCookieName}=`, 'Path=/', 'HttpOnly', 'SameSite=Strict', 'Max-Age=0', 'Expires=Thu, 01 Jan 1970 00:00:00 GMT', ...(options.secure ? ['Secure'] : [])].join('; ');
+  return [
+    `${sessionCookieName}=`,
+    'Path=/',
+    'HttpOnly',
+    'SameSite=Strict',
+    'Max-Age=0',
+    'Expires=Thu, 01 Jan 1970 00:00:00 GMT',
+    ...(options.secure ? ['Secure'] : []),
+  ].join('; ');
 }

@@ -25,7 +25,7 @@ export class InvalidSetupCodeError extends Error {
     super(
       reason === 'expired'
         ? 'the setup code has expired (a code lasts an hour): the server printed a new one in its log just now (journalctl -u kvm2-proxies, or the terminal running it)'
-        : "the setup code is not right: the server prints it in its log at start (journalctl -u kvm2-proxies, or the terminal running it); a code lasts an hour, and a new one is printed after",
+        : 'the setup code is not right: the server prints it in its log at start (journalctl -u kvm2-proxies, or the terminal running it); a code lasts an hour, and a new one is printed after',
     );
     this.name = 'InvalidSetupCodeError';
   }
@@ -43,7 +43,9 @@ export class PasswordAlreadySetError extends Error {
 export class PasswordNotSetError extends Error {
   readonly code = 'ERR_PASSWORD_NOT_SET';
   constructor() {
-    super("no admin password is configured yet: set one first (POST /api/auth/setup, with the setup code from the server's log) or start the server with ADMIN_PASSWORD");
+    super(
+      "no admin password is configured yet: set one first (POST /api/auth/setup, with the setup code from the server's log) or start the server with ADMIN_PASSWORD",
+    );
     this.name = 'PasswordNotSetError';
   }
 }

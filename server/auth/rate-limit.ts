@@ -21,7 +21,13 @@ export interface LoginLimits {
   forgetAfterMs: number;
 }
 
-export const defaultLoginLimits: LoginLimits = { freeAttempts: 5, networkFreeAttempts: 50, backoffBaseMs: 1_000, backoffCapMs: 15 * 60_000, forgetAfterMs: 60 * 60_000 };
+export const defaultLoginLimits: LoginLimits = {
+  freeAttempts: 5,
+  networkFreeAttempts: 50,
+  backoffBaseMs: 1_000,
+  backoffCapMs: 15 * 60_000,
+  forgetAfterMs: 60 * 60_000,
+};
 
 interface ClientState {
   failures: number;

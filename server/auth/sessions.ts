@@ -28,7 +28,9 @@ export class SessionStore {
 
   private async sign(id: string): Promise<string> {
     this.signingKey ??= this.loadSigningKey();
-    return createHmac('sha256', await this.signingKey).update(id).digest('base64url');
+    return createHmac('sha256', await this.signingKey)
+      .update(id)
+      .digest('base64url');
   }
 
   async issue(options: { nowMs: number; ttlMs: number }): Promise<IssuedSession> {

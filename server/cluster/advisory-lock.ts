@@ -131,7 +131,12 @@ export class AdvisoryLockLeadership implements Leadership {
         }
       }
       const replicas = new ReplicaStore(new PostgresStatements(client));
-      await replicas.heartbeat({ ...this.options.replica, startedAtMs: this.startedAt, heartbeatAtMs: this.now(), ...(this.since !== undefined ? { leaderSinceMs: this.since } : {}) });
+      await replicas.heartbeat({
+        ...this.options.replica,
+        startedAtMs: this.startedAt,
+        heartbeatAtMs: this.now(),
+        ...(this.since !== undefined ? { leaderSinceMs: this.since } : {}),
+      });
       if (this.since !== undefined) {
         this.provenAt = sentAt;
         await replicas.pruneSilentSince(this.now() - forgetAfterMs);

@@ -7,16 +7,30 @@ import type { Leadership, Replica } from './leadership';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-export async function clusterView(options: { store: Store; leadership: Leadership; replica: Replica; startedAtMs: number; leaseMs: number; nowMs: number }): Promise<ClusterView> {
+export async function clusterView(options: {
+  store: Store;
+  leadership: Leadership;
+  replica: Replica;
+  startedAtMs: number;
+  leaseMs: number;
+  nowMs: number;
+}): Promise<ClusterView> {
   const { store, leadership, replica, nowMs } = options;
   const leaderSince = leadership.isLeader() ? leadership.leaderSince() : undefined;
-  const self: ReplicaRecord = { ...replica, startedAtMs: options.startedAtMs, heartbeatAtMs: nowMs, ...(leaderSince !== undefined ? { leaderSinceMs: leaderSince } : {}) };
+  const self: ReplicaRecord = {
+    ...replica,
+    startedAtMs: options.startedAtMs,
+    heartbeatAtMs: nowMs,
+    ...(leaderSince !== undefined ? { leaderSinceMs: leaderSince } : {}),
+  };
   const rows = store.engine === 'postgres' ? (await store.replicas.list()).filter((row) => row.id !== replica.id) : [];
   const all = [self, ...rows].sort((a, b) => a.startedAtMs - b.startedAtMs || a.id.localeCompare(b.id));
   const alive = (row: ReplicaRecord) => row === self || nowMs - row.heartbeatAtMs <= options.leaseMs;
   // A killed leader's row says it leads until its heartbeat ages past the lease; the latest
   // election wins (this replica, when it leads, knows so first hand).
-  const leaderRow = all.filter((row) => alive(row) && row.leaderSinceMs !== undefined).sort((a, b) => (b.leaderSinceMs as number) - (a.leaderSinceMs as number))[0];
+  const leaderRow = all
+    .filter((row) => alive(row) && row.leaderSinceMs !== undefined)
+    .sort((a, b) => (b.leaderSinceMs as number) - (a.leaderSinceMs as number))[0];
   const replicas = all.map((row) => {
     const leads = row === leaderRow;
     return {

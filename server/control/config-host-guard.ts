@@ -14,7 +14,11 @@ import { proxiesOnHost } from './host-users';
 const isKvm2 = (entry: ProviderEntryBase | undefined): entry is Kvm2Entry => entry?.type === 'kvm2';
 
 /** One issue per host whose pool or socket the new entries change while Proxies use it; none: apply. */
-export function strandedHostIssues(options: { running: readonly ProviderEntryBase[]; next: readonly ProviderEntryBase[]; proxies: readonly ProxyRecord[] }): string[] {
+export function strandedHostIssues(options: {
+  running: readonly ProviderEntryBase[];
+  next: readonly ProviderEntryBase[];
+  proxies: readonly ProxyRecord[];
+}): string[] {
   const running = new Map(options.running.map((entry) => [entry.name, entry]));
   return options.next.flatMap((entry) => {
     const before = running.get(entry.name);

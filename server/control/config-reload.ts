@@ -144,7 +144,10 @@ export class ConfigManager {
     } catch (err) {
       const issues = err instanceof ProvidersConfigError ? [...err.issues] : [errorMessage(err)];
       this.lastError = { at: isoTime(this.options.clock), issues };
-      logger.warn({ source: path, issues }, this.appliedDigest ? 'providers config rejected; keeping the running config' : 'providers config rejected; running with no providers');
+      logger.warn(
+        { source: path, issues },
+        this.appliedDigest ? 'providers config rejected; keeping the running config' : 'providers config rejected; running with no providers',
+      );
       return false;
     }
     const stranded = this.options.proxies ? strandedHostIssues({ running: this.entries, next: entries, proxies: await this.options.proxies() }) : [];
@@ -177,7 +180,10 @@ export class ConfigManager {
         return this.lasting.get(key) as T;
       };
       try {
-        handles.set(entry.name, await registry.build(entry, { logger: providerLogger, lasting, ...(this.options.mayAct ? { mayAct: this.options.mayAct } : {}) }));
+        handles.set(
+          entry.name,
+          await registry.build(entry, { logger: providerLogger, lasting, ...(this.options.mayAct ? { mayAct: this.options.mayAct } : {}) }),
+        );
       } catch (err) {
         unavailable.set(entry.name, errorMessage(err));
         logger.warn({ provider: entry.name, type: entry.type, error: errorMessage(err) }, 'provider unavailable');

@@ -14,11 +14,7 @@ import { errorMessage } from './pass';
 import type { ProviderLookup } from './provider-set';
 
 /** What a page shows above the terminal; `message` says why when not live. */
-export type ConsoleStatus =
-  | { state: 'opening' }
-  | { state: 'live' }
-  | { state: 'busy'; message: string }
-  | { state: 'closed'; message: string };
+export type ConsoleStatus = { state: 'opening' } | { state: 'live' } | { state: 'busy'; message: string } | { state: 'closed'; message: string };
 
 export interface ConsoleWatcher {
   output(data: Buffer): void;
@@ -130,7 +126,9 @@ export class ConsoleManager {
       if (entry.session || entry.opening) return;
       if (entry.refusedAt !== undefined && this.options.clock.now() - entry.refusedAt < this.options.idleReleaseMs) return;
     }
-    this.resumeIfBooting(proxy, providerID).catch((err: unknown) => this.options.logger.warn({ proxy, error: errorMessage(err) }, 'resuming boot capture failed'));
+    this.resumeIfBooting(proxy, providerID).catch((err: unknown) =>
+      this.options.logger.warn({ proxy, error: errorMessage(err) }, 'resuming boot capture failed'),
+    );
   }
 
   private async resumeIfBooting(proxy: string, providerID: string): Promise<void> {
@@ -159,22 +157,26 @@ export class ConsoleManager {
   /** Releases the consoles no page watches (boot capture's): the replica stopped leading, the new leader captures. */
   async releaseUnwatched(reason: string): Promise<void> {
     const entries = [...this.entries.values()].filter((entry) => entry.watchers.size === 0);
-    await Promise.all(entries.map(async (entry) => {
-      this.cancelIdle(entry);
-      await entry.opening;
-      if (entry.watchers.size === 0) await this.release(entry, reason);
-    }));
+    await Promise.all(
+      entries.map(async (entry) => {
+        this.cancelIdle(entry);
+        await entry.opening;
+        if (entry.watchers.size === 0) await this.release(entry, reason);
+      }),
+    );
   }
 
   /** Releases every console (runtime stop). */
   async stop(): Promise<void> {
     this.stopped = true;
     const entries = [...this.entries.values()];
-    await Promise.all(entries.map(async (entry) => {
-      this.cancelIdle(entry);
-      await entry.opening;
-      await this.release(entry, 'the server is stopping');
-    }));
+    await Promise.all(
+      entries.map(async (entry) => {
+        this.cancelIdle(entry);
+        await entry.opening;
+        await this.release(entry, 'the server is stopping');
+      }),
+    );
   }
 
   private entry(proxy: string): Entry {
@@ -238,7 +240,8 @@ export class ConsoleManager {
       session = await console.open(providerID, { force });
     } catch (err) {
       entry.refusedAt = this.options.clock.now();
-      if (!entry.session) this.setStatus(entry, err instanceof ConsoleBusyError ? { state: 'busy', message: err.message } : { state: 'closed', message: errorMessage(err) });
+      if (!entry.session)
+        this.setStatus(entry, err instanceof ConsoleBusyError ? { state: 'busy', message: err.message } : { state: 'closed', message: errorMessage(err) });
       this.options.logger.debug({ proxy: entry.proxy, providerID, force, error: errorMessage(err) }, 'console not opened');
       if (options.rethrow) throw err;
       return;
@@ -274,7 +277,9 @@ export class ConsoleManager {
     if (takenAway) entry.refusedAt = this.options.clock.now();
     this.cancelIdle(entry);
     this.setStatus(entry, { state: 'closed', message });
-    this.forgetIfGone(entry).catch((err: unknown) => this.options.logger.warn({ proxy: entry.proxy, error: errorMessage(err) }, 'looking up the Proxy of a closed console failed'));
+    this.forgetIfGone(entry).catch((err: unknown) =>
+      this.options.logger.warn({ proxy: entry.proxy, error: errorMessage(err) }, 'looking up the Proxy of a closed console failed'),
+    );
   }
 
   private async release(entry: Entry, message: string): Promise<void> {
@@ -300,7 +305,9 @@ export class ConsoleManager {
     const checkMs = Math.max(1, Math.min(idleReleaseMs, Math.ceil(idleReleaseMs / 4)));
     entry.idleTimer = clock.setTimeout(() => {
       entry.idleTimer = undefined;
-      this.idleCheck(entry).catch((err: unknown) => this.options.logger.warn({ proxy: entry.proxy, error: errorMessage(err) }, 'checking an idle console failed'));
+      this.idleCheck(entry).catch((err: unknown) =>
+        this.options.logger.warn({ proxy: entry.proxy, error: errorMessage(err) }, 'checking an idle console failed'),
+      );
     }, checkMs);
   }
 

@@ -96,7 +96,12 @@ export function domainVerdict(input: DomainInput): Verdict {
     };
   }
   const { facts } = input;
-  if (!facts) return { status: 'unknown', evidence: `provider type ${input.providerType} cannot look at its instances`, next: "Check the instance on the provider's side." };
+  if (!facts)
+    return {
+      status: 'unknown',
+      evidence: `provider type ${input.providerType} cannot look at its instances`,
+      next: "Check the instance on the provider's side.",
+    };
   if (facts.kind === 'error') return unknownFrom(facts, 'reading the domain', 'Run the diagnosis again; if it persists, look at the host on the Hosts page.');
   const where = `domain ${input.domain} on host ${input.host}`;
   if (!facts.value.defined) {
@@ -155,13 +160,13 @@ export function cloudInitVerdict(consoleText: string | undefined, domain: string
 }
 
 export function agentVerdict(answer: Gathered<AddressAnswer>): Verdict {
-  if (answer.kind === 'error') return unknownFrom(answer, 'asking the guest agent', 'Run the diagnosis again; an agent that hangs answers nothing within the budget.');
+  if (answer.kind === 'error')
+    return unknownFrom(answer, 'asking the guest agent', 'Run the diagnosis again; an agent that hangs answers nothing within the budget.');
   if (answer.value.error) {
     return {
       status: 'fail',
       evidence: `the host says: ${answer.value.error}`,
-      next:
-        "The vendor-data script installs qemu-guest-agent on first boot (installGuestAgent): the VM needs a package mirror. Read /var/log/cloud-init-output.log in the guest, or the console; images without the agent need it baked in.",
+      next: 'The vendor-data script installs qemu-guest-agent on first boot (installGuestAgent): the VM needs a package mirror. Read /var/log/cloud-init-output.log in the guest, or the console; images without the agent need it baked in.',
     };
   }
   return { status: 'pass', evidence: `the agent answered with ${answer.value.addresses.length} address${answer.value.addresses.length === 1 ? '' : 'es'}` };

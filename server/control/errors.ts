@@ -11,7 +11,10 @@ export class ProxyNotFoundError extends Error {
 
 /** Bad input; `fields` names each offending field. Nothing was changed. */
 class InvalidFieldsError extends Error {
-  constructor(readonly fields: FieldError[], what: string) {
+  constructor(
+    readonly fields: FieldError[],
+    what: string,
+  ) {
     super(`${what}: ${fields.map((field) => (field.path ? `${field.path}: ${field.message}` : field.message)).join('; ')}`);
     this.name = new.target.name;
   }
@@ -56,7 +59,10 @@ export class HostSetupInputError extends InvalidFieldsError {
 /** A host that Proxies still use cannot be removed; the message names them. */
 export class HostInUseError extends Error {
   readonly code = 'ERR_HOST_IN_USE';
-  constructor(readonly host: string, readonly proxies: string[]) {
+  constructor(
+    readonly host: string,
+    readonly proxies: string[],
+  ) {
     super(`host ${JSON.stringify(host)} still has Proxies: ${proxies.join(', ')}; delete them (or move them to another host) first`);
     this.name = 'HostInUseError';
   }
@@ -84,7 +90,10 @@ export class HostStorageInUseError extends HostInUseError {
  * host key that changed since it was shown).
  */
 export class HostSetupRefusedError extends Error {
-  constructor(readonly code: 'ERR_UNSUPPORTED_OPERATION' | 'ERR_HOST_SETUP_CONFLICT', message: string) {
+  constructor(
+    readonly code: 'ERR_UNSUPPORTED_OPERATION' | 'ERR_HOST_SETUP_CONFLICT',
+    message: string,
+  ) {
     super(message);
     this.name = 'HostSetupRefusedError';
   }

@@ -36,7 +36,13 @@ export class OrphanCollector {
   private readonly ticker: Ticker;
 
   constructor(private readonly options: GcOptions) {
-    this.ticker = new Ticker({ name: 'orphan-gc', clock: options.clock, intervalMs: options.intervalMs, logger: options.logger, run: (signal) => this.sweep(signal).then(() => undefined) });
+    this.ticker = new Ticker({
+      name: 'orphan-gc',
+      clock: options.clock,
+      intervalMs: options.intervalMs,
+      logger: options.logger,
+      run: (signal) => this.sweep(signal).then(() => undefined),
+    });
   }
 
   start(): void {

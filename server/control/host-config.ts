@@ -6,7 +6,15 @@
 import type { ProxyRecord } from '@/server/store';
 import { parseProvidersConfig, ProvidersConfigError, type Kvm2Entry } from '@/server/providers/config';
 import { ProvidersConfigFile } from '@/server/providers/config-file';
-import { addHostText, addKvm2EntryText, ConfigEditError, type HostEdit, type HostFields, removeHostText, updateHostText } from '@/server/providers/config-text-edit';
+import {
+  addHostText,
+  addKvm2EntryText,
+  ConfigEditError,
+  type HostEdit,
+  type HostFields,
+  removeHostText,
+  updateHostText,
+} from '@/server/providers/config-text-edit';
 import type { Logger } from '@/server/telemetry/logger';
 import { describeStorageChanges, hostStorageChanges, type HostStorageChange } from '@/server/providers/kvm2/host-storage';
 import { HostInUseError, HostSetupInputError, HostSetupRefusedError, HostStorageInUseError } from './errors';
@@ -84,7 +92,8 @@ export class HostConfig {
   }
 
   private async save(provider: string, edit: (text: string) => string, what: { action: string; host: string }): Promise<SavedHostsView> {
-    if (!this.file) throw new HostSetupRefusedError('ERR_UNSUPPORTED_OPERATION', 'no providers config file is set (PROVIDERS_CONFIG): there is no file to save hosts to');
+    if (!this.file)
+      throw new HostSetupRefusedError('ERR_UNSUPPORTED_OPERATION', 'no providers config file is set (PROVIDERS_CONFIG): there is no file to save hosts to');
     let saved;
     try {
       saved = await this.file.update(edit);

@@ -77,7 +77,9 @@ export async function readKnownHostsFile(path: string): Promise<string> {
     const text = await handle.readFile('utf8');
     const [bad] = parseKnownHosts(text).malformedLines;
     if (bad !== undefined) {
-      throw new KnownHostsFileProblem(`line ${bad} is not a known_hosts line, so this is not a known_hosts file: name another file, or fix that line (ssh-keygen -F and -R read the file)`);
+      throw new KnownHostsFileProblem(
+        `line ${bad} is not a known_hosts line, so this is not a known_hosts file: name another file, or fix that line (ssh-keygen -F and -R read the file)`,
+      );
     }
     return text;
   } finally {

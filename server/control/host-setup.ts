@@ -17,7 +17,14 @@ import { generateKeyPair, publicIdentity, type PublicIdentity } from '@/server/s
 import { authoriseCommand } from '@/lib/authorise-command';
 import type { Logger } from '@/server/telemetry/logger';
 import { HostSetupInputError, HostSetupRefusedError } from './errors';
-import { appendKnownHostsLine, KnownHostsFileProblem, protectedFiles, readKnownHostsFile, refuseProtectedKnownHosts, writableByOthersWarnings } from './host-setup-files';
+import {
+  appendKnownHostsLine,
+  KnownHostsFileProblem,
+  protectedFiles,
+  readKnownHostsFile,
+  refuseProtectedKnownHosts,
+  writableByOthersWarnings,
+} from './host-setup-files';
 import { errorMessage } from './pass';
 
 export interface KeyFiles {
@@ -46,7 +53,8 @@ const hostKeyFiles: Record<string, string> = {
   'ssh-ed25519': '/etc/ssh/ssh_host_ed25519_key.pub',
   'ssh-rsa': '/etc/ssh/ssh_host_rsa_key.pub',
 };
-const hostKeyFileOf = (keyType: string) => hostKeyFiles[keyType] ?? (keyType.startsWith('ecdsa') ? '/etc/ssh/ssh_host_ecdsa_key.pub' : '/etc/ssh/ssh_host_*_key.pub');
+const hostKeyFileOf = (keyType: string) =>
+  hostKeyFiles[keyType] ?? (keyType.startsWith('ecdsa') ? '/etc/ssh/ssh_host_ecdsa_key.pub' : '/etc/ssh/ssh_host_*_key.pub');
 
 const isKvm2 = (entry: ProviderEntryBase): entry is Kvm2Entry => entry.type === 'kvm2' && typeof (entry as Partial<Kvm2Entry>).kvm2 === 'object';
 
@@ -61,14 +69,18 @@ export class HostSetup {
   keyFiles(input: Pick<Candidate, 'provider' | 'newEntry'>): KeyFiles {
     const entry = this.kvm2Entry(input.provider);
     if (entry) {
-      if (input.newEntry) throw new HostSetupInputError([{ path: 'newEntry', message: `provider ${JSON.stringify(input.provider)} exists already; leave newEntry out` }]);
+      if (input.newEntry)
+        throw new HostSetupInputError([{ path: 'newEntry', message: `provider ${JSON.stringify(input.provider)} exists already; leave newEntry out` }]);
       const block = entry.kvm2;
       return { sshKeyFile: block.sshKeyFile, knownHostsFile: block.knownHostsFile, insecureIgnoreHostKey: block.insecureIgnoreHostKey ?? false };
     }
     if (this.options.entries().some((other) => other.name === input.provider)) {
       throw new HostSetupInputError([{ path: 'provider', message: `provider ${JSON.stringify(input.provider)} is not of type kvm2` }]);
     }
-    if (!input.newEntry) throw new HostSetupInputError([{ path: 'newEntry', message: `there is no provider ${JSON.stringify(input.provider)}: give the key files of the new entry` }]);
+    if (!input.newEntry)
+      throw new HostSetupInputError([
+        { path: 'newEntry', message: `there is no provider ${JSON.stringify(input.provider)}: give the key files of the new entry` },
+      ]);
     this.refuseForeignDirectories(input.newEntry);
     return { ...input.newEntry, insecureIgnoreHostKey: false };
   }
@@ -79,7 +91,12 @@ export class HostSetup {
    * known_hosts file, which must not become a way to write anywhere the server may.
    */
   private refuseForeignDirectories(files: { sshKeyFile: string; knownHostsFile: string }): void {
-    const allowed = new Set(this.options.entries().filter(isKvm2).flatMap((entry) => [entry.kvm2.sshKeyFile, entry.kvm2.knownHostsFile ?? ''].filter(Boolean).map((file) => dirname(file))));
+    const allowed = new Set(
+      this.options
+        .entries()
+        .filter(isKvm2)
+        .flatMap((entry) => [entry.kvm2.sshKeyFile, entry.kvm2.knownHostsFile ?? ''].filter(Boolean).map((file) => dirname(file))),
+    );
     if (this.options.configPath) allowed.add(dirname(this.options.configPath));
     const fields = (['sshKeyFile', 'knownHostsFile'] as const)
       .filter((key) => !allowed.has(dirname(resolve(files[key]))))
@@ -94,7 +111,13 @@ export class HostSetup {
   private async withKnownHostsFile<T>(input: Pick<Candidate, 'provider' | 'newEntry'>, files: KeyFiles, work: (path: string) => Promise<T>): Promise<T> {
     const path = files.knownHostsFile as string;
     try {
-      const sshKeyFiles = [files.sshKeyFile, ...this.options.entries().filter(isKvm2).map((entry) => entry.kvm2.sshKeyFile)];
+      const sshKeyFiles = [
+        files.sshKeyFile,
+        ...this.options
+          .entries()
+          .filter(isKvm2)
+          .map((entry) => entry.kvm2.sshKeyFile),
+      ];
       await refuseProtectedKnownHosts(path, protectedFiles({ configPath: this.options.configPath, sshKeyFiles }));
       return await work(path);
     } catch (err) {
@@ -143,7 +166,8 @@ export class HostSetup {
     try {
       identity = await generateKeyPair(keyFile);
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST') throw new HostSetupRefusedError('ERR_HOST_SETUP_CONFLICT', 'the configured key file exists already; it is never replaced from the dashboard');
+      if ((err as NodeJS.ErrnoException).code === 'EEXIST')
+        throw new HostSetupRefusedError('ERR_HOST_SETUP_CONFLICT', 'the configured key file exists already; it is never replaced from the dashboard');
       throw err;
     }
     this.options.logger.info({ provider, fingerprint: identity.fingerprint }, 'ssh identity generated');
@@ -182,7 +206,15 @@ export class HostSetup {
         },
       };
     } catch (err) {
-      return { ok: false, ...warned, failure: { reason: 'Unreachable', message: errorMessage(err), fix: `Nothing answered SSH at ${input.address}: check the address and port, that sshd runs, and any firewall.` } };
+      return {
+        ok: false,
+        ...warned,
+        failure: {
+          reason: 'Unreachable',
+          message: errorMessage(err),
+          fix: `Nothing answered SSH at ${input.address}: check the address and port, that sshd runs, and any firewall.`,
+        },
+      };
     }
   }
 
@@ -190,16 +222,27 @@ export class HostSetup {
   async trustHostKey(input: Pick<Candidate, 'provider' | 'newEntry' | 'address'> & { fingerprint: string }) {
     const files = this.keyFiles(input);
     address(input.address);
-    if (!files.knownHostsFile) throw new HostSetupRefusedError('ERR_UNSUPPORTED_OPERATION', 'this provider entry has no knownHostsFile (insecureIgnoreHostKey): there is nowhere to write the key');
+    if (!files.knownHostsFile)
+      throw new HostSetupRefusedError(
+        'ERR_UNSUPPORTED_OPERATION',
+        'this provider entry has no knownHostsFile (insecureIgnoreHostKey): there is nowhere to write the key',
+      );
     await this.knownHostsText(input, files);
     const scanned = await scanHostKey({ address: input.address });
     if (scanned.fingerprint !== input.fingerprint) {
-      throw new HostSetupRefusedError('ERR_HOST_SETUP_CONFLICT', `the host now presents ${scanned.fingerprint}, not the ${input.fingerprint} you confirmed: fetch and compare again`);
+      throw new HostSetupRefusedError(
+        'ERR_HOST_SETUP_CONFLICT',
+        `the host now presents ${scanned.fingerprint}, not the ${input.fingerprint} you confirmed: fetch and compare again`,
+      );
     }
     // Checked again right before the write: the file may have changed while the host was asked.
     const written = await this.withKnownHostsFile(input, files, async (path) => {
       const standing = knownHostStanding(await readKnownHostsFile(path), scanned);
-      if (standing.status === 'changed') throw new HostSetupRefusedError('ERR_HOST_SETUP_CONFLICT', `the known_hosts file holds another key for this host (line ${standing.line}); it is never replaced from here`);
+      if (standing.status === 'changed')
+        throw new HostSetupRefusedError(
+          'ERR_HOST_SETUP_CONFLICT',
+          `the known_hosts file holds another key for this host (line ${standing.line}); it is never replaced from here`,
+        );
       if (standing.status === 'unknown') await appendKnownHostsLine(path, hashedKnownHostsLine(scanned.endpoint, scanned));
       return standing.status === 'unknown';
     });
@@ -215,7 +258,13 @@ export class HostSetup {
     const warnings = await writableByOthersWarnings(files);
     const warned = warnings.length > 0 ? { warnings } : {};
     try {
-      const connection = await dialSsh({ address: context.host.address, user: context.host.user, keyFile: files.sshKeyFile, knownHostsFile: files.knownHostsFile, insecureIgnoreHostKey: files.insecureIgnoreHostKey });
+      const connection = await dialSsh({
+        address: context.host.address,
+        user: context.host.user,
+        keyFile: files.sshKeyFile,
+        knownHostsFile: files.knownHostsFile,
+        insecureIgnoreHostKey: files.insecureIgnoreHostKey,
+      });
       await connection.close();
       return { ok: true, ...warned };
     } catch (err) {

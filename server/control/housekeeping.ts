@@ -23,7 +23,13 @@ export class Housekeeping {
   private readonly ticker: Ticker;
 
   constructor(private readonly options: HousekeepingOptions) {
-    this.ticker = new Ticker({ name: 'housekeeping', clock: options.clock, intervalMs: options.intervalMs, logger: options.logger, run: async () => void this.prune() });
+    this.ticker = new Ticker({
+      name: 'housekeeping',
+      clock: options.clock,
+      intervalMs: options.intervalMs,
+      logger: options.logger,
+      run: async () => void this.prune(),
+    });
   }
 
   start(): void {
@@ -45,7 +51,8 @@ export class Housekeeping {
       events: await store.events.pruneBefore(now - this.options.eventRetentionMs),
       statsRows: await store.stats.consolidate(now),
     };
-    if (pruned.healthSamples + pruned.probeSamples + pruned.events + pruned.statsRows > 0) this.options.logger.debug(pruned, 'pruned old health samples, probes, events and stats');
+    if (pruned.healthSamples + pruned.probeSamples + pruned.events + pruned.statsRows > 0)
+      this.options.logger.debug(pruned, 'pruned old health samples, probes, events and stats');
     return pruned;
   }
 }

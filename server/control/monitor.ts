@@ -62,7 +62,13 @@ export class Monitor {
   private readonly knownTargets = new Map<string, string[]>();
 
   constructor(private readonly options: MonitorOptions) {
-    this.ticker = new Ticker({ name: 'provider-health', clock: options.clock, intervalMs: options.intervalMs, logger: options.logger, run: (signal) => this.runOnce(signal).then(() => undefined) });
+    this.ticker = new Ticker({
+      name: 'provider-health',
+      clock: options.clock,
+      intervalMs: options.intervalMs,
+      logger: options.logger,
+      run: (signal) => this.runOnce(signal).then(() => undefined),
+    });
   }
 
   start(): void {
@@ -136,9 +142,7 @@ export class Monitor {
     const named = provider.checkTargets?.() ?? [];
     if (named.length > 0) return named.map(({ name, details }) => ({ name, ready: false, details: { ...details }, checkedAt, ...failure }));
     const names =
-      this.knownTargets.get(provider.name) ??
-      (await this.options.store.health.latest(provider.name))[0]?.targets.map((target) => target.name) ??
-      [];
+      this.knownTargets.get(provider.name) ?? (await this.options.store.health.latest(provider.name))[0]?.targets.map((target) => target.name) ?? [];
     return (names.length > 0 ? names : [provider.name]).map((name) => ({ name, ready: false, details: {}, checkedAt, ...failure }));
   }
 

@@ -127,7 +127,12 @@ export class Pass {
     const reaction = reactions[errorClass];
     const message = errorMessage(err);
     const status = this.committed;
-    let next: ReconcileStatus = { ...status, phase: reaction.phase(status.phase), observedSpecHash: this.hash, lastError: { class: errorClass, message, at: this.now() } };
+    let next: ReconcileStatus = {
+      ...status,
+      phase: reaction.phase(status.phase),
+      observedSpecHash: this.hash,
+      lastError: { class: errorClass, message, at: this.now() },
+    };
     if (next.phase === 'Failed') next.failedUnderConfig = this.deps.providers.version();
     else delete next.failedUnderConfig;
     // A Running instance whose Get failed for a while is still provisioned; say so only in lastError.

@@ -21,9 +21,7 @@ export interface HostRefusal {
   reason: string;
 }
 
-export type PlacementChoice =
-  | { kind: 'chosen'; host: string; reason: string; refusals: HostRefusal[] }
-  | { kind: 'none'; refusals: HostRefusal[] };
+export type PlacementChoice = { kind: 'chosen'; host: string; reason: string; refusals: HostRefusal[] } | { kind: 'none'; refusals: HostRefusal[] };
 
 const gib = 1024 ** 3;
 

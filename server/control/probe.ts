@@ -97,7 +97,10 @@ const echoBodyLimitBytes = 1024;
  * The first `limit` bytes of a body as text, then the body is closed: whatever answers through
  * the proxy chooses the body, and an endless one must neither fill memory nor hold the probe.
  */
-async function readPrefix(body: AsyncIterable<Buffer> & { destroy(): unknown; on(event: 'error', listener: () => void): unknown }, limit: number): Promise<string> {
+async function readPrefix(
+  body: AsyncIterable<Buffer> & { destroy(): unknown; on(event: 'error', listener: () => void): unknown },
+  limit: number,
+): Promise<string> {
   const chunks: Buffer[] = [];
   let length = 0;
   try {
@@ -132,7 +135,12 @@ async function fetchEgressIp(options: { proxy: string; url: string; signal: Abor
 export async function probeProxy(probe: ProbeRequest): Promise<ProbeResult> {
   const proxy = proxyUrl(probe.host, probe.port);
   const clock = probe.clock ?? systemClock;
-  const { signal, dispose } = timeoutSignal({ clock, timeoutMs: probe.timeoutMs, parent: probe.signal, reason: () => new ProbeTimeoutError(`no answer within ${probe.timeoutMs} ms`) });
+  const { signal, dispose } = timeoutSignal({
+    clock,
+    timeoutMs: probe.timeoutMs,
+    parent: probe.signal,
+    reason: () => new ProbeTimeoutError(`no answer within ${probe.timeoutMs} ms`),
+  });
   const { request } = await loadUndici();
   const dispatcher = await dispatcherFor({ proxy, targetUrl: probe.targetUrl });
   const started = performance.now();
@@ -141,10 +149,17 @@ export async function probeProxy(probe: ProbeRequest): Promise<ProbeResult> {
     const latencyMs = performance.now() - started;
     await response.body.dump({ limit: 64 * 1024 });
     const statusCode = response.statusCode;
-    if (probe.targetUrl && statusCode >= 400) return { healthy: false, reason: 'BadStatus', message: `the target answered HTTP ${statusCode} through the proxy`, latencyMs, statusCode };
+    if (probe.targetUrl && statusCode >= 400)
+      return { healthy: false, reason: 'BadStatus', message: `the target answered HTTP ${statusCode} through the proxy`, latencyMs, statusCode };
     const result: ProbeResult = probe.targetUrl
       ? { healthy: true, reason: 'TargetReachable', message: `the target answered HTTP ${statusCode} through the proxy`, latencyMs, statusCode }
-      : { healthy: true, reason: 'ProxyAnswered', message: `the proxy port answered HTTP ${statusCode} (no PROBE_URL set: the path through the proxy is not checked)`, latencyMs, statusCode };
+      : {
+          healthy: true,
+          reason: 'ProxyAnswered',
+          message: `the proxy port answered HTTP ${statusCode} (no PROBE_URL set: the path through the proxy is not checked)`,
+          latencyMs,
+          statusCode,
+        };
     if (probe.ipEchoUrl) {
       const egressIP = await fetchEgressIp({ proxy, url: probe.ipEchoUrl, signal }).catch(() => undefined);
       if (egressIP) result.egressIP = egressIP;

@@ -39,7 +39,13 @@ export class Prober {
   private controller = new AbortController();
 
   constructor(private readonly options: ProberOptions) {
-    this.ticker = new Ticker({ name: 'proxy-probes', clock: options.clock, intervalMs: options.intervalMs, logger: options.logger, run: (signal) => this.probeAll(signal) });
+    this.ticker = new Ticker({
+      name: 'proxy-probes',
+      clock: options.clock,
+      intervalMs: options.intervalMs,
+      logger: options.logger,
+      run: (signal) => this.probeAll(signal),
+    });
   }
 
   start(): void {
@@ -105,10 +111,13 @@ export class Prober {
     const { store, clock } = this.options;
     const now = isoTime(clock);
     const previous = record.probe?.target === target ? record.probe : undefined;
-    const [condition] = setCondition(
-      previous ? [previous.condition] : [],
-      { type: 'Healthy', status: result.healthy ? 'True' : 'False', reason: result.reason, message: result.message, now },
-    );
+    const [condition] = setCondition(previous ? [previous.condition] : [], {
+      type: 'Healthy',
+      status: result.healthy ? 'True' : 'False',
+      reason: result.reason,
+      message: result.message,
+      now,
+    });
     const probe: ProbeStatus = {
       target,
       healthy: result.healthy,

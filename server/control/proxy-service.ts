@@ -99,7 +99,8 @@ export class ProxyService {
     if (update.mode !== current.mode) throw new ProxyValidationError([{ path: 'mode', message: `cannot change (is ${current.mode})` }]);
     let spec: ProxySpec;
     if (update.mode === 'Managed' && current.mode === 'Managed') {
-      if (update.provider !== current.provider) throw new ProxyValidationError([{ path: 'provider', message: `cannot change (is ${JSON.stringify(current.provider)})` }]);
+      if (update.provider !== current.provider)
+        throw new ProxyValidationError([{ path: 'provider', message: `cannot change (is ${JSON.stringify(current.provider)})` }]);
       const { cloudInit, cloudInitBase64, ...rest } = update;
       const source = cloudInit !== undefined || cloudInitBase64 !== undefined ? { cloudInit: cloudInit ?? '', cloudInitBase64 } : current;
       spec = { ...rest, cloudInit: source.cloudInit, ...(source.cloudInitBase64 !== undefined ? { cloudInitBase64: source.cloudInitBase64 } : {}) };

@@ -32,7 +32,7 @@ export interface ApplyOptions {
 }
 
 const createReasons: Record<CreateReason, (action: { displaces?: string }) => string> = {
-  ScaleUp: () => 'to reach the set\'s replicas',
+  ScaleUp: () => "to reach the set's replicas",
   Replacement: () => 'as a replacement',
   Rollout: () => 'rolling to the current template',
   HostDown: (action) => `in place of ${action.displaces ?? 'a member'}, whose host has been down longer than hostDownGrace`,
@@ -53,7 +53,12 @@ async function createMember(options: ApplyOptions, action: { host: string; why: 
       const created = await proxies.create({ name, ...memberSpec({ setName: set.name, template: set.spec.template, host: action.host }) }, set.name);
       const where = action.host ? `on ${action.host}` : 'on a host the provider chooses';
       await store.events.record(set.uid, { type: 'Normal', reason: 'MemberCreated', message: `${name} ${where}, ${action.why}`, atMs: clock.now() });
-      await store.events.record(created.uid, { type: 'Normal', reason: 'CreatedBySet', message: `member of ProxySet ${set.name}, ${action.why}`, atMs: clock.now() });
+      await store.events.record(created.uid, {
+        type: 'Normal',
+        reason: 'CreatedBySet',
+        message: `member of ProxySet ${set.name}, ${action.why}`,
+        atMs: clock.now(),
+      });
       return name;
     } catch (err) {
       if (!(err instanceof ProxyExistsError) || attempt >= 4) throw err;
@@ -75,24 +80,50 @@ async function applyOne(options: ApplyOptions, action: SetAction, applied: Appli
       const diagnosis = action.firstFailure ? `; diagnosis: first failure at ${action.firstFailure}` : '';
       await proxies.delete(action.member, set.name);
       const old = record(action.member);
-      if (old) await store.events.record(old.uid, { type: 'Warning', reason: 'ReplacedBySet', message: `replaced by ProxySet ${set.name}: ${why}${diagnosis}`, atMs: clock.now() });
+      if (old)
+        await store.events.record(old.uid, {
+          type: 'Warning',
+          reason: 'ReplacedBySet',
+          message: `replaced by ProxySet ${set.name}: ${why}${diagnosis}`,
+          atMs: clock.now(),
+        });
       applied.replacements.push({ member: action.member, at: isoTime(clock), cause: action.cause, firstFailure: action.firstFailure });
       const name = await createMember(options, { host: action.host, why: `replacing ${action.member}` });
-      await store.events.record(set.uid, { type: 'Warning', reason: 'MemberReplaced', message: `${action.member} replaced by ${name}: ${why}${diagnosis}`, atMs: clock.now() });
+      await store.events.record(set.uid, {
+        type: 'Warning',
+        reason: 'MemberReplaced',
+        message: `${action.member} replaced by ${name}: ${why}${diagnosis}`,
+        atMs: clock.now(),
+      });
       return;
     }
     case 'delete': {
       await proxies.delete(action.member, set.name);
       const member = record(action.member);
-      if (member) await store.events.record(member.uid, { type: 'Normal', reason: 'DeletedBySet', message: `deleted by ProxySet ${set.name}: ${deleteReasons[action.reason]}`, atMs: clock.now() });
-      await store.events.record(set.uid, { type: 'Normal', reason: 'MemberDeleted', message: `${action.member}: ${deleteReasons[action.reason]}`, atMs: clock.now() });
+      if (member)
+        await store.events.record(member.uid, {
+          type: 'Normal',
+          reason: 'DeletedBySet',
+          message: `deleted by ProxySet ${set.name}: ${deleteReasons[action.reason]}`,
+          atMs: clock.now(),
+        });
+      await store.events.record(set.uid, {
+        type: 'Normal',
+        reason: 'MemberDeleted',
+        message: `${action.member}: ${deleteReasons[action.reason]}`,
+        atMs: clock.now(),
+      });
       return;
     }
     case 'relabel': {
       const member = record(action.member);
       if (!member || member.spec.mode !== 'Managed') return;
       const { spec } = member;
-      await proxies.update(member.name, { mode: 'Managed', provider: spec.provider, placement: spec.placement, port: spec.port, labels: memberLabels(set.name, set.spec.template) }, set.name);
+      await proxies.update(
+        member.name,
+        { mode: 'Managed', provider: spec.provider, placement: spec.placement, port: spec.port, labels: memberLabels(set.name, set.spec.template) },
+        set.name,
+      );
       return;
     }
     case 'exhausted':

@@ -47,7 +47,13 @@ export class ProxySetController {
   private running = false;
 
   constructor(private readonly options: ProxySetControllerOptions) {
-    this.ticker = new Ticker({ name: 'proxy-sets', clock: options.clock, intervalMs: options.intervalMs, logger: options.logger, run: (signal) => this.pass(signal) });
+    this.ticker = new Ticker({
+      name: 'proxy-sets',
+      clock: options.clock,
+      intervalMs: options.intervalMs,
+      logger: options.logger,
+      run: (signal) => this.pass(signal),
+    });
   }
 
   start(): void {
@@ -118,13 +124,23 @@ export class ProxySetController {
     }
     const provider = this.options.providers.get(set.spec.template.provider);
     if (!provider) {
-      await store.events.record(set.uid, { type: 'Warning', reason: 'ProviderUnavailable', message: `provider ${JSON.stringify(set.spec.template.provider)} is not running; nothing changes until it is`, atMs: clock.now() });
+      await store.events.record(set.uid, {
+        type: 'Warning',
+        reason: 'ProviderUnavailable',
+        message: `provider ${JSON.stringify(set.spec.template.provider)} is not running; nothing changes until it is`,
+        atMs: clock.now(),
+      });
       return;
     }
     const nowMs = clock.now();
     const healthOnly = await setHostFacts({ provider, template: set.spec.template, health: store.health, measure: false });
     const hostsDown = hostsDownAfter(set.status.hostsDown, healthOnly, nowMs);
-    const input = await this.input({ set, members, hosts: healthOnly.map((host) => ({ name: host.name, eligible: host.eligible, ...downSince(hostsDown, host.name) })), nowMs });
+    const input = await this.input({
+      set,
+      members,
+      hosts: healthOnly.map((host) => ({ name: host.name, eligible: host.eligible, ...downSince(hostsDown, host.name) })),
+      nowMs,
+    });
     let decision = decide(input);
     if (decision.actions.some((action) => action.kind === 'create' || action.kind === 'replace')) {
       const measured = await setHostFacts({ provider, template: set.spec.template, health: store.health, measure: true, signal });
@@ -152,7 +168,12 @@ export class ProxySetController {
     };
     const facts = members.map((member) => memberFacts(member, { setName: set.name, template: set.spec.template, templateHash: hash, displaced, hashOf }));
     const exhausted = set.status.exhaustedGeneration === set.generation;
-    const history = set.status.replacements.map((record) => ({ member: record.member, atMs: Date.parse(record.at), cause: record.cause, firstFailure: record.firstFailure }));
+    const history = set.status.replacements.map((record) => ({
+      member: record.member,
+      atMs: Date.parse(record.at),
+      cause: record.cause,
+      firstFailure: record.firstFailure,
+    }));
     const budgetSince = budgetReleased(set) ? { budgetSinceMs: nowMs } : set.status.budgetSince ? { budgetSinceMs: Date.parse(set.status.budgetSince) } : {};
     // Only as many as the budget lets this pass replace (oldest first, as the decisions take them):
     // a diagnosis takes seconds, and a set of 500 that never comes up must not diagnose 500.

@@ -123,7 +123,9 @@ export function replacementCandidates(input: Pick<DecideInput, 'policy' | 'membe
 /** How many replacements the budget still allows now (0 once it ran out and the admin has not acted). */
 export function replacementsAllowed(input: Pick<DecideInput, 'policy' | 'history' | 'exhausted' | 'budgetSinceMs' | 'nowMs'>): number {
   if (input.exhausted) return 0;
-  const recent = input.history.filter((record) => input.nowMs - record.atMs < input.policy.budget.windowMs && record.atMs >= (input.budgetSinceMs ?? -Infinity));
+  const recent = input.history.filter(
+    (record) => input.nowMs - record.atMs < input.policy.budget.windowMs && record.atMs >= (input.budgetSinceMs ?? -Infinity),
+  );
   return Math.max(0, input.policy.budget.max - recent.length);
 }
 
@@ -183,7 +185,13 @@ export function decide(input: DecideInput): SetDecision {
   const spread = new Spread(input.hosts, counted);
   // members this pass creates in place of replaced ones: counted, but nothing to delete or relabel
   const fresh = new Set<SetMember>();
-  const noHost = () => actions.push({ kind: 'event', type: 'Warning', reason: 'NoEligibleHost', message: 'no eligible host for a new member: every host is down, unhealthy or full' });
+  const noHost = () =>
+    actions.push({
+      kind: 'event',
+      type: 'Warning',
+      reason: 'NoEligibleHost',
+      message: 'no eligible host for a new member: every host is down, unhealthy or full',
+    });
 
   // Replacements, within the budget and the back-off.
   const recent = input.history.filter((record) => nowMs - record.atMs < policy.budget.windowMs && record.atMs >= (input.budgetSinceMs ?? -Infinity));
@@ -191,7 +199,11 @@ export function decide(input: DecideInput): SetDecision {
   let ranOut = false;
   const last = input.history.at(-1);
   // how many replacements in a row (the last one included) failed the way the last one did
-  const sameAsLast = last ? input.history.length - 1 - input.history.findLastIndex((record) => signature(record.cause, record.firstFailure) !== signature(last.cause, last.firstFailure)) : 0;
+  const sameAsLast = last
+    ? input.history.length -
+      1 -
+      input.history.findLastIndex((record) => signature(record.cause, record.firstFailure) !== signature(last.cause, last.firstFailure))
+    : 0;
   const candidates = new Set(replacementCandidates({ ...input, members: counted }).map((member) => member.name));
   for (const member of counted.filter((candidate) => candidates.has(candidate.name)).sort((a, b) => a.createdAtMs - b.createdAtMs)) {
     const cause: ReplacementCause = member.failed ? 'Failed' : 'NotReady';
@@ -217,14 +229,27 @@ export function decide(input: DecideInput): SetDecision {
     spread.add(host, 1);
     allowed -= 1;
     actions.push({ kind: 'replace', member: member.name, host, cause, firstFailure });
-    const replacement: SetMember = { name: `(replacing ${member.name})`, host, ready: false, failed: false, deleting: false, current: true, labelsCurrent: true, createdAtMs: nowMs, displaced: false };
+    const replacement: SetMember = {
+      name: `(replacing ${member.name})`,
+      host,
+      ready: false,
+      failed: false,
+      deleting: false,
+      current: true,
+      labelsCurrent: true,
+      createdAtMs: nowMs,
+      displaced: false,
+    };
     fresh.add(replacement);
     counted = counted.map((existing) => (existing === member ? replacement : existing));
   }
   const exhausted = input.exhausted || ranOut;
   const lastDiagnoses = input.history
     .slice(-3)
-    .map((record) => `${record.member}: ${record.cause === 'Failed' ? 'Failed' : 'not Ready in time'}${record.firstFailure ? ` (first failure: ${record.firstFailure})` : ''}`)
+    .map(
+      (record) =>
+        `${record.member}: ${record.cause === 'Failed' ? 'Failed' : 'not Ready in time'}${record.firstFailure ? ` (first failure: ${record.firstFailure})` : ''}`,
+    )
     .join('; ');
   const exhaustedMessage = `${recent.length} replacements within the budget's window (at most ${policy.budget.max}); replacing stopped until the set is changed, scaled or resumed. Last: ${lastDiagnoses || 'none'}`;
   if (ranOut && !input.exhausted) {
@@ -296,7 +321,12 @@ export function decide(input: DecideInput): SetDecision {
   const conditions: SetConditionUpdate[] = [
     exhausted
       ? { type: 'ReplacementsExhausted', status: 'True', reason: 'BudgetSpent', message: exhaustedMessage }
-      : { type: 'ReplacementsExhausted', status: 'False', reason: 'WithinBudget', message: `${recent.length} of ${policy.budget.max} replacements used in the window` },
+      : {
+          type: 'ReplacementsExhausted',
+          status: 'False',
+          reason: 'WithinBudget',
+          message: `${recent.length} of ${policy.budget.max} replacements used in the window`,
+        },
     readyNow >= minReady
       ? { type: 'Available', status: 'True', reason: 'EnoughReady', message: `${readyNow} of ${policy.replicas} Ready` }
       : { type: 'Available', status: 'False', reason: 'TooFewReady', message: `${readyNow} of ${policy.replicas} Ready, at least ${minReady} wanted` },

@@ -70,7 +70,14 @@ const sameLabels = (a: Record<string, string>, b: Record<string, string>) => {
 /** One member as the decisions see it. */
 export function memberFacts(
   record: ProxyRecord,
-  options: { setName: string; template: ProxySetTemplate; templateHash: string; displaced: ReadonlySet<string>; diagnosis?: string; hashOf?: (record: ProxyRecord) => string },
+  options: {
+    setName: string;
+    template: ProxySetTemplate;
+    templateHash: string;
+    displaced: ReadonlySet<string>;
+    diagnosis?: string;
+    hashOf?: (record: ProxyRecord) => string;
+  },
 ): SetMember {
   // The Ready rule of proxy-view.ts (Running plus a passing probe of the current address), without
   // building the whole view: that hashes the spec and the name, per member, every pass.

@@ -14,7 +14,11 @@ export function planOf(record: ProxySetRecord, spec: ProxySetSpec, members: read
   if (hash !== templateHash(record.name, before.template)) {
     const replaced = members.filter((member) => !member.deletionRequestedAt && memberTemplateHash(member.spec) !== hash).length;
     const pace = `at most ${spec.maxSurge} new at a time, never fewer than ${Math.max(0, spec.replicas - spec.maxUnavailable)} Ready`;
-    return { change: 'template', replaced, message: `template changed: ${replaced} member${replaced === 1 ? '' : 's'} replaced, rolling (${pace})${spec.paused ? '; paused: nothing moves until resumed' : ''}` };
+    return {
+      change: 'template',
+      replaced,
+      message: `template changed: ${replaced} member${replaced === 1 ? '' : 's'} replaced, rolling (${pace})${spec.paused ? '; paused: nothing moves until resumed' : ''}`,
+    };
   }
   const scaled = spec.replicas === before.replicas ? '' : `; replicas ${before.replicas} → ${spec.replicas}`;
   if (JSON.stringify(spec.template.labels) !== JSON.stringify(before.template.labels)) {

@@ -25,7 +25,12 @@ export async function previewSet(options: { provider: Provider; set: ProxySetCre
   return {
     provider: provider.name,
     replicas: set.replicas,
-    hosts: hosts.map((host) => ({ host: host.name, members: members.get(host.name) ?? 0, eligible: host.eligible, ...(host.refusal ? { reason: host.refusal } : {}) })),
+    hosts: hosts.map((host) => ({
+      host: host.name,
+      members: members.get(host.name) ?? 0,
+      eligible: host.eligible,
+      ...(host.refusal ? { reason: host.refusal } : {}),
+    })),
     unplaced: set.replicas - placed,
   };
 }

@@ -4,13 +4,7 @@
 // bumps the set's generation, which is also what releases a ReplacementsExhausted stop.
 import { randomUUID } from 'node:crypto';
 import type { z } from 'zod';
-import {
-  proxySetCreateSchema,
-  proxySetReplaceSchema,
-  proxySetScaleSchema,
-  type ProxySetSpec,
-  proxySetUpdateSchema,
-} from '@/lib/api/proxyset-spec';
+import { proxySetCreateSchema, proxySetReplaceSchema, proxySetScaleSchema, type ProxySetSpec, proxySetUpdateSchema } from '@/lib/api/proxyset-spec';
 import type { ProxySetPlan, ProxySetView } from '@/lib/api/proxysets';
 import { fieldErrors, type ProxyEventView } from '@/lib/proxy-spec';
 import type { Store } from '@/server/store';
@@ -105,11 +99,22 @@ export class ProxySetService {
     const record = await this.changeable(name);
     const current = new Map((await this.members(name)).map((member) => [member.name, member]));
     const unknown = members.filter((member) => !current.has(member));
-    if (unknown.length > 0) throw new ProxySetValidationError(unknown.map((member) => ({ path: `members.${members.indexOf(member)}`, message: `${JSON.stringify(member)} is not a member of ${JSON.stringify(name)}` })));
+    if (unknown.length > 0)
+      throw new ProxySetValidationError(
+        unknown.map((member) => ({
+          path: `members.${members.indexOf(member)}`,
+          message: `${JSON.stringify(member)} is not a member of ${JSON.stringify(name)}`,
+        })),
+      );
     for (const member of members) {
       if (current.get(member)?.deletionRequestedAt) continue;
       await this.options.proxies.delete(member, name);
-      await this.options.store.events.record(record.uid, { type: 'Normal', reason: 'MemberReplaced', message: `${member} deleted by the admin; the set makes a new member`, atMs: this.options.clock.now() });
+      await this.options.store.events.record(record.uid, {
+        type: 'Normal',
+        reason: 'MemberReplaced',
+        message: `${member} deleted by the admin; the set makes a new member`,
+        atMs: this.options.clock.now(),
+      });
     }
     this.options.onChange(name);
     return this.get(name);
@@ -133,7 +138,14 @@ export class ProxySetService {
     const sets = await this.list();
     gauge.reset();
     for (const { name, replicas, status } of sets) {
-      const states = { desired: replicas, members: status.members, ready: status.ready, updated: status.updated, updating: status.updating, failing: status.failing };
+      const states = {
+        desired: replicas,
+        members: status.members,
+        ready: status.ready,
+        updated: status.updated,
+        updating: status.updating,
+        failing: status.failing,
+      };
       for (const [state, value] of Object.entries(states)) gauge.set({ set: name, state }, value);
     }
   }

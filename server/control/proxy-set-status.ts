@@ -11,7 +11,8 @@ import type { SetDecision } from './proxy-set-decide';
 const keptReplacements = 50;
 
 /** A stop from an older generation: the admin has changed, scaled or resumed the set since. */
-export const budgetReleased = (set: ProxySetRecord): boolean => set.status.exhaustedGeneration !== undefined && set.status.exhaustedGeneration !== set.generation;
+export const budgetReleased = (set: ProxySetRecord): boolean =>
+  set.status.exhaustedGeneration !== undefined && set.status.exhaustedGeneration !== set.generation;
 
 function mergeConditions(before: readonly ProxySetCondition[], updates: SetDecision['conditions'], now: string): ProxySetCondition[] {
   return updates.map((update) => {

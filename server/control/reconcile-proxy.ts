@@ -56,7 +56,10 @@ async function replaceInstance(pass: Pass, provider: Provider): Promise<PassOutc
   const { status } = pass;
   const what = status.providerID ?? `any instance of uid ${pass.record.uid}`;
   await pass.commit(
-    pass.withProvisioned({ ...status, phase: 'Provisioning', observedSpecHash: pass.hash }, { status: 'False', reason: 'Replacing', message: `the spec changed; deleting ${what}` }),
+    pass.withProvisioned(
+      { ...status, phase: 'Provisioning', observedSpecHash: pass.hash },
+      { status: 'False', reason: 'Replacing', message: `the spec changed; deleting ${what}` },
+    ),
     [{ type: 'Normal', reason: 'Replacing', message: `the spec changed; deleting ${what} before creating the new instance` }],
   );
   try {
@@ -85,9 +88,13 @@ async function observeInstance(pass: Pass, { provider, providerID }: InstanceRef
       return pass.fail(err, `getting ${providerID}`);
     }
     const message = `instance ${providerID} is gone; creating it again`;
-    await pass.commit(pass.withProvisioned({ ...withoutInstance(pass.status), phase: 'Provisioning', observedSpecHash: pass.hash }, { status: 'False', reason: 'InstanceNotFound', message }), [
-      { type: 'Warning', reason: 'InstanceNotFound', message },
-    ]);
+    await pass.commit(
+      pass.withProvisioned(
+        { ...withoutInstance(pass.status), phase: 'Provisioning', observedSpecHash: pass.hash },
+        { status: 'False', reason: 'InstanceNotFound', message },
+      ),
+      [{ type: 'Warning', reason: 'InstanceNotFound', message }],
+    );
     return { kind: 'requeue', afterMs: 0 };
   }
   if (instance.state === 'Stopped') return recreateStopped(pass, { provider, providerID });
@@ -114,9 +121,10 @@ async function leavePaused(pass: Pass, instance: Instance): Promise<PassOutcome>
 
 async function recreateStopped(pass: Pass, { provider, providerID }: InstanceRef): Promise<PassOutcome> {
   const message = `instance ${providerID} is stopped; deleting and recreating it`;
-  await pass.commit(pass.withProvisioned({ ...pass.status, phase: 'Provisioning', observedSpecHash: pass.hash }, { status: 'False', reason: 'InstanceStopped', message }), [
-    { type: 'Warning', reason: 'InstanceStopped', message },
-  ]);
+  await pass.commit(
+    pass.withProvisioned({ ...pass.status, phase: 'Provisioning', observedSpecHash: pass.hash }, { status: 'False', reason: 'InstanceStopped', message }),
+    [{ type: 'Warning', reason: 'InstanceStopped', message }],
+  );
   try {
     await provider.delete(providerID, { signal: pass.deps.signal });
   } catch (err) {
@@ -165,7 +173,10 @@ async function recordInstance(pass: Pass, { instance, events = [] }: { instance:
   const usable = isUsable(instance);
   const base = { ...pass.status, providerID: instance.providerID, instanceSpecHash: pass.hash, observedSpecHash: pass.hash, lastError: undefined };
   const next = usable
-    ? pass.withProvisioned({ ...base, phase: 'Running', ip: instance.ip }, { status: 'True', reason: 'InstanceRunning', message: `${instance.providerID} is running at ${instance.ip}` })
+    ? pass.withProvisioned(
+        { ...base, phase: 'Running', ip: instance.ip },
+        { status: 'True', reason: 'InstanceRunning', message: `${instance.providerID} is running at ${instance.ip}` },
+      )
     : pass.withProvisioned(
         { ...base, phase: 'Provisioning', ip: undefined },
         { status: 'False', reason: 'InstanceProvisioning', message: `${instance.providerID} is ${instance.state}; waiting for it to run with an address` },

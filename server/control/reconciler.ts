@@ -61,7 +61,9 @@ export class Reconciler {
     this.running = true;
     this.workers = Array.from({ length: this.options.workers }, () => this.work());
     this.resync.start(true);
-    this.resyncAll().catch((err: unknown) => this.options.logger.error({ error: errorMessage(err) }, 'listing the Proxies failed; the next resync tries again'));
+    this.resyncAll().catch((err: unknown) =>
+      this.options.logger.error({ error: errorMessage(err) }, 'listing the Proxies failed; the next resync tries again'),
+    );
   }
 
   /** Queues a Proxy now, ahead of any backoff or wait (a spec change, a delete, a reload). */

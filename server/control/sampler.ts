@@ -71,7 +71,13 @@ export class Sampler {
   private readonly timeoutMs: number;
 
   constructor(private readonly options: SamplerOptions) {
-    this.ticker = new Ticker({ name: 'stats-sampler', clock: options.clock, intervalMs: options.intervalMs, logger: options.logger, run: (signal) => this.runOnce(signal).then(() => undefined) });
+    this.ticker = new Ticker({
+      name: 'stats-sampler',
+      clock: options.clock,
+      intervalMs: options.intervalMs,
+      logger: options.logger,
+      run: (signal) => this.runOnce(signal).then(() => undefined),
+    });
     this.metrics = options.metrics ? new StatsMetrics(options.metrics) : undefined;
     this.timeoutMs = options.timeoutMs ?? Math.ceil(options.intervalMs / 2);
   }
@@ -92,7 +98,9 @@ export class Sampler {
 
   /** One round over every host of every provider that can be sampled; the samples it stored. */
   async runOnce(signal?: AbortSignal): Promise<StatsSample[]> {
-    const rounds = this.options.providers.list().flatMap((provider) => (provider.stats ? provider.stats.hosts().map((host) => this.sampleHost(provider, host, signal)) : []));
+    const rounds = this.options.providers
+      .list()
+      .flatMap((provider) => (provider.stats ? provider.stats.hosts().map((host) => this.sampleHost(provider, host, signal)) : []));
     const samples = await Promise.all(rounds);
     return samples.filter((sample): sample is StatsSample => sample !== undefined);
   }
@@ -118,7 +126,10 @@ export class Sampler {
     if (counters === late) {
       this.abandon(key, reading);
       if (this.trouble.get(key) !== 'late') {
-        this.options.logger.warn({ ...fields, timeoutMs: this.timeoutMs }, 'sampling a host did not answer within its deadline; its charts have a gap until it answers in time');
+        this.options.logger.warn(
+          { ...fields, timeoutMs: this.timeoutMs },
+          'sampling a host did not answer within its deadline; its charts have a gap until it answers in time',
+        );
       }
       this.trouble.set(key, 'late');
       return undefined;
@@ -144,7 +155,15 @@ export class Sampler {
     this.previous.set(key, { atMs, counters, domains });
     await this.options.store.stats.record({
       host: { provider: provider.name, target: host, sampledAtMs: atMs, ...hostNow },
-      vms: owned.map(({ uid, counters: domain, rates, spanMs }) => ({ proxyUid: uid, provider: provider.name, target: host, domain: domain.name, sampledAtMs: atMs, spanMs, ...rates })),
+      vms: owned.map(({ uid, counters: domain, rates, spanMs }) => ({
+        proxyUid: uid,
+        provider: provider.name,
+        target: host,
+        domain: domain.name,
+        sampledAtMs: atMs,
+        spanMs,
+        ...rates,
+      })),
     });
     this.metrics?.hostRound({ provider: provider.name, counters, rates: hostNow, vms: owned });
     const sample: StatsSample = { provider: provider.name, target: host, atMs, host: hostNow, vms };

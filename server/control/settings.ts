@@ -49,7 +49,10 @@ export interface RuntimeSettings {
 
 export class SettingsError extends Error {
   readonly code = 'ERR_SETTINGS';
-  constructor(readonly variable: string, reason: string) {
+  constructor(
+    readonly variable: string,
+    reason: string,
+  ) {
     super(`${variable}: ${reason}`);
     this.name = 'SettingsError';
   }

@@ -29,7 +29,10 @@ export class StatsMetrics {
       m.vmCpuSeconds.remove(labels);
       m.vmCpuSeconds.inc(labels, Number(vm.cpuTimeNs ?? 0n) / 1e9);
       if (vm.memoryBytes !== undefined) m.vmMemoryBytes.set(labels, vm.memoryBytes);
-      for (const [direction, bytes] of [['in', vm.netRxBytes], ['out', vm.netTxBytes]] as const) {
+      for (const [direction, bytes] of [
+        ['in', vm.netRxBytes],
+        ['out', vm.netTxBytes],
+      ] as const) {
         const withDirection = { ...labels, direction };
         m.vmNetworkBytes.remove(withDirection);
         m.vmNetworkBytes.inc(withDirection, Number(bytes ?? 0n));

@@ -17,7 +17,12 @@ interface AuthCall {
 
 function withSession<Extra extends object>(options: { request: Request; session: IssuedSession; extra?: Extra }): Response {
   const { request, session } = options;
-  const cookie = sessionCookie({ value: session.cookieValue, expiresAtMs: session.expiresAtMs, nowMs: session.issuedAtMs, secure: isHttps(request, exposureFromEnv()) });
+  const cookie = sessionCookie({
+    value: session.cookieValue,
+    expiresAtMs: session.expiresAtMs,
+    nowMs: session.issuedAtMs,
+    secure: isHttps(request, exposureFromEnv()),
+  });
   const body: SessionBody & Extra = { authenticated: true, expiresAt: new Date(session.expiresAtMs).toISOString(), ...(options.extra as Extra) };
   return Response.json(body, { headers: { ...noStore, 'set-cookie': cookie } });
 }

@@ -42,55 +42,61 @@ export async function consoleStream(runtime: Runtime, name: string, options: Con
   await checkConsoleable(runtime, name);
   const encoder = new TextEncoder();
   let finish = () => {};
-  const body = new ReadableStream<Uint8Array>({
-    start(controller) {
-      let open = true;
-      const write = (text: string) => {
-        if (!open) return;
-        try {
-          controller.enqueue(encoder.encode(text));
-        } catch {
-          finish();
-          return;
-        }
-        // Past the bound: one last event, over it, says why, and the stream ends (the others go on).
-        if ((controller.desiredSize ?? 0) < 0) {
+  const body = new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        let open = true;
+        const write = (text: string) => {
+          if (!open) return;
           try {
-            controller.enqueue(encoder.encode(`event: status\ndata: ${JSON.stringify(tooSlow)}\n\n`));
+            controller.enqueue(encoder.encode(text));
           } catch {
-            // cancelled by the reader meanwhile
+            finish();
+            return;
           }
-          finish();
-        }
-      };
-      const send = (event: ConsoleEventName, data: unknown) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-      const watch = runtime.consoles.watch(name, {
-        output: (chunk) => send('output', { data: chunk.toString('base64') }),
-        status: (status) => send('status', status satisfies ConsoleStatusView),
-      });
-      // A comment now and then keeps reverse proxies from closing a quiet stream.
-      const keepalive = setInterval(() => void Promise.resolve(authorised()).then((holds) => (holds ? write(': keepalive\n\n') : finish()), finish), liveHeartbeatMs);
-      finish = () => {
-        if (!open) return;
-        open = false;
-        clearInterval(keepalive);
-        signal.removeEventListener('abort', finish);
-        watch.stop();
-        try {
-          controller.close();
-        } catch {
-          // already closed by the client
-        }
-      };
-      signal.addEventListener('abort', finish);
-      send('snapshot', { data: watch.snapshot.toString('base64') });
-      send('status', watch.status satisfies ConsoleStatusView);
-      if (signal.aborted) finish();
+          // Past the bound: one last event, over it, says why, and the stream ends (the others go on).
+          if ((controller.desiredSize ?? 0) < 0) {
+            try {
+              controller.enqueue(encoder.encode(`event: status\ndata: ${JSON.stringify(tooSlow)}\n\n`));
+            } catch {
+              // cancelled by the reader meanwhile
+            }
+            finish();
+          }
+        };
+        const send = (event: ConsoleEventName, data: unknown) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+        const watch = runtime.consoles.watch(name, {
+          output: (chunk) => send('output', { data: chunk.toString('base64') }),
+          status: (status) => send('status', status satisfies ConsoleStatusView),
+        });
+        // A comment now and then keeps reverse proxies from closing a quiet stream.
+        const keepalive = setInterval(
+          () => void Promise.resolve(authorised()).then((holds) => (holds ? write(': keepalive\n\n') : finish()), finish),
+          liveHeartbeatMs,
+        );
+        finish = () => {
+          if (!open) return;
+          open = false;
+          clearInterval(keepalive);
+          signal.removeEventListener('abort', finish);
+          watch.stop();
+          try {
+            controller.close();
+          } catch {
+            // already closed by the client
+          }
+        };
+        signal.addEventListener('abort', finish);
+        send('snapshot', { data: watch.snapshot.toString('base64') });
+        send('status', watch.status satisfies ConsoleStatusView);
+        if (signal.aborted) finish();
+      },
+      cancel() {
+        finish();
+      },
     },
-    cancel() {
-      finish();
-    },
-  }, { highWaterMark: consoleQueueLimitBytes, size: (chunk) => chunk.byteLength });
+    { highWaterMark: consoleQueueLimitBytes, size: (chunk) => chunk.byteLength },
+  );
   return new Response(body, { headers: liveStreamHeaders });
 }
 

@@ -6,7 +6,10 @@ import type { FieldError } from '@/lib/proxy-spec';
 /** The input named by `fields` is malformed; nothing was changed. */
 export class InvalidInputError extends Error {
   readonly code = 'ERR_INVALID_INPUT';
-  constructor(readonly fields: FieldError[], options?: { cause?: unknown }) {
+  constructor(
+    readonly fields: FieldError[],
+    options?: { cause?: unknown },
+  ) {
     super(`invalid input: ${fields.map((field) => (field.path ? `${field.path}: ${field.message}` : field.message)).join('; ')}`, options);
     this.name = 'InvalidInputError';
   }
@@ -48,7 +51,10 @@ export class UnsupportedMediaTypeError extends Error {
 /** A resource the API serves (provider, host, token, image) does not exist. */
 export class ResourceNotFoundError extends Error {
   readonly code = 'ERR_RESOURCE_NOT_FOUND';
-  constructor(readonly resource: string, readonly resourceName: string) {
+  constructor(
+    readonly resource: string,
+    readonly resourceName: string,
+  ) {
     super(`no ${resource} named ${JSON.stringify(resourceName)}`);
     this.name = 'ResourceNotFoundError';
   }

@@ -10,6 +10,8 @@ export function announceExposure(env: Record<string, string | undefined> = proce
       appOrigins: exposure.appOrigins ?? 'the address each connection reached, and localhost, on the listening port',
       trustedProxies: exposure.trustedProxies.entries,
     },
-    exposure.appOrigins ? 'accepting browser requests from APP_ORIGIN' : 'APP_ORIGIN is not set: accepting browser requests only for the addresses this server listens on',
+    exposure.appOrigins
+      ? 'accepting browser requests from APP_ORIGIN'
+      : 'APP_ORIGIN is not set: accepting browser requests only for the addresses this server listens on',
   );
 }

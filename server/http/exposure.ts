@@ -22,11 +22,13 @@ export class AddressSet {
   private add(entry: string): void {
     const [address = '', prefix, ...rest] = entry.split('/');
     const family = isIP(address);
-    if (family === 0 || rest.length > 0) throw new SettingsError('TRUST_PROXY', `${JSON.stringify(entry)} is not an IP address or CIDR (e.g. 10.0.0.5, 10.0.0.0/24, fd00::/64)`);
+    if (family === 0 || rest.length > 0)
+      throw new SettingsError('TRUST_PROXY', `${JSON.stringify(entry)} is not an IP address or CIDR (e.g. 10.0.0.5, 10.0.0.0/24, fd00::/64)`);
     const type = family === 4 ? 'ipv4' : 'ipv6';
     if (prefix === undefined) return this.list.addAddress(address, type);
     const bits = Number(prefix);
-    if (!/^\d+$/.test(prefix) || bits > (family === 4 ? 32 : 128)) throw new SettingsError('TRUST_PROXY', `${JSON.stringify(entry)} has an invalid prefix length`);
+    if (!/^\d+$/.test(prefix) || bits > (family === 4 ? 32 : 128))
+      throw new SettingsError('TRUST_PROXY', `${JSON.stringify(entry)} has an invalid prefix length`);
     this.list.addSubnet(address, bits, type);
   }
 

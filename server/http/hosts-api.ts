@@ -50,7 +50,9 @@ export async function hostInventory(runtime: Runtime, target: { provider: string
  */
 export async function evictImage(runtime: Runtime, target: { provider: string; host: string; volume: string }): Promise<EvictOutcomeView> {
   if (!runtime.cluster.isLeader()) {
-    throw new ResourceUnavailableError('this replica does not lead: evicting an image is served by the leader (GET /api/cluster names it); nothing was deleted');
+    throw new ResourceUnavailableError(
+      'this replica does not lead: evicting an image is served by the leader (GET /api/cluster names it); nothing was deleted',
+    );
   }
   return (await inventoryOf(runtime, target.provider).evictImage({ host: target.host, volume: target.volume })) satisfies EvictOutcomeView;
 }

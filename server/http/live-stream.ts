@@ -54,7 +54,12 @@ export function streamOwner(principal: Principal | undefined, sessionCookie: str
 }
 
 /** Whether the credentials that opened a stream still hold (a logout or a revoked token ends it). */
-export function credentialsHold(options: { auth: AuthService; principal: Principal | undefined; sessionCookie: string | undefined; bearer: string | undefined }): () => Promise<boolean> {
+export function credentialsHold(options: {
+  auth: AuthService;
+  principal: Principal | undefined;
+  sessionCookie: string | undefined;
+  bearer: string | undefined;
+}): () => Promise<boolean> {
   const { auth, principal, sessionCookie, bearer } = options;
   if (principal?.kind === 'session' && sessionCookie !== undefined) return () => auth.sessionValid(sessionCookie);
   if (principal?.kind === 'token' && bearer !== undefined) return async () => (await auth.tokenPrincipal(bearer))?.kind === 'token';

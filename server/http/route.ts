@@ -59,7 +59,12 @@ export function bearerToken(request: Request): string | undefined {
   return match?.[1];
 }
 
-async function authenticate(options: { request: Request; auth: AuthService; access: Access; sessionCookie: string | undefined }): Promise<Principal | undefined> {
+async function authenticate(options: {
+  request: Request;
+  auth: AuthService;
+  access: Access;
+  sessionCookie: string | undefined;
+}): Promise<Principal | undefined> {
   const { request, auth, access, sessionCookie } = options;
   if (sessionCookie !== undefined && (await auth.sessionValid(sessionCookie))) return { kind: 'session' };
   const token = access === 'reader' ? bearerToken(request) : undefined;

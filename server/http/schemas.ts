@@ -27,27 +27,25 @@ export const imageParams = z.strictObject({
 const oneValue = (what: string) => z.string({ error: `give ${what} once` });
 
 /** `key=value` pairs, comma-separated, from one or more `labels=` / `label=` parameters. */
-const labelSelector = z
-  .union([z.string(), z.array(z.string())])
-  .transform((value, context) => {
-    const pairs = (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(',')).filter((pair) => pair.trim() !== '');
-    const selected: Array<[string, string]> = [];
-    for (const pair of pairs) {
-      const eq = pair.indexOf('=');
-      if (eq <= 0) {
-        context.addIssue({ code: 'custom', message: 'must be key=value pairs, comma-separated' });
-        return z.NEVER;
-      }
-      selected.push([pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()]);
-    }
-    // fromEntries keeps every key as data (assignment would turn `__proto__` into the prototype).
-    const checked = labelsSchema.safeParse(Object.fromEntries(selected));
-    if (!checked.success) {
-      context.addIssue({ code: 'custom', message: checked.error.issues[0]?.message ?? 'is not a label selector' });
+const labelSelector = z.union([z.string(), z.array(z.string())]).transform((value, context) => {
+  const pairs = (Array.isArray(value) ? value : [value]).flatMap((item) => item.split(',')).filter((pair) => pair.trim() !== '');
+  const selected: Array<[string, string]> = [];
+  for (const pair of pairs) {
+    const eq = pair.indexOf('=');
+    if (eq <= 0) {
+      context.addIssue({ code: 'custom', message: 'must be key=value pairs, comma-separated' });
       return z.NEVER;
     }
-    return checked.data;
-  });
+    selected.push([pair.slice(0, eq).trim(), pair.slice(eq + 1).trim()]);
+  }
+  // fromEntries keeps every key as data (assignment would turn `__proto__` into the prototype).
+  const checked = labelsSchema.safeParse(Object.fromEntries(selected));
+  if (!checked.success) {
+    context.addIssue({ code: 'custom', message: checked.error.issues[0]?.message ?? 'is not a label selector' });
+    return z.NEVER;
+  }
+  return checked.data;
+});
 
 const mergeLabels = (query: { labels?: Record<string, string>; label?: Record<string, string> }) =>
   query.labels || query.label ? { labels: { ...query.label, ...query.labels } } : {};

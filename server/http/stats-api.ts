@@ -22,7 +22,10 @@ export async function proxyStats(runtime: Runtime, query: { name: string; window
   const record = await runtime.store.proxies.get(query.name);
   if (!record) throw new ProxyNotFoundError(query.name);
   const { sinceMs, stepMs } = windowOf(runtime, query.window);
-  const points = (await runtime.store.stats.proxyHistory({ proxyUid: record.uid, sinceMs, stepMs })).map(({ atMs, ...values }) => ({ at: iso(atMs), ...values }));
+  const points = (await runtime.store.stats.proxyHistory({ proxyUid: record.uid, sinceMs, stepMs })).map(({ atMs, ...values }) => ({
+    at: iso(atMs),
+    ...values,
+  }));
   return { proxy: record.name, window: query.window, stepSeconds: stepMs / 1000, points } satisfies ProxyStats;
 }
 

@@ -70,9 +70,7 @@ function codeOf(err: unknown): string | undefined {
 function fieldsOf(err: unknown): FieldError[] | undefined {
   const fields = (err as { fields?: unknown } | null)?.fields;
   if (!Array.isArray(fields)) return undefined;
-  return fields.filter(
-    (field): field is FieldError => typeof (field as FieldError)?.path === 'string' && typeof (field as FieldError)?.message === 'string',
-  );
+  return fields.filter((field): field is FieldError => typeof (field as FieldError)?.path === 'string' && typeof (field as FieldError)?.message === 'string');
 }
 
 /** The code and status the answer carries; undefined for an error the API does not know. */

@@ -152,8 +152,7 @@ export class LibvirtClient {
   }
 
   async connectListAllStoragePools(options: FlagsOptions = {}): Promise<StoragePool[]> {
-    return (await this.rpc.call('connectListAllStoragePools', { need_results: 1, flags: flagsOf(options) }, options))
-      .pools;
+    return (await this.rpc.call('connectListAllStoragePools', { need_results: 1, flags: flagsOf(options) }, options)).pools;
   }
 
   async connectListAllNetworks(options: FlagsOptions = {}): Promise<Network[]> {
@@ -313,10 +312,7 @@ export class LibvirtClient {
     await this.rpc.call('domainSetMetadata', args, options);
   }
 
-  async domainInterfaceAddresses(
-    dom: Domain,
-    options: FlagsOptions & { source: number },
-  ): Promise<DomainInterface[]> {
+  async domainInterfaceAddresses(dom: Domain, options: FlagsOptions & { source: number }): Promise<DomainInterface[]> {
     const args = { dom, source: options.source, flags: flagsOf(options) };
     return (await this.rpc.call('domainInterfaceAddresses', args, options)).ifaces;
   }
@@ -397,10 +393,7 @@ export class LibvirtClient {
   }
 
   /** Streams `source` into the volume; see stream.ts for backpressure and source errors. */
-  storageVolUpload(
-    vol: StorageVol,
-    options: UploadOptions & VolTransferOptions & { source: AsyncIterable<Uint8Array> },
-  ): Promise<UploadResult> {
+  storageVolUpload(vol: StorageVol, options: UploadOptions & VolTransferOptions & { source: AsyncIterable<Uint8Array> }): Promise<UploadResult> {
     const args = { vol, offset: options.offset ?? 0, length: options.length ?? 0, flags: options.flags ?? 0 };
     return this.rpc.upload('storageVolUpload', args, options);
   }

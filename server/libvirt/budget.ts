@@ -6,12 +6,7 @@ export interface Budget {
   clear(): void;
 }
 
-export function armBudget(call: {
-  procedure: string;
-  timeoutMs: number;
-  signal?: AbortSignal;
-  abandon: (err: RpcError) => void;
-}): Budget {
+export function armBudget(call: { procedure: string; timeoutMs: number; signal?: AbortSignal; abandon: (err: RpcError) => void }): Budget {
   const { procedure, timeoutMs, signal } = call;
   let active = true;
   const clear = () => {

@@ -3,13 +3,7 @@
 // table in protocol.ts; streams (upload/download) live in stream.ts.
 import type { Duplex } from 'node:stream';
 import { armBudget, type Budget } from './budget';
-import {
-  CallAbortedError,
-  ConnectionClosedError,
-  ConnectionClosingError,
-  ConnectionKilledError,
-  ProtocolError,
-} from './errors';
+import { CallAbortedError, ConnectionClosedError, ConnectionClosingError, ConnectionKilledError, ProtocolError } from './errors';
 import { EventHub, type EventSubscription } from './events';
 import { encodeFrame, FrameDecoder, type Packet } from './framing';
 import { pongFrame, startKeepalive, type KeepaliveOptions } from './keepalive';
@@ -143,10 +137,7 @@ export class RpcConnection {
    * Registers for events (e.g. connectDomainEventCallbackRegisterAny) and routes the messages
    * naming the returned callbackID to `listener`, until deregistered or the connection ends.
    */
-  subscribe<R extends RegisterName, N extends EventName>(
-    subscription: SubscribeOptions<R, N>,
-    options: CallOptions = {},
-  ): Promise<EventSubscription> {
+  subscribe<R extends RegisterName, N extends EventName>(subscription: SubscribeOptions<R, N>, options: CallOptions = {}): Promise<EventSubscription> {
     const { register, args, deregister, event, listener } = subscription;
     return this.callThen(register, args, options, (ret) => {
       const { callbackID } = ret as { callbackID: number };
@@ -212,11 +203,7 @@ export class RpcConnection {
   }
 
   /** Sends `source` into an upload stream (e.g. storageVolUpload); see stream.ts for the rules. */
-  upload<N extends UploadName>(
-    name: N,
-    args: ArgsOf<N>,
-    options: UploadOptions & { source: AsyncIterable<Uint8Array> },
-  ): Promise<UploadResult> {
+  upload<N extends UploadName>(name: N, args: ArgsOf<N>, options: UploadOptions & { source: AsyncIterable<Uint8Array> }): Promise<UploadResult> {
     return uploadStream(this, { name, args, source: options.source, options });
   }
 

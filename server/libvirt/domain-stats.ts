@@ -80,8 +80,7 @@ function numbered<T>(params: Params, group: string, read: (prefix: string) => T)
   return Array.from({ length: count }, (_, index) => read(`${group}.${index}.`));
 }
 
-const withoutUndefined = <T extends object>(value: T): T =>
-  Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
+const withoutUndefined = <T extends object>(value: T): T => Object.fromEntries(Object.entries(value).filter(([, field]) => field !== undefined)) as T;
 
 /** One remote_domain_stats_record read into groups. */
 export function domainStatsOf(record: { dom: Domain; params: TypedParam[] }): DomainStats {

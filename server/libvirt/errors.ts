@@ -1,12 +1,7 @@
 // Typed errors of the libvirt RPC layer. Every class has a stable string `code` (compare that,
 // never the message) and keeps what caused it in `cause`. LibvirtError is the daemon's own
 // error: its `code` is libvirt's number and `codeName` the stable name (ErrNoDomain, ...).
-import {
-  libvirtErrorCodeName,
-  libvirtErrorCodes,
-  libvirtErrorDomainName,
-  type LibvirtErrorCodeName,
-} from './error-codes';
+import { libvirtErrorCodeName, libvirtErrorCodes, libvirtErrorDomainName, type LibvirtErrorCodeName } from './error-codes';
 
 export { libvirtErrorCodes, libvirtErrorCodeName, libvirtErrorDomainName, type LibvirtErrorCodeName };
 
@@ -201,7 +196,9 @@ export class StreamOverflowError extends RpcError {
     readonly procedure: string,
     readonly limitBytes: number,
   ) {
-    super(`${procedure}: libvirtd sent more than ${limitBytes} bytes of stream data before its reply; the stream was abandoned (retry; a daemon that does this again is misbehaving)`);
+    super(
+      `${procedure}: libvirtd sent more than ${limitBytes} bytes of stream data before its reply; the stream was abandoned (retry; a daemon that does this again is misbehaving)`,
+    );
   }
 }
 

@@ -26,9 +26,7 @@ interface Entry {
   end: (reason: Error | null) => void;
 }
 
-const byProcedure = new Map<number, EventName>(
-  (Object.keys(eventMessages) as EventName[]).map((name) => [eventMessages[name].proc, name]),
-);
+const byProcedure = new Map<number, EventName>((Object.keys(eventMessages) as EventName[]).map((name) => [eventMessages[name].proc, name]));
 
 /**
  * Subscriptions by event and callbackID: libvirtd numbers each driver's callbacks on its own

@@ -126,12 +126,7 @@ export interface Procedure<A, R> {
 }
 
 function declare<A, R>(proc: number, args: Shape<A>, ret: Shape<R>): Procedure<A, R>;
-function declare<A, R, S extends StreamDirection>(
-  proc: number,
-  args: Shape<A>,
-  ret: Shape<R>,
-  stream: S,
-): Procedure<A, R> & { readonly stream: S };
+function declare<A, R, S extends StreamDirection>(proc: number, args: Shape<A>, ret: Shape<R>, stream: S): Procedure<A, R> & { readonly stream: S };
 function declare<A, R>(proc: number, args: Shape<A>, ret: Shape<R>, stream?: StreamDirection): Procedure<A, R> {
   return stream ? { proc, args, ret, stream } : { proc, args, ret };
 }
@@ -167,11 +162,7 @@ export const procedures = {
   // remote_network_get_xml_desc_args -> remote_network_get_xml_desc_ret
   networkGetXmlDesc: declare(43, xdrStruct({ net: nonnullNetwork, flags: xdrUint }), xmlRet),
   // remote_domain_get_info_args -> remote_domain_get_info_ret (unsigned char/short travel as u_int)
-  domainGetInfo: declare(
-    16,
-    domArgs,
-    xdrStruct({ state: xdrUint, maxMem: xdrUhyper, memory: xdrUhyper, nrVirtCpu: xdrUint, cpuTime: xdrUhyper }),
-  ),
+  domainGetInfo: declare(16, domArgs, xdrStruct({ state: xdrUint, maxMem: xdrUhyper, memory: xdrUhyper, nrVirtCpu: xdrUint, cpuTime: xdrUhyper })),
   // remote_domain_lookup_by_name_args -> remote_domain_lookup_by_name_ret
   domainLookupByName: declare(23, nameArgs, domRet),
   // void -> remote_connect_get_hostname_ret
@@ -191,11 +182,7 @@ export const procedures = {
   // remote_storage_pool_lookup_by_name_args -> remote_storage_pool_lookup_by_name_ret
   storagePoolLookupByName: declare(84, nameArgs, poolRet),
   // remote_storage_pool_get_info_args -> remote_storage_pool_get_info_ret (unsigned char state: u_int)
-  storagePoolGetInfo: declare(
-    87,
-    poolArgs,
-    xdrStruct({ state: xdrUint, capacity: xdrUhyperNumber, allocation: xdrUhyperNumber, available: xdrUhyperNumber }),
-  ),
+  storagePoolGetInfo: declare(87, poolArgs, xdrStruct({ state: xdrUint, capacity: xdrUhyperNumber, allocation: xdrUhyperNumber, available: xdrUhyperNumber })),
   // remote_storage_pool_get_xml_desc_args -> remote_storage_pool_get_xml_desc_ret
   storagePoolGetXmlDesc: declare(88, poolFlagsArgs, xmlRet),
   // remote_storage_vol_create_xml_args -> remote_storage_vol_create_xml_ret
@@ -205,11 +192,7 @@ export const procedures = {
   // remote_storage_vol_lookup_by_name_args -> remote_storage_vol_lookup_by_name_ret
   storageVolLookupByName: declare(95, xdrStruct({ pool: nonnullStoragePool, name: nonnullString }), volRet),
   // remote_storage_vol_get_info_args -> remote_storage_vol_get_info_ret (char type: an int)
-  storageVolGetInfo: declare(
-    98,
-    volArgs,
-    xdrStruct({ type: xdrInt, capacity: xdrUhyperNumber, allocation: xdrUhyperNumber }),
-  ),
+  storageVolGetInfo: declare(98, volArgs, xdrStruct({ type: xdrInt, capacity: xdrUhyperNumber, allocation: xdrUhyperNumber })),
   // remote_storage_vol_get_xml_desc_args -> remote_storage_vol_get_xml_desc_ret
   storageVolGetXmlDesc: declare(99, volFlagsArgs, xmlRet),
   // remote_storage_vol_get_path_args -> remote_storage_vol_get_path_ret
@@ -217,12 +200,7 @@ export const procedures = {
   // void -> remote_connect_get_lib_version_ret
   connectGetLibVersion: declare(157, xdrVoid, xdrStruct({ lib_ver: xdrUhyperNumber })),
   // remote_domain_open_console_args -> void, then a stream both ways (the .x says readstream)
-  domainOpenConsole: declare(
-    201,
-    xdrStruct({ dom: nonnullDomain, dev_name: optionalString, flags: xdrUint }),
-    xdrVoid,
-    'duplex',
-  ),
+  domainOpenConsole: declare(201, xdrStruct({ dom: nonnullDomain, dev_name: optionalString, flags: xdrUint }), xdrVoid, 'duplex'),
   // remote_storage_vol_upload_args -> void, then a writestream
   storageVolUpload: declare(208, volTransferArgs, xdrVoid, 'upload'),
   // remote_storage_vol_download_args -> void, then a readstream
@@ -257,23 +235,11 @@ export const procedures = {
     xdrVoid,
   ),
   // remote_domain_get_metadata_args -> remote_domain_get_metadata_ret
-  domainGetMetadata: declare(
-    265,
-    xdrStruct({ dom: nonnullDomain, type: xdrInt, uri: optionalString, flags: xdrUint }),
-    xdrStruct({ metadata: nonnullString }),
-  ),
+  domainGetMetadata: declare(265, xdrStruct({ dom: nonnullDomain, type: xdrInt, uri: optionalString, flags: xdrUint }), xdrStruct({ metadata: nonnullString })),
   // remote_connect_list_all_domains_args -> remote_connect_list_all_domains_ret
-  connectListAllDomains: declare(
-    273,
-    listAllArgs,
-    xdrStruct({ domains: xdrArray(nonnullDomain, REMOTE_DOMAIN_LIST_MAX), ret: xdrUint }),
-  ),
+  connectListAllDomains: declare(273, listAllArgs, xdrStruct({ domains: xdrArray(nonnullDomain, REMOTE_DOMAIN_LIST_MAX), ret: xdrUint })),
   // remote_connect_list_all_storage_pools_args -> remote_connect_list_all_storage_pools_ret
-  connectListAllStoragePools: declare(
-    281,
-    listAllArgs,
-    xdrStruct({ pools: xdrArray(nonnullStoragePool, REMOTE_STORAGE_POOL_LIST_MAX), ret: xdrUint }),
-  ),
+  connectListAllStoragePools: declare(281, listAllArgs, xdrStruct({ pools: xdrArray(nonnullStoragePool, REMOTE_STORAGE_POOL_LIST_MAX), ret: xdrUint })),
   // remote_storage_pool_list_all_volumes_args -> remote_storage_pool_list_all_volumes_ret
   storagePoolListAllVolumes: declare(
     282,
@@ -281,23 +247,11 @@ export const procedures = {
     xdrStruct({ vols: xdrArray(nonnullStorageVol, REMOTE_STORAGE_VOL_LIST_MAX), ret: xdrUint }),
   ),
   // remote_connect_list_all_networks_args -> remote_connect_list_all_networks_ret
-  connectListAllNetworks: declare(
-    283,
-    listAllArgs,
-    xdrStruct({ nets: xdrArray(nonnullNetwork, REMOTE_NETWORK_LIST_MAX), ret: xdrUint }),
-  ),
+  connectListAllNetworks: declare(283, listAllArgs, xdrStruct({ nets: xdrArray(nonnullNetwork, REMOTE_NETWORK_LIST_MAX), ret: xdrUint })),
   // remote_connect_list_all_interfaces_args -> remote_connect_list_all_interfaces_ret
-  connectListAllInterfaces: declare(
-    284,
-    listAllArgs,
-    xdrStruct({ ifaces: xdrArray(nonnullInterface, REMOTE_INTERFACE_LIST_MAX), ret: xdrUint }),
-  ),
+  connectListAllInterfaces: declare(284, listAllArgs, xdrStruct({ ifaces: xdrArray(nonnullInterface, REMOTE_INTERFACE_LIST_MAX), ret: xdrUint })),
   // remote_connect_domain_event_callback_register_any_args -> ..._ret (dom null: every domain)
-  connectDomainEventCallbackRegisterAny: declare(
-    316,
-    xdrStruct({ eventID: xdrInt, dom: optionalDomain }),
-    xdrStruct({ callbackID: xdrInt }),
-  ),
+  connectDomainEventCallbackRegisterAny: declare(316, xdrStruct({ eventID: xdrInt, dom: optionalDomain }), xdrStruct({ callbackID: xdrInt })),
   // remote_connect_domain_event_callback_deregister_any_args -> void
   connectDomainEventCallbackDeregisterAny: declare(317, xdrStruct({ callbackID: xdrInt }), xdrVoid),
   // remote_connect_get_domain_capabilities_args -> remote_connect_get_domain_capabilities_ret
@@ -319,10 +273,7 @@ export const procedures = {
     xdrStruct({ doms: xdrArray(nonnullDomain, REMOTE_DOMAIN_LIST_MAX), stats: xdrUint, flags: xdrUint }),
     xdrStruct({
       // remote_domain_stats_record
-      retStats: xdrArray(
-        xdrStruct({ dom: nonnullDomain, params: xdrArray(typedParam, REMOTE_CONNECT_GET_ALL_DOMAIN_STATS_MAX) }),
-        REMOTE_DOMAIN_LIST_MAX,
-      ),
+      retStats: xdrArray(xdrStruct({ dom: nonnullDomain, params: xdrArray(typedParam, REMOTE_CONNECT_GET_ALL_DOMAIN_STATS_MAX) }), REMOTE_DOMAIN_LIST_MAX),
     }),
   ),
   // remote_domain_define_xml_flags_args -> remote_domain_define_xml_flags_ret
@@ -334,11 +285,7 @@ export const procedures = {
     xdrStruct({ ifaces: xdrArray(domainInterface, REMOTE_DOMAIN_INTERFACE_MAX) }),
   ),
   // remote_connect_storage_pool_event_register_any_args -> ..._ret (pool null: every pool)
-  connectStoragePoolEventRegisterAny: declare(
-    368,
-    xdrStruct({ eventID: xdrInt, pool: optionalStoragePool }),
-    xdrStruct({ callbackID: xdrInt }),
-  ),
+  connectStoragePoolEventRegisterAny: declare(368, xdrStruct({ eventID: xdrInt, pool: optionalStoragePool }), xdrStruct({ callbackID: xdrInt })),
   // remote_connect_storage_pool_event_deregister_any_args -> void
   connectStoragePoolEventDeregisterAny: declare(369, xdrStruct({ callbackID: xdrInt }), xdrVoid),
 } as const;
@@ -367,15 +314,9 @@ const declareEvent = <M>(proc: number, msg: Shape<M>): EventMessage<M> => ({ pro
 
 export const eventMessages = {
   // remote_domain_event_callback_lifecycle_msg (wrapping remote_domain_event_lifecycle_msg)
-  domainEventCallbackLifecycle: declareEvent(
-    318,
-    xdrStruct({ callbackID: xdrInt, msg: xdrStruct({ dom: nonnullDomain, event: xdrInt, detail: xdrInt }) }),
-  ),
+  domainEventCallbackLifecycle: declareEvent(318, xdrStruct({ callbackID: xdrInt, msg: xdrStruct({ dom: nonnullDomain, event: xdrInt, detail: xdrInt }) })),
   // remote_storage_pool_event_lifecycle_msg
-  storagePoolEventLifecycle: declareEvent(
-    370,
-    xdrStruct({ callbackID: xdrInt, pool: nonnullStoragePool, event: xdrInt, detail: xdrInt }),
-  ),
+  storagePoolEventLifecycle: declareEvent(370, xdrStruct({ callbackID: xdrInt, pool: nonnullStoragePool, event: xdrInt, detail: xdrInt })),
   // remote_storage_pool_event_refresh_msg
   storagePoolEventRefresh: declareEvent(373, xdrStruct({ callbackID: xdrInt, pool: nonnullStoragePool })),
 } as const;
@@ -395,12 +336,7 @@ export function procedureName(proc: number): string {
 }
 
 /** The header of a packet of the remote program. */
-export function remoteHeader(fields: {
-  procedure: number;
-  type: MessageTypeValue;
-  serial: number;
-  status?: MessageStatusValue;
-}): MessageHeader {
+export function remoteHeader(fields: { procedure: number; type: MessageTypeValue; serial: number; status?: MessageStatusValue }): MessageHeader {
   return {
     program: REMOTE_PROGRAM,
     version: REMOTE_PROTOCOL_VERSION,

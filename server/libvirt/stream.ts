@@ -33,16 +33,7 @@ export interface DownloadOptions extends CallOptions {
 
 export type StreamHost = Pick<
   RpcConnection,
-  | 'alive'
-  | 'assertUsable'
-  | 'allocateSerial'
-  | 'register'
-  | 'unregister'
-  | 'startBudget'
-  | 'write'
-  | 'pauseReading'
-  | 'resumeReading'
-  | 'terminate'
+  'alive' | 'assertUsable' | 'allocateSerial' | 'register' | 'unregister' | 'startBudget' | 'write' | 'pauseReading' | 'resumeReading' | 'terminate'
 >;
 
 const DEFAULT_DOWNLOAD_HIGH_WATER = 8 * 1024 * 1024;
@@ -175,11 +166,7 @@ export async function uploadStream<N extends UploadName>(
   // Past the REPLY, the daemon speaks on this serial only to report an error.
   host.register(stream.serial, {
     onPacket: (packet) =>
-      inbox.fail(
-        packet.header.status === MessageStatus.Error
-          ? libvirtErrorOf(name, packet)
-          : new ProtocolError(`${name}: unexpected packet while uploading`),
-      ),
+      inbox.fail(packet.header.status === MessageStatus.Error ? libvirtErrorOf(name, packet) : new ProtocolError(`${name}: unexpected packet while uploading`)),
     fail: (err) => inbox.fail(err),
   });
   try {

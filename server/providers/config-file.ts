@@ -44,7 +44,10 @@ export class ProvidersConfigFile {
     const previous = await this.read();
     const next = edit(previous);
     const entries = parseProvidersConfig(next, this.path);
-    const mode = await stat(this.path).then((info) => info.mode & 0o777, () => 0o640);
+    const mode = await stat(this.path).then(
+      (info) => info.mode & 0o777,
+      () => 0o640,
+    );
     const backup = `${this.path}.bak`;
     await writeFile(backup, previous, { mode });
     await this.replace(next, mode);

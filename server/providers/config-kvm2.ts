@@ -57,7 +57,10 @@ const httpUrl = z.string().refine(isHttpUrl, { error: 'must be an http(s) URL' }
 
 const imageSchema = z.strictObject({
   url: httpUrl,
-  sha256: z.string().regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 64 hex characters' }).optional(),
+  sha256: z
+    .string()
+    .regex(/^[0-9a-fA-F]{64}$/, { error: 'must be 64 hex characters' })
+    .optional(),
   format: z.enum(imageFormats).optional(),
   firmware: z.enum(firmwares).optional(),
 });

@@ -42,8 +42,7 @@ type Issue = z.core.$ZodIssue & { input?: unknown };
 
 // The problem an issue describes, without its subject: "is required", "must be a string", ...
 const fragmentByCode: Partial<Record<Issue['code'], (issue: Issue) => string>> = {
-  invalid_type: (issue) =>
-    issue.input === undefined ? 'is required' : `must be ${nounFor((issue as z.core.$ZodIssueInvalidType).expected)}`,
+  invalid_type: (issue) => (issue.input === undefined ? 'is required' : `must be ${nounFor((issue as z.core.$ZodIssueInvalidType).expected)}`),
   invalid_value: (issue) => `must be ${quoteList((issue as z.core.$ZodIssueInvalidValue).values)}`,
   too_small: (issue) => {
     const small = issue as z.core.$ZodIssueTooSmall;

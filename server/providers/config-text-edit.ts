@@ -95,7 +95,8 @@ function hostLines(host: HostFields, options: { dashColumn: number; keyColumn: n
   const fields = hostFieldOrder.filter((key) => host[key] !== undefined);
   return fields
     .map((key, index) => {
-      const indent = index === 0 ? `${' '.repeat(options.dashColumn)}-${' '.repeat(options.keyColumn - options.dashColumn - 1)}` : ' '.repeat(options.keyColumn);
+      const indent =
+        index === 0 ? `${' '.repeat(options.dashColumn)}-${' '.repeat(options.keyColumn - options.dashColumn - 1)}` : ' '.repeat(options.keyColumn);
       return `${indent}${key}: ${scalarText(host[key] as string)}\n`;
     })
     .join('');
@@ -181,6 +182,9 @@ export function addKvm2EntryText(text: string, options: { provider: string; sshK
   if (!isSeq(root) || root.flow) throw new ConfigEditError('the providers config is not a block list of entries; add the entry by hand');
   const ending = text.endsWith('\n') ? '' : '\n';
   const dashColumn = root.items[0] ? column(text, dashOf(text, root.items[0] as Node)) : 0;
-  const indented = entry.split('\n').map((line) => (line === '' ? line : ' '.repeat(dashColumn) + line)).join('\n');
+  const indented = entry
+    .split('\n')
+    .map((line) => (line === '' ? line : ' '.repeat(dashColumn) + line))
+    .join('\n');
   return `${text}${ending}${indented}`;
 }

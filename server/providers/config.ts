@@ -47,8 +47,7 @@ export class ProvidersConfigError extends Error {
   }
 }
 
-const isMapping = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isMapping = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 function isKnownType(type: string): type is ProviderType {
   return Object.hasOwn(providerTypes, type);

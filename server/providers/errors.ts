@@ -57,11 +57,7 @@ const constructorByClass: Record<ProviderErrorClass, ProviderErrorConstructor> =
 };
 
 /** Builds an error of the given class. */
-export function providerError(
-  errorClass: ProviderErrorClass,
-  message: string,
-  options?: { cause?: unknown },
-): ProviderError {
+export function providerError(errorClass: ProviderErrorClass, message: string, options?: { cause?: unknown }): ProviderError {
   return new constructorByClass[errorClass](message, options);
 }
 

@@ -26,10 +26,13 @@ export interface InstanceConsole {
 /** Another client holds the console; opening with `force` takes it over (and disconnects that client). */
 export class ConsoleBusyError extends Error {
   readonly code = 'ERR_CONSOLE_BUSY';
-  constructor(readonly host: string, readonly instance: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly host: string,
+    readonly instance: string,
+    options?: { cause?: unknown },
+  ) {
     super(
-      `another client holds the serial console of ${instance} on host ${host} (an admin's virsh console, say); ` +
-        '"take over" disconnects that client',
+      `another client holds the serial console of ${instance} on host ${host} (an admin's virsh console, say); ` + '"take over" disconnects that client',
       options,
     );
     this.name = 'ConsoleBusyError';

@@ -39,7 +39,10 @@ export type ProviderFactory<E extends ProviderEntryBase = ProviderEntryBase> = (
 
 export class ProviderTypeMissingError extends Error {
   readonly code = 'ERR_PROVIDER_TYPE_MISSING';
-  constructor(readonly providerName: string, readonly providerType: string) {
+  constructor(
+    readonly providerName: string,
+    readonly providerType: string,
+  ) {
     super(`provider ${JSON.stringify(providerName)}: type ${providerType} has no implementation in this server yet`);
     this.name = 'ProviderTypeMissingError';
   }

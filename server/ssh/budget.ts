@@ -18,10 +18,7 @@ class BudgetExpired extends Error {}
 
 export function startDialBudget(options: { signal?: AbortSignal; timeoutMs: number; target: string }): DialBudget {
   const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new BudgetExpired(`dial budget of ${options.timeoutMs} ms exhausted`)),
-    options.timeoutMs,
-  );
+  const timer = setTimeout(() => controller.abort(new BudgetExpired(`dial budget of ${options.timeoutMs} ms exhausted`)), options.timeoutMs);
   const onCallerAbort = () => controller.abort(options.signal?.reason);
   if (options.signal?.aborted) onCallerAbort();
   else options.signal?.addEventListener('abort', onCallerAbort, { once: true });

@@ -63,10 +63,7 @@ export class SshConnection {
    * socket does not exist or the user may not open it; SSH_DEAD when the connection is gone.
    * With `ownsConnection`, destroying the returned socket kills this whole connection.
    */
-  forwardUnixSocket(
-    socketPath: string,
-    options: { signal?: AbortSignal; ownsConnection?: boolean } = {},
-  ): Promise<ForwardedSocket> {
+  forwardUnixSocket(socketPath: string, options: { signal?: AbortSignal; ownsConnection?: boolean } = {}): Promise<ForwardedSocket> {
     const { signal, ownsConnection = false } = options;
     return new Promise((resolve, reject) => {
       if (this.#dead) return reject(this.#dead);
@@ -79,8 +76,7 @@ export class SshConnection {
         finish();
         return true;
       };
-      const onAbort = () =>
-        settle(() => reject(this.#forwardError(socketPath, { code: 'SSH_ABORTED', cause: signal?.reason })));
+      const onAbort = () => settle(() => reject(this.#forwardError(socketPath, { code: 'SSH_ABORTED', cause: signal?.reason })));
       const stopWatching = this.onDead((err) => settle(() => reject(err)));
       if (signal?.aborted) return onAbort();
       signal?.addEventListener('abort', onAbort, { once: true });
@@ -90,9 +86,7 @@ export class SshConnection {
           settle(() => reject(this.#dead ?? this.#forwardError(socketPath, { code: 'SSH_SOCKET_REFUSED', cause: err })));
           return;
         }
-        const accepted = settle(() =>
-          resolve(new ForwardedSocket(channel, { connection: this, socketPath, ownsConnection })),
-        );
+        const accepted = settle(() => resolve(new ForwardedSocket(channel, { connection: this, socketPath, ownsConnection })));
         if (!accepted) channel.close(); // the caller gave up while sshd was opening it
       };
       try {

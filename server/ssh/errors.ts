@@ -84,13 +84,7 @@ export class HostKeyError extends SshDialError {
   /** SHA256 fingerprint of the presented key, as `ssh-keygen -l` prints it (public, not secret). */
   readonly fingerprint: string;
 
-  constructor(options: {
-    reason: HostKeyProblem;
-    knownHostsName: string;
-    fingerprint: string;
-    message: string;
-    file?: string;
-  }) {
+  constructor(options: { reason: HostKeyProblem; knownHostsName: string; fingerprint: string; message: string; file?: string }) {
     super({ code: hostKeyCodes[options.reason], stage: 'ssh', message: options.message, ...(options.file !== undefined ? { file: options.file } : {}) });
     this.reason = options.reason;
     this.knownHostsName = options.knownHostsName;

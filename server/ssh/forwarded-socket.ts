@@ -26,10 +26,7 @@ export class ForwardedSocket extends Duplex {
   #channelClosed = false;
   #pendingWrite: ((err?: Error | null) => void) | undefined;
 
-  constructor(
-    channel: ClientChannel,
-    options: { connection: SshConnection; socketPath: string; ownsConnection: boolean },
-  ) {
+  constructor(channel: ClientChannel, options: { connection: SshConnection; socketPath: string; ownsConnection: boolean }) {
     super({ allowHalfOpen: false });
     this.#channel = channel;
     this.connection = options.connection;
@@ -88,9 +85,6 @@ export class ForwardedSocket extends Duplex {
   }
 
   #closedError(): SshError {
-    return new SshError(
-      'SSH_CHANNEL_CLOSED',
-      `forwarded socket ${this.socketPath} on ${this.connection.target} is closed`,
-    );
+    return new SshError('SSH_CHANNEL_CLOSED', `forwarded socket ${this.socketPath} on ${this.connection.target} is closed`);
   }
 }

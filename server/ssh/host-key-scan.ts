@@ -44,11 +44,25 @@ export async function scanHostKey(options: { address: string; signal?: AbortSign
         budget.signal.removeEventListener('abort', onAbort);
         socket.destroy();
         if (captured) resolve(captured);
-        else reject(err ?? new SshDialError({ code: 'SSH_HANDSHAKE', stage: 'ssh', message: `ssh ${target}: the server closed the connection before presenting a host key` }));
+        else
+          reject(
+            err ??
+              new SshDialError({
+                code: 'SSH_HANDSHAKE',
+                stage: 'ssh',
+                message: `ssh ${target}: the server closed the connection before presenting a host key`,
+              }),
+          );
       };
       const onAbort = () => finish(budget.error('ssh'));
       budget.signal.addEventListener('abort', onAbort, { once: true });
-      client.on('error', (err) => finish(err instanceof KeyCaptured ? undefined : new SshDialError({ code: 'SSH_HANDSHAKE', stage: 'ssh', message: `ssh ${target}: ${err.message}`, cause: err })));
+      client.on('error', (err) =>
+        finish(
+          err instanceof KeyCaptured
+            ? undefined
+            : new SshDialError({ code: 'SSH_HANDSHAKE', stage: 'ssh', message: `ssh ${target}: ${err.message}`, cause: err }),
+        ),
+      );
       client.on('close', () => finish());
       client.connect({
         sock: socket,

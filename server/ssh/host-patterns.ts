@@ -6,9 +6,7 @@
 
 import { createHmac, timingSafeEqual } from 'node:crypto';
 
-type HostPattern =
-  | { kind: 'hashed'; salt: Buffer; digest: Buffer }
-  | { kind: 'pattern'; negated: boolean; regex: RegExp };
+type HostPattern = { kind: 'hashed'; salt: Buffer; digest: Buffer } | { kind: 'pattern'; negated: boolean; regex: RegExp };
 
 export interface HostMatcher {
   /** `name` is what knownHostsName() returns: `host` or `[host]:port`. */

@@ -29,10 +29,7 @@ interface Ssh2ClientInternals {
 }
 
 /** Starts the keepalive loop; returns a function that stops it. `onFailure` is called at most once. */
-export function startKeepalive(
-  client: Client,
-  options: KeepaliveOptions & { onFailure: (failure: KeepaliveFailure) => void },
-): () => void {
+export function startKeepalive(client: Client, options: KeepaliveOptions & { onFailure: (failure: KeepaliveFailure) => void }): () => void {
   const internals = client as unknown as Ssh2ClientInternals;
   const protocol = internals._protocol;
   const replyCallbacks = internals._callbacks;

@@ -97,10 +97,7 @@ export function knownKeyTypes(knownHosts: KnownHosts, endpoint: SshEndpoint): st
 }
 
 /** Returns undefined when the key is acceptable, otherwise the HostKeyError to fail with. */
-export function checkHostKey(
-  knownHosts: KnownHosts,
-  options: { endpoint: SshEndpoint; key: Buffer; knownHostsFile: string },
-): HostKeyError | undefined {
+export function checkHostKey(knownHosts: KnownHosts, options: { endpoint: SshEndpoint; key: Buffer; knownHostsFile: string }): HostKeyError | undefined {
   const { endpoint, key, knownHostsFile } = options;
   const name = knownHostsName(endpoint);
   const presentedType = keyBlobType(key) ?? 'unknown';

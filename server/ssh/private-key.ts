@@ -66,14 +66,7 @@ export function openSshEd25519(key: KeyObject): string {
   const type = Buffer.from('ssh-ed25519');
   const publicBlob = Buffer.concat([sshString(type), sshString(publicKey)]);
   const check = randomBytes(4);
-  const section = Buffer.concat([
-    check,
-    check,
-    sshString(type),
-    sshString(publicKey),
-    sshString(Buffer.concat([seed, publicKey])),
-    sshString(Buffer.alloc(0)),
-  ]);
+  const section = Buffer.concat([check, check, sshString(type), sshString(publicKey), sshString(Buffer.concat([seed, publicKey])), sshString(Buffer.alloc(0))]);
   const padLength = (8 - (section.length % 8)) % 8;
   const padding = Buffer.from(Array.from({ length: padLength }, (_, i) => i + 1));
   const body = Buffer.concat([

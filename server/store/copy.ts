@@ -48,10 +48,10 @@ async function continueIdentities(to: Store, tx: SqlExecutor, table: string): Pr
     [table],
   );
   if (!identity) return;
-  await tx.run(
-    `SELECT setval(pg_get_serial_sequence(?, ?), COALESCE((SELECT MAX(${quoted(identity.name)}) FROM ${quoted(table)}), 0) + 1, false)`,
-    [table, identity.name],
-  );
+  await tx.run(`SELECT setval(pg_get_serial_sequence(?, ?), COALESCE((SELECT MAX(${quoted(identity.name)}) FROM ${quoted(table)}), 0) + 1, false)`, [
+    table,
+    identity.name,
+  ]);
 }
 
 /** Copies every table of `from` into `to` (which must be empty); returns the rows copied per table. */

@@ -26,7 +26,10 @@ export interface OpenDatabaseOptions {
 export function openSqliteFile(options: { dataDir: string; logger?: Logger }): SqliteDatabase {
   const file = join(options.dataDir, databaseFileName);
   for (const change of secureDataDir({ dataDir: options.dataDir, databaseFile: file })) {
-    options.logger?.warn(change, `tightened the permissions of ${change.path} from ${change.from} to ${change.to}: the data directory holds the password hash and cloud-init`);
+    options.logger?.warn(
+      change,
+      `tightened the permissions of ${change.path} from ${change.from} to ${change.to}: the data directory holds the password hash and cloud-init`,
+    );
   }
   const db = SqliteDatabase.openFile(file);
   try {

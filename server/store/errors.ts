@@ -1,7 +1,10 @@
 // Typed errors of the store layer. Routes map them by `code`, never by message.
 export class ProxyExistsError extends Error {
   readonly code = 'ERR_PROXY_EXISTS';
-  constructor(readonly proxyName: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly proxyName: string,
+    options?: { cause?: unknown },
+  ) {
     super(`a Proxy named ${JSON.stringify(proxyName)} already exists`, options);
     this.name = 'ProxyExistsError';
   }
@@ -9,7 +12,10 @@ export class ProxyExistsError extends Error {
 
 export class StoreVersionError extends Error {
   readonly code = 'ERR_STORE_VERSION';
-  constructor(readonly found: number, readonly known: number) {
+  constructor(
+    readonly found: number,
+    readonly known: number,
+  ) {
     super(`the database is at schema version ${found}, newer than this server knows (${known}); refusing to open it`);
     this.name = 'StoreVersionError';
   }
@@ -31,7 +37,10 @@ export class StoreMigrationError extends Error {
 
 export class ProxySetExistsError extends Error {
   readonly code = 'ERR_PROXYSET_EXISTS';
-  constructor(readonly setName: string, options?: { cause?: unknown }) {
+  constructor(
+    readonly setName: string,
+    options?: { cause?: unknown },
+  ) {
     super(`a ProxySet named ${JSON.stringify(setName)} already exists`, options);
     this.name = 'ProxySetExistsError';
   }

@@ -30,10 +30,10 @@ export class ProbeHistoryStore {
 
   /** Every probe of the Proxy since `sinceMs`, oldest first. */
   async history(options: { proxyUid: string; sinceMs: number }): Promise<ProbeSample[]> {
-    const rows = await this.db.all<ProbeRow>(`SELECT healthy, latency_ms, probed_at FROM probe_history WHERE proxy_uid = ? AND probed_at >= ? ORDER BY probed_at, id`, [
-      options.proxyUid,
-      options.sinceMs,
-    ]);
+    const rows = await this.db.all<ProbeRow>(
+      `SELECT healthy, latency_ms, probed_at FROM probe_history WHERE proxy_uid = ? AND probed_at >= ? ORDER BY probed_at, id`,
+      [options.proxyUid, options.sinceMs],
+    );
     return rows.map((row) => ({ probedAt: new Date(row.probed_at).toISOString(), healthy: row.healthy === 1, latencyMs: row.latency_ms }));
   }
 

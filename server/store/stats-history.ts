@@ -123,7 +123,21 @@ export class StatsHistoryStore {
       const { host } = round;
       await tx.run(insertHost, [host.provider, host.target, host.sampledAtMs, host.cpuPercent, host.memoryUsedBytes, host.memoryTotalBytes]);
       for (const vm of round.vms) {
-        await tx.run(insertVm, [vm.proxyUid, vm.provider, vm.target, vm.domain, vm.sampledAtMs, vm.spanMs, vm.cpuPercent, vm.memoryBytes, vm.memoryTotalBytes, vm.netRxBps, vm.netTxBps, vm.diskReadBps, vm.diskWriteBps]);
+        await tx.run(insertVm, [
+          vm.proxyUid,
+          vm.provider,
+          vm.target,
+          vm.domain,
+          vm.sampledAtMs,
+          vm.spanMs,
+          vm.cpuPercent,
+          vm.memoryBytes,
+          vm.memoryTotalBytes,
+          vm.netRxBps,
+          vm.netTxBps,
+          vm.diskReadBps,
+          vm.diskWriteBps,
+        ]);
       }
     });
   }
@@ -131,21 +145,37 @@ export class StatsHistoryStore {
   /** A Proxy's VM over the window, one averaged point per step, oldest first. */
   async proxyHistory(options: { proxyUid: string; sinceMs: number; stepMs: number }): Promise<VmPoint[]> {
     const averages = vmValueColumns.map((column) => `AVG(${column}) AS ${column}`).join(', ');
-    const rows = await this.db.all<VmPointRow>(`SELECT ${bucketOf(options.stepMs)} AS at, ${averages} FROM vm_stats WHERE proxy_uid = ? AND sampled_at >= ? GROUP BY at ORDER BY at`, [options.proxyUid, options.sinceMs]);
+    const rows = await this.db.all<VmPointRow>(
+      `SELECT ${bucketOf(options.stepMs)} AS at, ${averages} FROM vm_stats WHERE proxy_uid = ? AND sampled_at >= ? GROUP BY at ORDER BY at`,
+      [options.proxyUid, options.sinceMs],
+    );
     return rows.map(vmPoint);
   }
 
   /** A host over the window, one averaged point per step, oldest first. */
   async hostHistory(options: { provider: string; target: string; sinceMs: number; stepMs: number }): Promise<HostPoint[]> {
-    const rows = await this.db.all<{ at: number; cpu_percent: number | null; memory_used_bytes: number | null; memory_total_bytes: number | null }>(`SELECT ${bucketOf(options.stepMs)} AS at, AVG(cpu_percent) AS cpu_percent, AVG(memory_used_bytes) AS memory_used_bytes, AVG(memory_total_bytes) AS memory_total_bytes
-         FROM host_stats WHERE provider = ? AND target = ? AND sampled_at >= ? GROUP BY at ORDER BY at`, [options.provider, options.target, options.sinceMs]);
+    const rows = await this.db.all<{ at: number; cpu_percent: number | null; memory_used_bytes: number | null; memory_total_bytes: number | null }>(
+      `SELECT ${bucketOf(options.stepMs)} AS at, AVG(cpu_percent) AS cpu_percent, AVG(memory_used_bytes) AS memory_used_bytes, AVG(memory_total_bytes) AS memory_total_bytes
+         FROM host_stats WHERE provider = ? AND target = ? AND sampled_at >= ? GROUP BY at ORDER BY at`,
+      [options.provider, options.target, options.sinceMs],
+    );
     return rows.map((row) => ({ atMs: row.at, cpuPercent: row.cpu_percent, memoryUsedBytes: row.memory_used_bytes, memoryTotalBytes: row.memory_total_bytes }));
   }
 
   /** Every VM sampled on a host over the window, CPU and traffic per step, by domain name. */
   async domainHistories(options: { provider: string; target: string; sinceMs: number; stepMs: number }): Promise<DomainSeries[]> {
-    const rows = await this.db.all<{ domain: string; proxy_uid: string; at: number; cpu_percent: number | null; net_rx_bps: number | null; net_tx_bps: number | null }>(`SELECT domain, proxy_uid, ${bucketOf(options.stepMs)} AS at, AVG(cpu_percent) AS cpu_percent, AVG(net_rx_bps) AS net_rx_bps, AVG(net_tx_bps) AS net_tx_bps
-         FROM vm_stats WHERE provider = ? AND target = ? AND sampled_at >= ? GROUP BY domain, proxy_uid, at ORDER BY domain, at`, [options.provider, options.target, options.sinceMs]);
+    const rows = await this.db.all<{
+      domain: string;
+      proxy_uid: string;
+      at: number;
+      cpu_percent: number | null;
+      net_rx_bps: number | null;
+      net_tx_bps: number | null;
+    }>(
+      `SELECT domain, proxy_uid, ${bucketOf(options.stepMs)} AS at, AVG(cpu_percent) AS cpu_percent, AVG(net_rx_bps) AS net_rx_bps, AVG(net_tx_bps) AS net_tx_bps
+         FROM vm_stats WHERE provider = ? AND target = ? AND sampled_at >= ? GROUP BY domain, proxy_uid, at ORDER BY domain, at`,
+      [options.provider, options.target, options.sinceMs],
+    );
     const series = new Map<string, DomainSeries>();
     for (const row of rows) {
       const key = `${row.domain}\u0000${row.proxy_uid}`;
@@ -158,8 +188,11 @@ export class StatsHistoryStore {
 
   /** Bytes each Proxy moved since `sinceMs` (rate times the span it covers), most first. */
   async trafficByProxy(sinceMs: number): Promise<ProxyTraffic[]> {
-    const rows = await this.db.all<{ proxy_uid: string; rx_bytes: number | null; tx_bytes: number | null }>(`SELECT proxy_uid, SUM(net_rx_bps * span_ms) / 1000.0 AS rx_bytes, SUM(net_tx_bps * span_ms) / 1000.0 AS tx_bytes
-         FROM vm_stats WHERE sampled_at >= ? AND span_ms IS NOT NULL GROUP BY proxy_uid`, [sinceMs]);
+    const rows = await this.db.all<{ proxy_uid: string; rx_bytes: number | null; tx_bytes: number | null }>(
+      `SELECT proxy_uid, SUM(net_rx_bps * span_ms) / 1000.0 AS rx_bytes, SUM(net_tx_bps * span_ms) / 1000.0 AS tx_bytes
+         FROM vm_stats WHERE sampled_at >= ? AND span_ms IS NOT NULL GROUP BY proxy_uid`,
+      [sinceMs],
+    );
     return rows
       .map((row) => ({ proxyUid: row.proxy_uid, rxBytes: row.rx_bytes ?? 0, txBytes: row.tx_bytes ?? 0 }))
       .sort((a, b) => b.rxBytes + b.txBytes - (a.rxBytes + a.txBytes));
@@ -171,10 +204,13 @@ export class StatsHistoryStore {
    * reads at its true rate instead of dipping.
    */
   async totalTraffic(options: { sinceMs: number; stepMs: number }): Promise<Array<{ atMs: number; rxBps: number; txBps: number }>> {
-    const rows = await this.db.all<{ at: number; rx_bps: number | null; tx_bps: number | null }>(`SELECT at, SUM(rx / span) AS rx_bps, SUM(tx / span) AS tx_bps FROM (
+    const rows = await this.db.all<{ at: number; rx_bps: number | null; tx_bps: number | null }>(
+      `SELECT at, SUM(rx / span) AS rx_bps, SUM(tx / span) AS tx_bps FROM (
            SELECT ${bucketOf(options.stepMs)} AS at, proxy_uid, SUM(span_ms) AS span, SUM(net_rx_bps * span_ms) AS rx, SUM(net_tx_bps * span_ms) AS tx
            FROM vm_stats WHERE sampled_at >= ? AND span_ms IS NOT NULL GROUP BY at, proxy_uid
-         ) AS per_proxy GROUP BY at ORDER BY at`, [options.sinceMs]);
+         ) AS per_proxy GROUP BY at ORDER BY at`,
+      [options.sinceMs],
+    );
     return rows.map((row) => ({ atMs: row.at, rxBps: row.rx_bps ?? 0, txBps: row.tx_bps ?? 0 }));
   }
 
@@ -188,7 +224,10 @@ export class StatsHistoryStore {
       for (const table of tables) {
         removed += (await tx.run(`DELETE FROM ${table.name} WHERE sampled_at < ?`, [nowMs - statsRetentionMs])).changes;
         for (const tier of consolidationTiers) {
-          removed += await this.consolidateTier(tx, table, { beforeMs: Math.floor((nowMs - tier.after) / tier.bucketMs) * tier.bucketMs, bucketMs: tier.bucketMs });
+          removed += await this.consolidateTier(tx, table, {
+            beforeMs: Math.floor((nowMs - tier.after) / tier.bucketMs) * tier.bucketMs,
+            bucketMs: tier.bucketMs,
+          });
         }
       }
     });
@@ -200,11 +239,22 @@ export class StatsHistoryStore {
     const bucket = bucketOf(bucketMs);
     const series = table.series.join(', ');
     const columns = [...table.series, 'sampled_at', 'bucket_ms', ...table.sums, ...table.values].join(', ');
-    const aggregates = [...table.series, bucket, String(bucketMs), ...table.sums.map((column) => `SUM(${column})`), ...table.values.map((column) => `AVG(${column})`)].join(', ');
+    const aggregates = [
+      ...table.series,
+      bucket,
+      String(bucketMs),
+      ...table.sums.map((column) => `SUM(${column})`),
+      ...table.values.map((column) => `AVG(${column})`),
+    ].join(', ');
     const finer = `sampled_at < ? AND bucket_ms < ?`;
     const before = (await tx.get<{ count: number }>(`SELECT COUNT(*) AS count FROM ${table.name} WHERE ${finer}`, [beforeMs, bucketMs]))!;
     if (before.count === 0) return 0;
-    const inserted = (await tx.run(`INSERT INTO ${table.name} (${columns}) SELECT ${aggregates} FROM ${table.name} WHERE ${finer} GROUP BY ${series}, ${bucket}`, [beforeMs, bucketMs])).changes;
+    const inserted = (
+      await tx.run(`INSERT INTO ${table.name} (${columns}) SELECT ${aggregates} FROM ${table.name} WHERE ${finer} GROUP BY ${series}, ${bucket}`, [
+        beforeMs,
+        bucketMs,
+      ])
+    ).changes;
     await tx.run(`DELETE FROM ${table.name} WHERE ${finer}`, [beforeMs, bucketMs]);
     return before.count - inserted;
   }

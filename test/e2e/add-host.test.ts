@@ -47,14 +47,17 @@ beforeAll(async () => {
 afterAll(async () => {
   if (session) {
     await session.api('DELETE', `/api/proxies/${proxyName}`);
-    await vi.waitFor(async () => expect((await session.api('GET', `/api/proxies/${proxyName}`)).status()).toBe(404), { timeout: 120_000, interval: 1_000 }).catch(() => undefined);
+    await vi
+      .waitFor(async () => expect((await session.api('GET', `/api/proxies/${proxyName}`)).status()).toBe(404), { timeout: 120_000, interval: 1_000 })
+      .catch(() => undefined);
     await session.close();
   }
   rmSync(scratch, { recursive: true, force: true });
 });
 
 const step = (name: string): Locator => session.page.getByTestId(`setup-step-${name}`);
-const waitForStep = (name: string, state: 'ok' | 'failed', timeout = 60_000) => session.page.locator(`[data-testid="setup-step-${name}"][data-state="${state}"]`).waitFor({ timeout });
+const waitForStep = (name: string, state: 'ok' | 'failed', timeout = 60_000) =>
+  session.page.locator(`[data-testid="setup-step-${name}"][data-state="${state}"]`).waitFor({ timeout });
 
 async function openWizard(fields: { name: string; address: string; user: string }): Promise<void> {
   const { page, app } = session;
@@ -106,7 +109,9 @@ describe('adding a host from the dashboard', () => {
     await page.getByTestId('host-card-lab2').getByText('Reachable').first().waitFor({ timeout: 60_000 });
     await expect(page.getByTestId('host-card-lab2').textContent()).resolves.toContain('11.3.0');
     const saved = readFileSync(configPath, 'utf8');
-    expect(saved).toContain(`      - name: lab2\n        address: ${lab2.address}\n        user: ${lab.user}\n        bridge: ${lab.bridge}\n        pool: ${lab.pool.name}\n        virtType: qemu\n`);
+    expect(saved).toContain(
+      `      - name: lab2\n        address: ${lab2.address}\n        user: ${lab.user}\n        bridge: ${lab.bridge}\n        pool: ${lab.pool.name}\n        virtType: qemu\n`,
+    );
     expect(existsSync(`${configPath}.bak`)).toBe(true);
     await screenshot(page, 'add-host-saved');
   });
@@ -122,7 +127,8 @@ describe('adding a host from the dashboard', () => {
     };
     await page.goto(`${session.app.url}/hosts`);
     await edit(lab.inactivePool.name);
-    const lab2Lines = (pool: string) => `      - name: lab2\n        address: ${hostOf('lab2').address}\n        user: ${lab.user}\n        bridge: ${lab.bridge}\n        pool: ${pool}\n`;
+    const lab2Lines = (pool: string) =>
+      `      - name: lab2\n        address: ${hostOf('lab2').address}\n        user: ${lab.user}\n        bridge: ${lab.bridge}\n        pool: ${pool}\n`;
     expect(before).toContain(lab2Lines(lab.pool.name));
     expect(readFileSync(configPath, 'utf8')).toBe(before.replace(lab2Lines(lab.pool.name), lab2Lines(lab.inactivePool.name)));
     await page.getByTestId('host-card-lab2').getByText('Pool not active').first().waitFor({ timeout: 60_000 });
@@ -133,7 +139,13 @@ describe('adding a host from the dashboard', () => {
 
   it('runs a Proxy on the added host, and refuses to remove the host while it has one, naming it', async () => {
     const { page } = session;
-    const created = await session.api('POST', '/api/proxies', { name: proxyName, mode: 'Managed', provider: 'lab', placement: { zone: 'lab2', machineType: 'small', image: 'lab' }, cloudInit: '#cloud-config\n' });
+    const created = await session.api('POST', '/api/proxies', {
+      name: proxyName,
+      mode: 'Managed',
+      provider: 'lab',
+      placement: { zone: 'lab2', machineType: 'small', image: 'lab' },
+      cloudInit: '#cloud-config\n',
+    });
     expect(created.status(), await created.text()).toBe(201);
     let domain = '';
     await vi.waitFor(

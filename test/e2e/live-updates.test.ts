@@ -99,7 +99,9 @@ describe('the live dashboard', () => {
   it('says Polling and polls while the stream is refused', async () => {
     const page = await session.browser.newPage();
     try {
-      await page.route('**/api/events**', (route) => route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":{"code":"ERR_RESOURCE_UNAVAILABLE","message":"down"}}' }));
+      await page.route('**/api/events**', (route) =>
+        route.fulfill({ status: 503, contentType: 'application/json', body: '{"error":{"code":"ERR_RESOURCE_UNAVAILABLE","message":"down"}}' }),
+      );
       await page.goto(`${session.app.url}/proxies`);
       await waitForData(page);
       await page.getByTestId('live-indicator').getByText('Polling').waitFor();

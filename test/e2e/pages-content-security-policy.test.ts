@@ -18,7 +18,9 @@ async function watchViolations(page: Page): Promise<void> {
     if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(`${page.url()}: ${message.text()}`);
   });
   await page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) => console.error(`Refused by the Content Security Policy: ${event.violatedDirective} blocked ${event.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (event) =>
+      console.error(`Refused by the Content Security Policy: ${event.violatedDirective} blocked ${event.blockedURI}`),
+    );
   });
 }
 

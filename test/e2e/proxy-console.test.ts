@@ -27,7 +27,9 @@ beforeAll(async () => {
     if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
   });
   await session.page.addInitScript(() => {
-    document.addEventListener('securitypolicyviolation', (event) => console.error(`Refused by the Content Security Policy: ${event.violatedDirective} blocked ${event.blockedURI}`));
+    document.addEventListener('securitypolicyviolation', (event) =>
+      console.error(`Refused by the Content Security Policy: ${event.violatedDirective} blocked ${event.blockedURI}`),
+    );
   });
   const created = await session.api('POST', '/api/proxies', {
     name: proxyName,
@@ -44,7 +46,9 @@ afterAll(async () => {
   await other?.close();
   if (session) {
     await session.api('DELETE', `/api/proxies/${proxyName}`);
-    await vi.waitFor(async () => expect((await session.api('GET', `/api/proxies/${proxyName}`)).status()).toBe(404), { timeout: 120_000, interval: 1_000 }).catch(() => undefined);
+    await vi
+      .waitFor(async () => expect((await session.api('GET', `/api/proxies/${proxyName}`)).status()).toBe(404), { timeout: 120_000, interval: 1_000 })
+      .catch(() => undefined);
     await session.close();
   }
 });

@@ -22,7 +22,13 @@ beforeAll(async () => {
   // Probes every 2 s, so the Static proxy is Ready within seconds.
   session = await openSession({ providersConfig: lab.providersConfig, env: { PROBE_INTERVAL: '2s' } });
   const imageServer = new URL(lab.imageServer.url);
-  const ready = await session.api('POST', '/api/proxies', { name: readyName, mode: 'Static', address: imageServer.hostname, port: Number(imageServer.port), labels: {} });
+  const ready = await session.api('POST', '/api/proxies', {
+    name: readyName,
+    mode: 'Static',
+    address: imageServer.hostname,
+    port: Number(imageServer.port),
+    labels: {},
+  });
   expect(ready.status(), await ready.text()).toBe(201);
   const created = await session.api('POST', '/api/proxies', {
     name: proxyName,
@@ -51,7 +57,9 @@ afterAll(async () => {
   if (!session) return;
   await session.api('DELETE', `/api/proxies/${readyName}`);
   await session.api('DELETE', `/api/proxies/${proxyName}`);
-  await vi.waitFor(async () => expect((await session.api('GET', `/api/proxies/${proxyName}`)).status()).toBe(404), { timeout: 120_000, interval: 1_000 }).catch(() => undefined);
+  await vi
+    .waitFor(async () => expect((await session.api('GET', `/api/proxies/${proxyName}`)).status()).toBe(404), { timeout: 120_000, interval: 1_000 })
+    .catch(() => undefined);
   await session.close();
 });
 
@@ -78,7 +86,9 @@ describe('the diagnosis of a Proxy that is not Ready', () => {
     const { page } = session;
     const steps = page.locator('#diagnosis ol > li');
     await steps.first().waitFor({ timeout: 30_000 });
-    const shown = await steps.evaluateAll((items) => items.map((item) => ({ id: item.getAttribute('data-testid')?.replace('diagnosis-step-', ''), status: item.getAttribute('data-status') })));
+    const shown = await steps.evaluateAll((items) =>
+      items.map((item) => ({ id: item.getAttribute('data-testid')?.replace('diagnosis-step-', ''), status: item.getAttribute('data-status') })),
+    );
     expect(shown).toHaveLength(9);
     expect(shown[0]).toEqual({ id: 'cloud-init', status: 'fail' });
     expect(shown.filter((step) => step.status === 'fail').map((step) => step.id)).toEqual(['cloud-init', 'agent', 'address']);
@@ -105,10 +115,13 @@ describe('the diagnosis of a Proxy that is not Ready', () => {
 
   it('runs for a Ready Proxy only when asked, then shows every step it could check passing', async () => {
     const { page, app } = session;
-    await vi.waitFor(async () => expect(proxyViewSchema.parse(await (await session.api('GET', `/api/proxies/${readyName}`)).json()).status.phase).toBe('Ready'), {
-      timeout: 30_000,
-      interval: 500,
-    });
+    await vi.waitFor(
+      async () => expect(proxyViewSchema.parse(await (await session.api('GET', `/api/proxies/${readyName}`)).json()).status.phase).toBe('Ready'),
+      {
+        timeout: 30_000,
+        interval: 500,
+      },
+    );
     const runs: string[] = [];
     page.on('request', (request) => {
       if (new URL(request.url()).pathname === `/api/proxies/${readyName}/diagnosis`) runs.push(request.method());

@@ -33,7 +33,9 @@ afterAll(async () => {
     // Never leave a VM behind for the next test: delete through the API and wait for them to go.
     for (const name of [proxyName, downloadingName]) await session.api('DELETE', `/api/proxies/${name}`);
     for (const name of [proxyName, downloadingName]) {
-      await vi.waitFor(async () => expect((await session!.api('GET', `/api/proxies/${name}`)).status()).toBe(404), { timeout: 120_000, interval: 1_000 }).catch(() => undefined);
+      await vi
+        .waitFor(async () => expect((await session!.api('GET', `/api/proxies/${name}`)).status()).toBe(404), { timeout: 120_000, interval: 1_000 })
+        .catch(() => undefined);
     }
     await session.close();
   }
@@ -44,7 +46,10 @@ const labHost = () => lab.hosts[0]!.name;
 
 /** Volume names in HOST's pool (lab1 by default): each lab host has its own. */
 async function poolVolumes(host = labHost()): Promise<string[]> {
-  return (await virsh(['vol-list', lab.pool.name], host)).split('\n').map((line) => line.trim().split(/\s+/)[0] ?? '').filter(Boolean);
+  return (await virsh(['vol-list', lab.pool.name], host))
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/)[0] ?? '')
+    .filter(Boolean);
 }
 
 function countPosts(page: Page): () => number {

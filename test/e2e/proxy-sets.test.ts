@@ -60,7 +60,8 @@ describe('a set through the dashboard', () => {
     await expect.poll(() => memberRows(page).count(), { timeout: 60_000, interval: 500 }).toBe(2);
     await expect(page.getByTestId('set-desired').textContent()).resolves.toBe('2');
     // One member per hypervisor, as the preview said.
-    for (const host of lab.hosts.slice(0, 2)) await page.getByTestId(`host-share-${host.name}`).getByText('1 member', { exact: false }).waitFor({ timeout: 30_000 });
+    for (const host of lab.hosts.slice(0, 2))
+      await page.getByTestId(`host-share-${host.name}`).getByText('1 member', { exact: false }).waitFor({ timeout: 30_000 });
     await screenshot(page, 'set-detail');
   });
 
@@ -96,9 +97,15 @@ describe('a set through the dashboard', () => {
     await page.waitForURL((url) => url.pathname === `/sets/${setName}`, { timeout: 30_000 });
     // make-before-break: a member from the new template is made next to the 3 old ones, none deleted
     // (none of them can become Ready on the lab).
-    await page.getByTestId('set-rollout').getByText(/Rolling change in progress: [01] of 3 members from the new template/).waitFor({ timeout: 30_000 });
+    await page
+      .getByTestId('set-rollout')
+      .getByText(/Rolling change in progress: [01] of 3 members from the new template/)
+      .waitFor({ timeout: 30_000 });
     await expect.poll(() => memberRows(page).count(), { timeout: 60_000, interval: 500 }).toBe(4);
-    await page.getByTestId('set-rollout').getByText('Rolling change in progress: 1 of 3 members from the new template', { exact: false }).waitFor({ timeout: 30_000 });
+    await page
+      .getByTestId('set-rollout')
+      .getByText('Rolling change in progress: 1 of 3 members from the new template', { exact: false })
+      .waitFor({ timeout: 30_000 });
     await page.getByTestId('set-events').getByText('SpecUpdated', { exact: true }).first().waitFor({ timeout: 15_000 });
     await screenshot(page, 'set-rolling');
   });
@@ -108,7 +115,12 @@ describe("a Proxy's edit page", () => {
   it('says what each change does before Save, checks cloud-init inline, and saves a labels-only change', async () => {
     const { page, app } = session;
     const { template } = proxySetViewSchema.parse(await (await session.api('GET', `/api/proxysets/${setName}`)).json());
-    const created = await session.api('POST', '/api/proxies', { name: proxyName, mode: 'Managed', provider: template.provider, placement: { zone: lab.hosts[0]!.name, machineType: template.placement.machineType, image: template.placement.image } });
+    const created = await session.api('POST', '/api/proxies', {
+      name: proxyName,
+      mode: 'Managed',
+      provider: template.provider,
+      placement: { zone: lab.hosts[0]!.name, machineType: template.placement.machineType, image: template.placement.image },
+    });
     expect(created.status()).toBe(201);
     await page.goto(`${app.url}/proxies/${proxyName}/edit`);
     await waitForData(page);
@@ -126,7 +138,10 @@ describe("a Proxy's edit page", () => {
     await page.getByLabel('My own cloud-init').check();
     const editor = page.getByLabel('cloud-init user-data');
     await editor.fill('#cloud-config\nwrite_files: [\n');
-    await page.getByTestId('cloud-init-check').getByText(/^YAML error on line 3, column \d+: /).waitFor();
+    await page
+      .getByTestId('cloud-init-check')
+      .getByText(/^YAML error on line 3, column \d+: /)
+      .waitFor();
     await editor.fill('#!/bin/sh\necho hello > /etc/motd\n');
     await page.getByTestId('cloud-init-check').getByText('Looks right: script.').waitFor();
     await page.getByText('Show the user-data the VM will get').click();

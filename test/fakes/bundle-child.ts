@@ -12,7 +12,16 @@ const root = join(import.meta.dirname, '..', '..');
 export async function bundleChild(entry: string, outDir: string): Promise<string> {
   const { build } = await import('esbuild');
   const outfile = join(outDir, basename(entry).replace(/\.ts$/, '.mjs'));
-  await build({ entryPoints: [join(root, entry)], bundle: true, platform: 'node', format: 'esm', packages: 'external', alias: { '@': root }, outfile, logLevel: 'warning' });
+  await build({
+    entryPoints: [join(root, entry)],
+    bundle: true,
+    platform: 'node',
+    format: 'esm',
+    packages: 'external',
+    alias: { '@': root },
+    outfile,
+    logLevel: 'warning',
+  });
   if (!existsSync(join(outDir, 'node_modules'))) symlinkSync(join(root, 'node_modules'), join(outDir, 'node_modules'));
   return outfile;
 }
@@ -49,7 +58,10 @@ export function startChild(script: string, env: Record<string, string>): Child {
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const waitForLine: Child['waitForLine'] = (matches, { from = 0, timeoutMs, what }) =>
     new Promise<ChildLine>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${what} within ${timeoutMs} ms; lines: ${JSON.stringify(lines)}; stderr: ${stderr.slice(-2000)}`)), timeoutMs);
+      const timer = setTimeout(
+        () => reject(new Error(`no ${what} within ${timeoutMs} ms; lines: ${JSON.stringify(lines)}; stderr: ${stderr.slice(-2000)}`)),
+        timeoutMs,
+      );
       const check = () => {
         const failure = lines.find((line) => line.tag === 'stuck' || line.tag === 'error');
         if (failure) {
@@ -70,4 +82,3 @@ export function startChild(script: string, env: Record<string, string>): Child {
   const send = (message: unknown) => void child.stdin?.write(`${JSON.stringify(message)}\n`);
   return { process: child, lines, waitFor, waitForLine, send, exited };
 }
-

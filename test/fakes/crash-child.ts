@@ -57,7 +57,8 @@ async function convergence(runtime: Runtime, provider: FakeProvider): Promise<{ 
     if (view.status.phase !== 'Running' && view.status.phase !== 'Ready') problems.push(`${view.name} is ${view.status.phase}`);
     const instance = view.status.providerID ? provider.instances.get(view.status.providerID) : undefined;
     if (!instance) problems.push(`${view.name} has no instance`);
-    else if (instance.uid !== view.uid || instance.port !== view.port || instance.placement?.machineType !== view.placement?.machineType) problems.push(`${view.name}'s instance is stale`);
+    else if (instance.uid !== view.uid || instance.port !== view.port || instance.placement?.machineType !== view.placement?.machineType)
+      problems.push(`${view.name}'s instance is stale`);
   }
   if (provider.instances.size !== views.length) problems.push(`${provider.instances.size} instances for ${views.length} proxies`);
   const snapshot = views.map((view) => ({ name: view.name, uid: view.uid, port: view.port, machineType: view.placement?.machineType ?? '' }));

@@ -275,8 +275,7 @@ export class FakeHypervisor {
   }
 
   count(method?: FakeMethod, connection?: string): number {
-    return this.calls.filter((call) => (method === undefined || call.method === method) && (connection === undefined || call.connection === connection))
-      .length;
+    return this.calls.filter((call) => (method === undefined || call.method === method) && (connection === undefined || call.connection === connection)).length;
   }
 
   resetCalls(): void {

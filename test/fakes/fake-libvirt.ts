@@ -234,7 +234,9 @@ export class FakeConnection implements LibvirtAPI {
       const domain = this.hypervisor.domains.get(name);
       if (!domain) return [];
       const running = isActive(domain.state) ? domain.stats : undefined;
-      return [{ dom: this.domainRef(domain), params: { 'state.state': domain.state, 'state.reason': 0 }, state: { state: domain.state, reason: 0 }, ...running }];
+      return [
+        { dom: this.domainRef(domain), params: { 'state.state': domain.state, 'state.reason': 0 }, state: { state: domain.state, reason: 0 }, ...running },
+      ];
     });
   }
 
@@ -280,9 +282,7 @@ export class FakeConnection implements LibvirtAPI {
     const description = parseDomainXML(xml);
     await this.enter('domainDefineXmlFlags', description.name);
     const existing = this.hypervisor.domains.get(description.name);
-    const domain =
-      existing ??
-      this.hypervisor.addDomain({ name: description.name, hasNvram: description.firmware === 'uefi' });
+    const domain = existing ?? this.hypervisor.addDomain({ name: description.name, hasNvram: description.firmware === 'uefi' });
     domain.xml = xml;
     domain.persistent = true;
     domain.metadata = metadataElements(xml);
@@ -353,7 +353,8 @@ export class FakeConnection implements LibvirtAPI {
   async domainInterfaceAddresses(ref: Domain, options: { source: number }): Promise<DomainInterface[]> {
     await this.enter('domainInterfaceAddresses', ref.name);
     const domain = this.findDomain('domainInterfaceAddresses', ref.name);
-    if (!isActive(domain.state)) throw libvirtError('ErrOperationInvalid', 'Requested operation is not valid: domain is not running', 'domainInterfaceAddresses');
+    if (!isActive(domain.state))
+      throw libvirtError('ErrOperationInvalid', 'Requested operation is not valid: domain is not running', 'domainInterfaceAddresses');
     const fallback: AddressAnswer = options.source === DomainInterfaceAddressesSource.Agent ? 'ErrAgentUnresponsive' : [];
     const answer = domain.addresses[options.source] ?? fallback;
     if (typeof answer === 'string') throw libvirtError(answer, `Guest agent is not responding: QEMU guest agent is not connected`, 'domainInterfaceAddresses');

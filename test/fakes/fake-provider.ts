@@ -4,7 +4,17 @@
 // idempotent by name and adopts an instance with the same uid, refuses one with another uid;
 // Delete of a missing instance succeeds; Get of a missing one is ErrNotFound.
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import type { CallOptions, CreateRequest, Instance, InstanceChange, InstanceState, InstanceWatch, InstanceWatcher, Provider, Target } from '@/server/providers/contract';
+import type {
+  CallOptions,
+  CreateRequest,
+  Instance,
+  InstanceChange,
+  InstanceState,
+  InstanceWatch,
+  InstanceWatcher,
+  Provider,
+  Target,
+} from '@/server/providers/contract';
 import { ErrNotFound, ErrPermanent, ErrTransient } from '@/server/providers/errors';
 import { ConsoleBusyError as ProviderConsoleBusyError, type InstanceConsole } from '@/server/providers/instance-console';
 import { ConsoleBusyError } from '@/server/libvirt';
@@ -57,10 +67,14 @@ function abortable(signal: AbortSignal | undefined, ms: number | undefined): Pro
   return new Promise((resolve, reject) => {
     if (signal?.aborted) return reject(new ErrTransient('call abandoned', { cause: signal.reason }));
     const timer = ms === undefined ? undefined : setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(new ErrTransient('call abandoned', { cause: signal.reason }));
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(new ErrTransient('call abandoned', { cause: signal.reason }));
+      },
+      { once: true },
+    );
   });
 }
 

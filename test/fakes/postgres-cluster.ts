@@ -24,7 +24,9 @@ export function postgresBinDir(): string {
   const versions = existsSync(postgresRoot) ? readdirSync(postgresRoot).filter((entry) => existsSync(join(postgresRoot, entry, 'bin', 'initdb'))) : [];
   const newest = versions.sort((a, b) => Number(b) - Number(a))[0];
   if (!newest) {
-    throw new Error(`no PostgreSQL server under ${postgresRoot}: install Debian's postgresql package (sudo bash test/lab/install-packages.sh, or apt-get install postgresql)`);
+    throw new Error(
+      `no PostgreSQL server under ${postgresRoot}: install Debian's postgresql package (sudo bash test/lab/install-packages.sh, or apt-get install postgresql)`,
+    );
   }
   return join(postgresRoot, newest, 'bin');
 }
@@ -50,7 +52,8 @@ export async function startPostgresCluster(): Promise<PostgresCluster> {
   const bin = postgresBinDir();
   const dir = mkdtempSync(join(tmpdir(), 'pg-test-'));
   const dataDir = join(dir, 'data');
-  if (process.getuid?.() === 0) chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
+  if (process.getuid?.() === 0)
+    chownSync(dir, Number(execFileSync('id', ['-u', 'postgres']).toString()), Number(execFileSync('id', ['-g', 'postgres']).toString()));
   const port = await freePort();
   asServerUser(join(bin, 'initdb'), ['-D', dataDir, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']);
   asServerUser(join(bin, 'pg_ctl'), [

@@ -37,7 +37,12 @@ export interface SetHarness extends Harness {
 }
 
 export const setTemplate = { provider: 'fake-1', placement: { machineType: 'small', image: 'debian-13' }, cloudInit: '#cloud-config\n' };
-export const setInput = (overrides: Partial<ProxySetCreateInput> = {}): ProxySetCreateInput => ({ name: 'crawl', template: setTemplate, replicas: 3, ...overrides });
+export const setInput = (overrides: Partial<ProxySetCreateInput> = {}): ProxySetCreateInput => ({
+  name: 'crawl',
+  template: setTemplate,
+  replicas: 3,
+  ...overrides,
+});
 
 export async function setHarness(options: { hosts: Record<string, number> }): Promise<SetHarness> {
   let now = Date.parse('2026-12-01T10:00:00.000Z');
@@ -49,7 +54,14 @@ export async function setHarness(options: { hosts: Record<string, number> }): Pr
     policy: 'spread',
     hosts: () => [...hosts.keys()],
     needs: () => ({ diskBytes: gib, memoryBytes: gib / 4 }),
-    measure: async (host) => ({ host, pool: 'default', poolRunning: true, poolAvailableBytes: 100 * gib, freeMemoryBytes: (hosts.get(host)?.freeGiB ?? 0) * gib, managedInstances: managedOn(host) }),
+    measure: async (host) => ({
+      host,
+      pool: 'default',
+      poolRunning: true,
+      poolAvailableBytes: 100 * gib,
+      freeMemoryBytes: (hosts.get(host)?.freeGiB ?? 0) * gib,
+      managedInstances: managedOn(host),
+    }),
   };
   Object.assign(fake, { capacity });
   const harness = await controlPlane({ providers: [fake], clock });
@@ -68,9 +80,23 @@ export async function setHarness(options: { hosts: Record<string, number> }): Pr
     },
     diagnosisTtlMs: 0,
   });
-  const sets = new ProxySetService({ store: harness.store, clock, proxies: harness.proxies, providerNames: () => harness.providers.names(), onChange: () => undefined });
+  const sets = new ProxySetService({
+    store: harness.store,
+    clock,
+    proxies: harness.proxies,
+    providerNames: () => harness.providers.names(),
+    onChange: () => undefined,
+  });
   const checkHealth = async () => {
-    const targets = [...hosts].map(([name, host]) => ({ name, ready: host.reachable, reason: host.reachable ? 'Reachable' : 'Unreachable', message: '', details: {}, latencyMs: 1, checkedAt: new Date(now).toISOString() }));
+    const targets = [...hosts].map(([name, host]) => ({
+      name,
+      ready: host.reachable,
+      reason: host.reachable ? 'Reachable' : 'Unreachable',
+      message: '',
+      details: {},
+      latencyMs: 1,
+      checkedAt: new Date(now).toISOString(),
+    }));
     await harness.store.health.record({ provider: 'fake-1', targets, nowMs: now });
   };
   await checkHealth();

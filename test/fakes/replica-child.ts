@@ -44,7 +44,9 @@ async function main(): Promise<void> {
   const entry = JSON.parse(env('PROVIDER_ENTRY')) as ProviderEntry;
   const dataDir = env('DATA_DIR');
   const registry = new ProviderRegistry();
-  registry.register('fake', (given) => ({ provider: reported(new FakeProvider({ name: given.name, stateFile: env('FAKE_STATE'), sharedState: true, createDelayMs: 300 })) }));
+  registry.register('fake', (given) => ({
+    provider: reported(new FakeProvider({ name: given.name, stateFile: env('FAKE_STATE'), sharedState: true, createDelayMs: 300 })),
+  }));
   registry.register('kvm2', (given, context) => {
     const provider = createKvm2Provider({ entry: given as Parameters<typeof createKvm2Provider>[0]['entry'], logger: context.logger });
     return { provider: reported(provider), close: () => provider.close() };

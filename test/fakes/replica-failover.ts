@@ -58,7 +58,11 @@ function replicaOf(child: Child, id: string): Replica {
       const commandId = ++commands;
       const from = child.lines.length;
       child.send({ id: commandId, op, ...args });
-      const line = await child.waitForLine((entry) => entry.tag === 'reply' && (entry.value as { id: number }).id === commandId, { from, timeoutMs: 10_000, what: `the reply to ${op}` });
+      const line = await child.waitForLine((entry) => entry.tag === 'reply' && (entry.value as { id: number }).id === commandId, {
+        from,
+        timeoutMs: 10_000,
+        what: `the reply to ${op}`,
+      });
       const reply = line.value as { value?: T; error?: string };
       if (reply.error !== undefined) throw new Error(`${id}: ${op} failed: ${reply.error}`);
       return reply.value as T;
@@ -148,7 +152,13 @@ export function replicaFailoverSuite(title: string, target: () => FailoverTarget
       await b.ask('create', { body: t.proxy(named('fo-two')) });
       created.push(named('fo-two'));
       // Kill the leader while it works on fo-two (its Create is under way or about to be).
-      await a.waitForLine((line) => line.tag === 'call' && (line.value as { method: string }).method === 'create', { from: 0, timeoutMs: 20_000, what: 'a second create' }).catch(() => undefined);
+      await a
+        .waitForLine((line) => line.tag === 'call' && (line.value as { method: string }).method === 'create', {
+          from: 0,
+          timeoutMs: 20_000,
+          what: 'a second create',
+        })
+        .catch(() => undefined);
       const killedAt = Date.now();
       a.process.kill('SIGKILL');
       const leads = await b.waitForLine((line) => line.tag === 'leads', { timeoutMs: 20_000, what: 'b leading' });

@@ -20,7 +20,14 @@ describe('the serial console of a Proxy on a real Debian guest (UEFI, lab1)', ()
   let proxy: GuestProxy;
 
   beforeAll(() => {
-    proxy = new GuestProxy(session(), { name, host, provider: guestProviders.withAgent, firmware: 'uefi', cloudInit: squidCloudInit(), variant: `console-${host}` });
+    proxy = new GuestProxy(session(), {
+      name,
+      host,
+      provider: guestProviders.withAgent,
+      firmware: 'uefi',
+      cloudInit: squidCloudInit(),
+      variant: `console-${host}`,
+    });
   });
   afterAll(async () => {
     await proxy?.close();

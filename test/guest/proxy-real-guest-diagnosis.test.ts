@@ -30,7 +30,14 @@ describe('the diagnosis of a Proxy on a real guest on lab1', () => {
   }
 
   beforeAll(() => {
-    proxy = new GuestProxy(session(), { name: 'guest-diagnosis', host: 'lab1', provider: guestProviders.withAgent, firmware: 'uefi', cloudInit: squidCloudInit(), variant: 'diagnosis-lab1' });
+    proxy = new GuestProxy(session(), {
+      name: 'guest-diagnosis',
+      host: 'lab1',
+      provider: guestProviders.withAgent,
+      firmware: 'uefi',
+      cloudInit: squidCloudInit(),
+      variant: 'diagnosis-lab1',
+    });
   });
   afterAll(async () => {
     await proxy?.close();
@@ -64,7 +71,17 @@ describe('the diagnosis of a Proxy on a real guest on lab1', () => {
     await guestShell(proxy.domain, 'systemctl stop squid');
     const diagnosis = await diagnose('Squid stopped');
     expect(diagnosis.firstFailure).toBe('port');
-    expect(statusOf(diagnosis)).toMatchObject({ host: 'pass', domain: 'pass', seed: 'pass', 'cloud-init': 'pass', agent: 'pass', address: 'pass', port: 'fail', probe: 'skipped', egress: 'skipped' });
+    expect(statusOf(diagnosis)).toMatchObject({
+      host: 'pass',
+      domain: 'pass',
+      seed: 'pass',
+      'cloud-init': 'pass',
+      agent: 'pass',
+      address: 'pass',
+      port: 'fail',
+      probe: 'skipped',
+      egress: 'skipped',
+    });
     expect(stepOf(diagnosis, 'port')).toMatchObject({
       evidence: `${ready.status.ip}:3128 refused the connection: nothing listens on port 3128`,
       next: expect.stringContaining('systemctl status squid'),

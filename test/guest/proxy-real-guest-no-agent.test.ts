@@ -32,7 +32,14 @@ describe.each(['lab1', 'lab2'])('a Proxy on the real guest without the guest age
   let proxy: GuestProxy;
 
   beforeAll(() => {
-    proxy = new GuestProxy(session(), { name: `guest-noagent-${host}`, host, provider: guestProviders.withoutAgent, firmware: 'uefi', cloudInit: squidCloudInit(), variant: `no-agent-${host}` });
+    proxy = new GuestProxy(session(), {
+      name: `guest-noagent-${host}`,
+      host,
+      provider: guestProviders.withoutAgent,
+      firmware: 'uefi',
+      cloudInit: squidCloudInit(),
+      variant: `no-agent-${host}`,
+    });
   });
   afterAll(async () => {
     await proxy?.close();
@@ -72,7 +79,11 @@ describe.each(['lab1', 'lab2'])('a Proxy on the real guest without the guest age
       expect(ready?.status.ip).toBe(leased);
     } else {
       expect(arp.stderr).toMatch(/wrong nlmsg len|no .*address/i);
-      const view = await proxy.waitFor('a transient address error', (current) => current?.status.lastError?.message.includes('every address source failed') === true, 60_000);
+      const view = await proxy.waitFor(
+        'a transient address error',
+        (current) => current?.status.lastError?.message.includes('every address source failed') === true,
+        60_000,
+      );
       expect(view?.status.phase).toBe('Provisioning');
       expect(view?.status.ip).toBeUndefined();
       expect(view?.status.lastError?.class).toBe('transient');

@@ -22,7 +22,14 @@ describe.each(['lab1', 'lab2'])('a Proxy on a real Debian guest booted under UEF
   let ready: ProxyView;
 
   beforeAll(() => {
-    proxy = new GuestProxy(session(), { name: `guest-uefi-${host}`, host, provider: guestProviders.withAgent, firmware: 'uefi', cloudInit, variant: `uefi-${host}` });
+    proxy = new GuestProxy(session(), {
+      name: `guest-uefi-${host}`,
+      host,
+      provider: guestProviders.withAgent,
+      firmware: 'uefi',
+      cloudInit,
+      variant: `uefi-${host}`,
+    });
     const { image } = session();
     Object.assign(proxy.timings, {
       imageBuildColdSeconds: image.coldBuildSeconds,
@@ -59,7 +66,10 @@ describe.each(['lab1', 'lab2'])('a Proxy on a real Debian guest booted under UEF
 
   it('received its user-data byte for byte and ran the vendor-data script, which started the agent', async () => {
     const { domain } = proxy;
-    const seeded = await guestShell(domain, 'mkdir -p /run/kvm2-seed && (mountpoint -q /run/kvm2-seed || mount -o ro /dev/sr0 /run/kvm2-seed) && cat /run/kvm2-seed/user-data');
+    const seeded = await guestShell(
+      domain,
+      'mkdir -p /run/kvm2-seed && (mountpoint -q /run/kvm2-seed || mount -o ro /dev/sr0 /run/kvm2-seed) && cat /run/kvm2-seed/user-data',
+    );
     expect(seeded.equals(Buffer.from(cloudInit.userData, 'utf8')), seeded.toString('utf8')).toBe(true);
     const consumed = await guestShell(domain, 'cat /var/lib/cloud/instance/user-data.txt');
     expect(consumed.equals(Buffer.from(cloudInit.userData, 'utf8'))).toBe(true);

@@ -28,17 +28,27 @@ describe('boot capture across a server restart', () => {
       body: { name, mode: 'Managed', provider: api.entryName, placement: { zone: 'lab1', machineType: 'small', image: 'lab' }, cloudInit: '#cloud-config\n' },
     });
     expect(created.status, created.text).toBe(201);
-    await expect.poll(() => api.runtime.consoles.status(name).state, { message: 'boot capture from the first start', timeout: 110_000, interval: 200 }).toBe('live');
+    await expect
+      .poll(() => api.runtime.consoles.status(name).state, { message: 'boot capture from the first start', timeout: 110_000, interval: 200 })
+      .toBe('live');
     const opensBefore = consoleOpens().length;
 
     await api.restart();
     expect((await api.runtime.proxies.get(name)).status.phase).toBe('Provisioning');
-    await expect.poll(() => api.runtime.consoles.status(name).state, { message: 'boot capture reopened after the restart', timeout: 30_000, interval: 200 }).toBe('live');
+    await expect
+      .poll(() => api.runtime.consoles.status(name).state, { message: 'boot capture reopened after the restart', timeout: 30_000, interval: 200 })
+      .toBe('live');
     // What the guest prints from now on lands in the new process's buffer: the shell's prompt, once
     // it starts or (already running) after an Enter.
-    const typed = await api.call(h.proxyConsoleInput.POST, `/api/proxies/${name}/console/input`, 'POST', { session: true, params: { name }, body: { data: '\r' } });
+    const typed = await api.call(h.proxyConsoleInput.POST, `/api/proxies/${name}/console/input`, 'POST', {
+      session: true,
+      params: { name },
+      body: { data: '\r' },
+    });
     expect(typed.status, typed.text).toBe(200);
-    await expect.poll(() => api.runtime.consoleLog(name) ?? '', { message: 'the UEFI shell prompt in the new buffer', timeout: 110_000, interval: 500 }).toContain('Shell>');
+    await expect
+      .poll(() => api.runtime.consoleLog(name) ?? '', { message: 'the UEFI shell prompt in the new buffer', timeout: 110_000, interval: 500 })
+      .toContain('Shell>');
     const reopened = consoleOpens().slice(opensBefore);
     expect(reopened).toHaveLength(1);
     expect(reopened[0]).toContain('"force":false');

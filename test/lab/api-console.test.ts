@@ -45,9 +45,13 @@ describe('the console of a Proxy VM on the lab', () => {
       body: { name, mode: 'Managed', provider: api.entryName, placement: { zone: host, machineType: 'small', image: 'lab' }, cloudInit: '#cloud-config\n' },
     });
     expect(created.status, created.text).toBe(201);
-    await expect.poll(() => api.runtime.consoles.status(name).state, { message: 'boot capture to open the console', timeout: 110_000, interval: 200 }).toBe('live');
+    await expect
+      .poll(() => api.runtime.consoles.status(name).state, { message: 'boot capture to open the console', timeout: 110_000, interval: 200 })
+      .toBe('live');
     // OVMF finds nothing to boot on the lab image (no OS) and starts its UEFI shell, on the serial console.
-    await expect.poll(() => api.runtime.consoleLog(name) ?? '', { message: 'the UEFI shell banner in the buffer', timeout: 110_000, interval: 500 }).toContain('UEFI Interactive Shell');
+    await expect
+      .poll(() => api.runtime.consoleLog(name) ?? '', { message: 'the UEFI shell banner in the buffer', timeout: 110_000, interval: 500 })
+      .toContain('UEFI Interactive Shell');
   });
 
   it('streams the buffer first, then the status, over the API', async () => {
@@ -70,7 +74,9 @@ describe('the console of a Proxy VM on the lab', () => {
     expect(statuses[0]?.data.state).toMatch(/^(opening|closed)$/);
     await expect.poll(() => api.runtime.consoles.status(name).state, { timeout: 15_000, interval: 100 }).toBe('busy');
     const status = api.runtime.consoles.status(name);
-    expect('message' in status && status.message).toMatch(new RegExp(`serial console of ${instanceName(name)} on host ${host}.*"take over" disconnects that client`));
+    expect('message' in status && status.message).toMatch(
+      new RegExp(`serial console of ${instanceName(name)} on host ${host}.*"take over" disconnects that client`),
+    );
     const typed = await api.call(h.proxyConsoleInput.POST, `/api/proxies/${name}/console/input`, 'POST', { ...params(), body: { data: '\r' } });
     expect(typed.status, typed.text).toBe(409);
     expect(typed.json.error.code).toBe('ERR_CONSOLE_BUSY');

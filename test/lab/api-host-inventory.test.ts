@@ -38,7 +38,10 @@ interface ImageView {
 
 const host = 'lab1';
 const listHost = async (name = host) => {
-  const answer = await api.call(h.host.GET, `/api/providers/${api.entryName}/hosts/${name}`, 'GET', { session: true, params: { provider: api.entryName, host: name } });
+  const answer = await api.call(h.host.GET, `/api/providers/${api.entryName}/hosts/${name}`, 'GET', {
+    session: true,
+    params: { provider: api.entryName, host: name },
+  });
   expect(answer.status, answer.text.slice(0, 300)).toBe(200);
   return answer.json as { pools: Array<{ name: string; state: string; configured: boolean }>; images: ImageView[]; domains: DomainView[] };
 };
@@ -66,7 +69,10 @@ describe('the host listing on the lab', () => {
 
   it('shows a domain defined by hand with virsh as foreign', async () => {
     const file = join(tmpdir(), `${foreign}.xml`);
-    writeFileSync(file, `<domain type="qemu"><name>${foreign}</name><memory unit="MiB">64</memory><vcpu>1</vcpu><os><type arch="x86_64">hvm</type></os></domain>`);
+    writeFileSync(
+      file,
+      `<domain type="qemu"><name>${foreign}</name><memory unit="MiB">64</memory><vcpu>1</vcpu><os><type arch="x86_64">hvm</type></os></domain>`,
+    );
     await virsh(['define', file]).finally(() => rmSync(file, { force: true }));
     const listing = await listHost();
     expect(listing.domains.find((domain) => domain.name === foreign)).toEqual({ name: foreign, state: 'shut off', kind: 'foreign' });
@@ -80,7 +86,13 @@ describe('the host listing on the lab', () => {
     });
     expect(created.status, created.text).toBe(201);
     const domain = instanceName(name);
-    await expect.poll(async () => (await listHost()).domains.some((entry) => entry.name === domain), { message: `domain ${domain} on ${host}`, timeout: 110_000, interval: 500 }).toBe(true);
+    await expect
+      .poll(async () => (await listHost()).domains.some((entry) => entry.name === domain), {
+        message: `domain ${domain} on ${host}`,
+        timeout: 110_000,
+        interval: 500,
+      })
+      .toBe(true);
     const listing = await listHost();
     expect(listing.domains.find((entry) => entry.name === domain)).toMatchObject({ kind: 'managed', proxy: name });
     const image = listing.images.find((entry) => entry.volume === `base-${api.entryName}-lab.qcow2`);
@@ -102,7 +114,9 @@ describe('the host listing on the lab', () => {
   it('evicts the image once its Proxy is deleted: marker, then base, gone from the pool', async () => {
     const name = api.proxyName('inv');
     expect((await api.call(h.proxy.DELETE, `/api/proxies/${name}`, 'DELETE', { session: true, params: { name } })).status).toBe(202);
-    await expect.poll(async () => (await api.runtime.store.proxies.get(name)) === undefined, { message: `${name} to be deleted`, timeout: 110_000, interval: 500 }).toBe(true);
+    await expect
+      .poll(async () => (await api.runtime.store.proxies.get(name)) === undefined, { message: `${name} to be deleted`, timeout: 110_000, interval: 500 })
+      .toBe(true);
     const base = `base-${api.entryName}-lab.qcow2`;
     const evicted = await evict(base);
     expect(evicted.status, evicted.text).toBe(200);

@@ -104,7 +104,11 @@ export async function startLabApi(lab: Lab): Promise<LabApi> {
       // a minute (a failed test) goes by hand.
       for (const name of proxyNames) if (await runtime.store.proxies.get(name)) await runtime.proxies.delete(name);
       await vi
-        .waitFor(async () => expect(new Set((await runtime.store.proxies.names()).filter((name) => proxyNames.has(name))), 'the run’s Proxies to go').toEqual(new Set()), { timeout: 60_000, interval: 500 })
+        .waitFor(
+          async () =>
+            expect(new Set((await runtime.store.proxies.names()).filter((name) => proxyNames.has(name))), 'the run’s Proxies to go').toEqual(new Set()),
+          { timeout: 60_000, interval: 500 },
+        )
         .catch(() => undefined);
       await stopRuntimeForTests();
       for (const name of proxyNames) {

@@ -22,7 +22,9 @@ describe('the event stream on the lab', () => {
     const domain = instanceName(name);
     const body = { name, mode: 'Managed', provider: api.entryName, placement: { zone: 'lab1', machineType: 'small', image: 'lab' }, cloudInit: '' };
     expect((await api.call(h.proxies.POST, '/api/proxies', 'POST', { session: api.session, body })).status).toBe(201);
-    await expect.poll(async () => (await virsh(['domstate', domain]).catch(() => '')).trim(), { message: `${domain} running`, timeout: 110_000, interval: 500 }).toBe('running');
+    await expect
+      .poll(async () => (await virsh(['domstate', domain]).catch(() => '')).trim(), { message: `${domain} running`, timeout: 110_000, interval: 500 })
+      .toBe('running');
     await expect.poll(async () => (await api.runtime.proxies.get(name)).status.providerID, { timeout: 30_000 }).toBe(`hosts/lab1/domains/${domain}`);
 
     const stream = await watchLiveEvents(api);
@@ -36,10 +38,19 @@ describe('the event stream on the lab', () => {
         timeoutMs: 10_000,
         what: `the Stopped message of ${domain}`,
       });
-      expect(lifecycle.message).toMatchObject({ kind: 'domain', target: 'lab1', provider: api.entryName, proxy: name, providerID: `hosts/lab1/domains/${domain}` });
+      expect(lifecycle.message).toMatchObject({
+        kind: 'domain',
+        target: 'lab1',
+        provider: api.entryName,
+        proxy: name,
+        providerID: `hosts/lab1/domains/${domain}`,
+      });
       const status = await stream.next({
         sinceMs: lifecycle.at,
-        matches: (message) => message.kind === 'proxy' && message.name === name && message.proxy?.status.conditions.some((condition) => condition.reason === 'InstanceStopped') === true,
+        matches: (message) =>
+          message.kind === 'proxy' &&
+          message.name === name &&
+          message.proxy?.status.conditions.some((condition) => condition.reason === 'InstanceStopped') === true,
         timeoutMs: 10_000,
         what: `${name}'s InstanceStopped status`,
       });

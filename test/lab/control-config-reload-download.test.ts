@@ -60,8 +60,14 @@ describe('a config reload during a download', () => {
 
     await runtime.proxies.create(proxy(second));
     for (const name of [first, second]) {
-      await vi.waitFor(async () => expect((await view(name)).status.providerID, `${name} to record its instance`).toBeDefined(), { timeout: 90_000, interval: 250 });
-      await vi.waitFor(async () => expect(await domainState(instanceName(name)), `${instanceName(name)} to run`).toBe('running'), { timeout: 60_000, interval: 250 });
+      await vi.waitFor(async () => expect((await view(name)).status.providerID, `${name} to record its instance`).toBeDefined(), {
+        timeout: 90_000,
+        interval: 250,
+      });
+      await vi.waitFor(async () => expect(await domainState(instanceName(name)), `${instanceName(name)} to run`).toBe('running'), {
+        timeout: 60_000,
+        interval: 250,
+      });
     }
     expect((await gets()) - getsBefore).toBe(1);
     expect(await run.baseVolumes()).toEqual([base, `${base}.sha256`]);

@@ -29,7 +29,10 @@ afterAll(async () => {
 });
 
 async function runningDomain(name: string, host: string): Promise<void> {
-  await vi.waitFor(async () => expect((await runtime.proxies.get(name)).status.providerID, `${name} to record its instance`).toBeDefined(), { timeout: 90_000, interval: 250 });
+  await vi.waitFor(async () => expect((await runtime.proxies.get(name)).status.providerID, `${name} to record its instance`).toBeDefined(), {
+    timeout: 90_000,
+    interval: 250,
+  });
   await vi.waitFor(async () => expect(await domainState(instanceName(name), host)).toBe('running'), { timeout: 60_000, interval: 250 });
 }
 
@@ -57,7 +60,10 @@ describe.each(['lab1', 'lab2'])('the diagnosis of a managed domain that boots no
     const name = proxies[host] as string;
     await runtime.proxies.create(labProxy({ name, provider: entry, zone: host }));
     await runningDomain(name, host);
-    await vi.waitFor(() => expect(runtime.consoleLog(name) ?? '', 'the boot capture to hold the UEFI shell').toContain('UEFI Interactive Shell'), { timeout: 110_000, interval: 500 });
+    await vi.waitFor(() => expect(runtime.consoleLog(name) ?? '', 'the boot capture to hold the UEFI shell').toContain('UEFI Interactive Shell'), {
+      timeout: 110_000,
+      interval: 500,
+    });
     const before = await observable(name, host);
 
     diagnosis = await runtime.diagnosis.diagnose(name);

@@ -36,16 +36,23 @@ afterAll(async () => {
   await run?.cleanUp();
 });
 
-const target = async (host: string) => (await runtime.providers.list()).find((summary) => summary.name === entry)?.targets.find((candidate) => candidate.name === host);
+const target = async (host: string) =>
+  (await runtime.providers.list()).find((summary) => summary.name === entry)?.targets.find((candidate) => candidate.name === host);
 const reasonOf = async (host: string) => (await target(host))?.reason;
 
 /** A Proxy on lab1 goes all the way: a running domain, then deleted with nothing left. */
 async function createAndDeleteOnLab1(what: string): Promise<void> {
   const name = run.proxyName(what);
   await runtime.proxies.create(labProxy({ name, provider: entry, zone: lab1.name }));
-  await vi.waitFor(async () => expect(await domainState(instanceName(name), lab1.name), `${name} to run on lab1`).toBe('running'), { timeout: 90_000, interval: 250 });
+  await vi.waitFor(async () => expect(await domainState(instanceName(name), lab1.name), `${name} to run on lab1`).toBe('running'), {
+    timeout: 90_000,
+    interval: 250,
+  });
   await runtime.proxies.delete(name);
-  await vi.waitFor(async () => await expect(runtime.proxies.get(name), `${name} to be removed`).rejects.toThrow(ProxyNotFoundError), { timeout: 60_000, interval: 250 });
+  await vi.waitFor(async () => await expect(runtime.proxies.get(name), `${name} to be removed`).rejects.toThrow(ProxyNotFoundError), {
+    timeout: 60_000,
+    interval: 250,
+  });
   expect(await domainState(instanceName(name), lab1.name)).toBeUndefined();
 }
 
@@ -61,7 +68,10 @@ describe('one hypervisor down while the other keeps working', () => {
   const seen: Record<string, { reason?: string; message?: string }> = {};
 
   it('both hosts are Reachable to begin with', async () => {
-    await vi.waitFor(async () => expect([await reasonOf(lab1.name), await reasonOf(lab2.name)], 'both hosts Reachable').toEqual(['Reachable', 'Reachable']), { timeout: 60_000, interval: 250 });
+    await vi.waitFor(async () => expect([await reasonOf(lab1.name), await reasonOf(lab2.name)], 'both hosts Reachable').toEqual(['Reachable', 'Reachable']), {
+      timeout: 60_000,
+      interval: 250,
+    });
   });
 
   it("with lab2's libvirtd stopped: lab2 has a reason, lab1 stays Reachable and keeps creating and deleting", async () => {
@@ -75,14 +85,20 @@ describe('one hypervisor down while the other keeps working', () => {
 
     await runtime.proxies.create(labProxy({ name: waiting, provider: entry, zone: lab2.name }));
     await createAndDeleteOnLab1('while-libvirtd-down');
-    await vi.waitFor(async () => expect((await runtime.proxies.get(waiting)).status.lastError, `${waiting} to record an error`).toBeDefined(), { timeout: 30_000, interval: 250 });
+    await vi.waitFor(async () => expect((await runtime.proxies.get(waiting)).status.lastError, `${waiting} to record an error`).toBeDefined(), {
+      timeout: 30_000,
+      interval: 250,
+    });
     expect((await runtime.proxies.get(waiting)).status.lastError?.class).toBe('transient');
     await stillWaiting();
   });
 
   it("with lab2's sshd stopped as well: another reason for lab2, lab1 still unaffected", async () => {
     await stopHostDaemon(lab2, 'sshd');
-    await vi.waitFor(async () => expect((await target(lab2.name))?.message, 'lab2 to be reported without its sshd').not.toBe(seen.libvirtd?.message), { timeout: 30_000, interval: 250 });
+    await vi.waitFor(async () => expect((await target(lab2.name))?.message, 'lab2 to be reported without its sshd').not.toBe(seen.libvirtd?.message), {
+      timeout: 30_000,
+      interval: 250,
+    });
     seen.sshd = { reason: await reasonOf(lab2.name), message: (await target(lab2.name))?.message };
     expect(seen.sshd.reason).toBe('Unreachable');
     expect(seen.sshd.message).toMatch(/ECONNREFUSED|refused/i);
@@ -95,10 +111,17 @@ describe('one hypervisor down while the other keeps working', () => {
     const up = await runCommand(['bash', upScript], { timeoutMs: 300_000 });
     expect(up.exitCode, up.stderr).toBe(0);
     await vi.waitFor(async () => expect(await reasonOf(lab2.name), 'lab2 Reachable again').toBe('Reachable'), { timeout: 60_000, interval: 250 });
-    await vi.waitFor(async () => expect(await domainState(instanceName(waiting), lab2.name), `${waiting} to run on lab2`).toBe('running'), { timeout: 120_000, interval: 500 });
+    await vi.waitFor(async () => expect(await domainState(instanceName(waiting), lab2.name), `${waiting} to run on lab2`).toBe('running'), {
+      timeout: 120_000,
+      interval: 500,
+    });
     // The domain runs before the provider's Create returns and the reconciler records its ID: on a
     // busy machine that is seconds later.
-    await vi.waitFor(async () => expect((await runtime.proxies.get(waiting)).status.providerID, `${waiting} to record its domain`).toBe(`hosts/lab2/domains/${instanceName(waiting)}`), { timeout: 60_000, interval: 250 });
+    await vi.waitFor(
+      async () =>
+        expect((await runtime.proxies.get(waiting)).status.providerID, `${waiting} to record its domain`).toBe(`hosts/lab2/domains/${instanceName(waiting)}`),
+      { timeout: 60_000, interval: 250 },
+    );
     expect(await domainState(instanceName(waiting), lab1.name)).toBeUndefined();
   });
 });

@@ -12,14 +12,17 @@ const suite = singleProxySuite({
   env: { RESYNC_INTERVAL: '10m', PROVISIONING_POLL_INTERVAL: '10m', RECONCILE_BACKOFF_BASE: '5m', RECONCILE_BACKOFF_CAP: '5m' },
 });
 
-const runs = (domain: string, timeout: number) => expect.poll(() => domainState(domain), { message: `${domain} to run`, timeout, interval: 250 }).toBe('running');
+const runs = (domain: string, timeout: number) =>
+  expect.poll(() => domainState(domain), { message: `${domain} to run`, timeout, interval: 250 }).toBe('running');
 
 describe('instance events on the lab', () => {
   it('a domain destroyed behind our back is reconciled within seconds, by its lifecycle event', async () => {
     const { run, runtime, entry, proxy } = suite;
     const domain = instanceName(proxy);
     await runtime.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
-    await expect.poll(async () => (await runtime.proxies.get(proxy)).status.providerID, { message: `${proxy} to record its instance`, timeout: 90_000, interval: 250 }).toBe(`hosts/lab1/domains/${domain}`);
+    await expect
+      .poll(async () => (await runtime.proxies.get(proxy)).status.providerID, { message: `${proxy} to record its instance`, timeout: 90_000, interval: 250 })
+      .toBe(`hosts/lab1/domains/${domain}`);
     const providerID = `hosts/lab1/domains/${domain}`;
     await runs(domain, 60_000);
 
@@ -46,10 +49,14 @@ describe('instance events on the lab', () => {
     expect(logged).toMatchObject({ provider: entry, target: 'lab1', instance: domain, proxy });
     expect(gets()).toBeGreaterThan(quietGets);
     const since = (at: number) => `${at - destroyedAt} ms`;
-    console.info(`virsh destroy: returned ${since(virshReturnedAt)}, event logged ${since(Number(logged?.time))}, InstanceStopped recorded ${since(Date.parse(stopped.firstAt))} after it started`);
+    console.info(
+      `virsh destroy: returned ${since(virshReturnedAt)}, event logged ${since(Number(logged?.time))}, InstanceStopped recorded ${since(Date.parse(stopped.firstAt))} after it started`,
+    );
 
     // And the reconciler carries on as for any stopped instance: deleted and created again.
-    await expect.poll(async () => (await runtime.proxies.events(proxy)).map((event) => event.reason), { message: 'the stopped instance to be deleted', timeout: 30_000 }).toContain('InstanceDeleted');
+    await expect
+      .poll(async () => (await runtime.proxies.events(proxy)).map((event) => event.reason), { message: 'the stopped instance to be deleted', timeout: 30_000 })
+      .toContain('InstanceDeleted');
     await runs(domain, 60_000);
   });
 });

@@ -45,7 +45,10 @@ async function provisioned(name: string): Promise<string> {
     { timeout: 90_000, interval: 250 },
   );
   const host = (await view(name)).placement?.zone;
-  await vi.waitFor(async () => expect(await domainState(instanceName(name), host), `${instanceName(name)} to run on ${host}`).toBe('running'), { timeout: 60_000, interval: 250 });
+  await vi.waitFor(async () => expect(await domainState(instanceName(name), host), `${instanceName(name)} to run on ${host}`).toBe('running'), {
+    timeout: 60_000,
+    interval: 250,
+  });
   return providerID;
 }
 
@@ -74,7 +77,10 @@ describe('the runtime on the lab', () => {
     expect(keptID).toBe(`hosts/lab1/domains/${instanceName(kept)}`);
     expect(orphanedID).toBe(`hosts/lab2/domains/${instanceName(orphaned)}`);
 
-    for (const [name, providerID] of [[kept, keptID], [orphaned, orphanedID]] as const) {
+    for (const [name, providerID] of [
+      [kept, keptID],
+      [orphaned, orphanedID],
+    ] as const) {
       expect(await staysProvisioning(name, providerID, 3)).toEqual(['Provisioning']);
       const { status } = await view(name);
       expect(status.ip).toBeUndefined();
@@ -102,11 +108,12 @@ describe('the runtime on the lab', () => {
 
     const orphanDomain = instanceName(orphaned);
     await runtime.store.proxies.remove((await view(orphaned)).uid);
-    await vi.waitFor(async () => expect(await domainState(orphanDomain, 'lab2'), `GC to delete ${orphanDomain}`).toBeUndefined(), { timeout: 30_000, interval: 250 });
+    await vi.waitFor(async () => expect(await domainState(orphanDomain, 'lab2'), `GC to delete ${orphanDomain}`).toBeUndefined(), {
+      timeout: 30_000,
+      interval: 250,
+    });
     expect(await run.instanceVolumes(orphanDomain, 'lab2')).toEqual([]);
-    expect(run.logs.filter((line) => line.msg === 'orphan instance deleted').map((line) => line.providerID)).toEqual([
-      `hosts/lab2/domains/${orphanDomain}`,
-    ]);
+    expect(run.logs.filter((line) => line.msg === 'orphan instance deleted').map((line) => line.providerID)).toEqual([`hosts/lab2/domains/${orphanDomain}`]);
 
     // A sweep now sees the kept domain once (on lab1) and deletes nothing; lab1 never lost anything.
     const [report] = await runtime.gc.sweep();

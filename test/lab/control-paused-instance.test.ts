@@ -39,7 +39,9 @@ describe('a VM paused on the host', () => {
     // Three more passes (one a second): each looks, none touches the domain.
     const scoped = run.scoped.get(entry);
     const target = (scoped?.gets.get(providerID) ?? 0) + 3;
-    await expect.poll(() => scoped?.gets.get(providerID) ?? 0, { message: 'three more reconcile passes', timeout: 30_000, interval: 100 }).toBeGreaterThanOrEqual(target);
+    await expect
+      .poll(() => scoped?.gets.get(providerID) ?? 0, { message: 'three more reconcile passes', timeout: 30_000, interval: 100 })
+      .toBeGreaterThanOrEqual(target);
     expect(await domainState(domain)).toBe('paused');
     expect((await virsh(['domuuid', domain])).trim()).toBe(uuid);
     expect(await provisionedReason()).toBe('InstancePaused');

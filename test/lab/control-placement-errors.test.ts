@@ -54,7 +54,9 @@ describe('placement refusals through the runtime on the lab', () => {
   it('a provider entry whose diskSizeGb exceeds the pool gives Provisioned=False QuotaExceeded, retried, never Failed', async () => {
     const name = run.proxyName('quota');
     await runtime.proxies.create(labProxy({ name, provider: tooBig }));
-    await expect.poll(() => eventCount(name, 'QuotaExceeded'), { message: 'a second QuotaExceeded attempt', timeout: 30_000, interval: 250 }).toBeGreaterThanOrEqual(2);
+    await expect
+      .poll(() => eventCount(name, 'QuotaExceeded'), { message: 'a second QuotaExceeded attempt', timeout: 30_000, interval: 250 })
+      .toBeGreaterThanOrEqual(2);
 
     const { status } = await view(name);
     expect(status.phase).toBe('Provisioning');
@@ -81,7 +83,9 @@ describe('placement refusals through the runtime on the lab', () => {
 
     // Two more passes find the latch (only this Proxy's passes end `skipped` here): no new attempt.
     const target = (await skippedPasses()) + 2;
-    await expect.poll(() => skippedPasses(), { message: 'two more passes over the Failed Proxy', timeout: 30_000, interval: 250 }).toBeGreaterThanOrEqual(target);
+    await expect
+      .poll(() => skippedPasses(), { message: 'two more passes over the Failed Proxy', timeout: 30_000, interval: 250 })
+      .toBeGreaterThanOrEqual(target);
     expect((await view(name)).status.phase).toBe('Failed');
     expect(await eventCount(name, 'Failed')).toBe(1);
     expect(await eventCount(name, 'Creating')).toBe(1);

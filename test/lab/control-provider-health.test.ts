@@ -35,7 +35,10 @@ describe('the provider health monitor on the lab', () => {
     const summaries = await vi.waitFor(
       async () => {
         const list = await runtime.providers.list();
-        expect(list.filter((summary) => summary.targets.length === 0), 'the first health round').toEqual([]);
+        expect(
+          list.filter((summary) => summary.targets.length === 0),
+          'the first health round',
+        ).toEqual([]);
         return list;
       },
       { timeout: 60_000, interval: 250 },
@@ -58,11 +61,20 @@ describe('the provider health monitor on the lab', () => {
 
     // History for the charts, and the gauge.
     for (const host of hostNames) {
-      expect((await runtime.providers.history(reachable, { sinceMs: 0, target: host })).map((sample) => [sample.ready, sample.reason])).toEqual([[true, 'Reachable']]);
-      expect((await runtime.providers.history(stopped, { sinceMs: 0, target: host })).map((sample) => [sample.ready, sample.reason])).toEqual([[false, 'PoolNotActive']]);
+      expect((await runtime.providers.history(reachable, { sinceMs: 0, target: host })).map((sample) => [sample.ready, sample.reason])).toEqual([
+        [true, 'Reachable'],
+      ]);
+      expect((await runtime.providers.history(stopped, { sinceMs: 0, target: host })).map((sample) => [sample.ready, sample.reason])).toEqual([
+        [false, 'PoolNotActive'],
+      ]);
     }
     expect(await gauge()).toEqual(
-      Object.fromEntries(hostNames.flatMap((host) => [[`${reachable}/${host}`, 1], [`${stopped}/${host}`, 0]])),
+      Object.fromEntries(
+        hostNames.flatMap((host) => [
+          [`${reachable}/${host}`, 1],
+          [`${stopped}/${host}`, 0],
+        ]),
+      ),
     );
   });
 });

@@ -56,7 +56,9 @@ describe('a ProxySet whose members never become Ready', () => {
     const condition = await exhausted();
     console.log(`ReplacementsExhausted: ${condition?.message}`);
     expect(condition?.reason).toBe('BudgetSpent');
-    expect(condition?.message).toMatch(/^2 replacements within the budget's window \(at most 2\); replacing stopped until the set is changed, scaled or resumed\. Last: /);
+    expect(condition?.message).toMatch(
+      /^2 replacements within the budget's window \(at most 2\); replacing stopped until the set is changed, scaled or resumed\. Last: /,
+    );
     for (const name of first) expect(condition?.message).toContain(`${name}: not Ready in time`);
     expect(await setEvents(runtime, set, 'ReplacementsExhausted')).toHaveLength(1);
     expect((await setEvents(runtime, set, 'MemberReplaced')).map((event) => /^(\S+) replaced by/.exec(event.message)?.[1]).sort()).toEqual(first);
@@ -78,7 +80,10 @@ describe('a ProxySet whose members never become Ready', () => {
     expect(run.domains.size).toBe(4);
     expect(await setEvents(runtime, set, 'MemberCreated')).toHaveLength(4);
     expect((await setMembers(runtime, set)).map((member) => member.name).sort()).toEqual(members.map((member) => member.name).sort());
-    await vi.waitFor(async () => expect(total(await definedByHost(lab, run.domains)), 'the replaced domains to be gone').toBe(2), { timeout: 60_000, interval: 1_000 });
+    await vi.waitFor(async () => expect(total(await definedByHost(lab, run.domains)), 'the replaced domains to be gone').toBe(2), {
+      timeout: 60_000,
+      interval: 1_000,
+    });
     expect((await exhausted())?.status).toBe('True');
     expect(await setEvents(runtime, set, 'ReplacementsExhausted')).toHaveLength(1);
   });

@@ -70,7 +70,10 @@ describe('a ProxySet while one hypervisor is frozen', () => {
     freeze();
     let seenDownMs: number;
     try {
-      await vi.waitFor(async () => expect(await hostReason(runtime, entry, 'lab2'), 'lab2 Unreachable').toBe('Unreachable'), { timeout: 30_000, interval: 250 });
+      await vi.waitFor(async () => expect(await hostReason(runtime, entry, 'lab2'), 'lab2 Unreachable').toBe('Unreachable'), {
+        timeout: 30_000,
+        interval: 250,
+      });
       // The controller has seen it down (its next pass, within 10 s): the grace counts from then.
       await vi.waitFor(async () => expect(await downSince(), 'the set controller to see lab2 down').toBeDefined(), { timeout: 20_000, interval: 250 });
       seenDownMs = Date.parse((await downSince()) as string);
@@ -92,7 +95,9 @@ describe('a ProxySet while one hypervisor is frozen', () => {
       await vi.waitFor(
         async () => {
           const created = (await setEvents(runtime, set, 'MemberCreated')).slice(3).map((event) => event.message);
-          expect(created.map((message) => /in place of (\S+),/.exec(message)?.[1]).sort(), 'a replacement for each member on lab2').toEqual([...stranded].sort());
+          expect(created.map((message) => /in place of (\S+),/.exec(message)?.[1]).sort(), 'a replacement for each member on lab2').toEqual(
+            [...stranded].sort(),
+          );
         },
         { timeout: 90_000, interval: 500 },
       );
@@ -104,7 +109,12 @@ describe('a ProxySet while one hypervisor is frozen', () => {
       const lab1 = lab.hosts.find((host) => host.name === 'lab1') as LabHost;
       await vi.waitFor(
         async () => {
-          const running = (await runningByHost({ ...lab, hosts: [lab1] }, (await setMembers(runtime, set)).map((member) => member.name))).lab1;
+          const running = (
+            await runningByHost(
+              { ...lab, hosts: [lab1] },
+              (await setMembers(runtime, set)).map((member) => member.name),
+            )
+          ).lab1;
           expect(running, 'the replacements running on lab1').toEqual([...(before.lab1 ?? []), ...replacements.map((member) => member.name)].sort());
         },
         { timeout: 90_000, interval: 1_000 },
@@ -115,7 +125,10 @@ describe('a ProxySet while one hypervisor is frozen', () => {
 
     await allReachable(runtime, lab, entry);
     for (const name of stranded) {
-      await vi.waitFor(async () => expect(await runtime.store.proxies.get(name), `${name} deleted once lab2 is back`).toBeUndefined(), { timeout: 90_000, interval: 500 });
+      await vi.waitFor(async () => expect(await runtime.store.proxies.get(name), `${name} deleted once lab2 is back`).toBeUndefined(), {
+        timeout: 90_000,
+        interval: 500,
+      });
     }
     const after = await settled({ runtime, lab, set, count: 3, timeoutMs: 60_000 });
     expect(counts(after)).toEqual({ lab1: 3 });

@@ -59,10 +59,17 @@ describe('a ProxySet over the two lab hypervisors', () => {
     // The member may already be making it again (its instance watch hears the domain go): a domain
     // of the same name is a new one when its UUID differs.
 
-    await vi.waitFor(async () => expect((await runtime.proxies.events(victim?.name as string)).map((event) => event.reason), `${victim?.name} to notice`).toContain('InstanceNotFound'), {
-      timeout: 60_000,
-      interval: 500,
-    });
+    await vi.waitFor(
+      async () =>
+        expect(
+          (await runtime.proxies.events(victim?.name as string)).map((event) => event.reason),
+          `${victim?.name} to notice`,
+        ).toContain('InstanceNotFound'),
+      {
+        timeout: 60_000,
+        interval: 500,
+      },
+    );
     const after = await settled({ runtime, lab, set, count: 3, timeoutMs: 120_000 });
     expect(after[host]).toContain(victim?.name);
     expect((await virsh(['domuuid', domain], host)).trim()).not.toBe(uuid);
@@ -81,12 +88,18 @@ describe('a ProxySet over the two lab hypervisors', () => {
     // not-Ready first (none is Ready here), then newest: the first one made stays.
     expect(kept?.name).toBe(oldest[0]?.name);
     for (const gone of oldest.slice(1)) {
-      await vi.waitFor(async () => expect(await runtime.store.proxies.get(gone.name), `${gone.name} removed`).toBeUndefined(), { timeout: 60_000, interval: 500 });
+      await vi.waitFor(async () => expect(await runtime.store.proxies.get(gone.name), `${gone.name} removed`).toBeUndefined(), {
+        timeout: 60_000,
+        interval: 500,
+      });
       expect(await domainState(instanceName(gone.name), gone.placement?.zone)).toBeUndefined();
     }
     expect(await statusByHost(runtime, set)).toEqual(counts(one));
     expect((await setEvents(runtime, set, 'MemberDeleted')).map((event) => event.message).sort()).toEqual(
-      oldest.slice(1).map((member) => `${member.name}: more members than replicas (not-Ready first, then newest)`).sort(),
+      oldest
+        .slice(1)
+        .map((member) => `${member.name}: more members than replicas (not-Ready first, then newest)`)
+        .sort(),
     );
 
     await runtime.proxySets.scale(set, { replicas: 2 });

@@ -24,7 +24,9 @@ describe('stats sampling on the lab', () => {
     const samples: StatsSample[] = [];
     runtime.sampler.onSample((sample) => samples.push(sample));
     await runtime.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
-    await expect.poll(async () => (await runtime.proxies.get(proxy)).status.providerID, { message: `${proxy} to record its instance`, timeout: 90_000, interval: 250 }).toBe(`hosts/lab1/domains/${domain}`);
+    await expect
+      .poll(async () => (await runtime.proxies.get(proxy)).status.providerID, { message: `${proxy} to record its instance`, timeout: 90_000, interval: 250 })
+      .toBe(`hosts/lab1/domains/${domain}`);
     await expect.poll(() => domainState(domain), { timeout: 60_000, interval: 250 }).toBe('running');
 
     const ours = () => samples.flatMap((sample) => sample.vms.filter((vm) => vm.proxy === proxy).map((vm) => ({ ...vm, target: sample.target })));
@@ -32,7 +34,9 @@ describe('stats sampling on the lab', () => {
     const first = (await cpuSeconds(proxy))!;
     // The VM's firmware works through its boot order under emulation: CPU time keeps growing.
     await expect.poll(() => cpuSeconds(proxy), { message: 'the CPU time counter to move', timeout: 20_000, interval: 500 }).toBeGreaterThan(first);
-    await expect.poll(() => ours().filter((vm) => (vm.cpuPercent ?? 0) > 0).length, { message: 'a sample with a CPU rate', timeout: 15_000, interval: 250 }).toBeGreaterThan(0);
+    await expect
+      .poll(() => ours().filter((vm) => (vm.cpuPercent ?? 0) > 0).length, { message: 'a sample with a CPU rate', timeout: 15_000, interval: 250 })
+      .toBeGreaterThan(0);
     const withRate = ours().find((vm) => (vm.cpuPercent ?? 0) > 0)!;
     expect(withRate).toMatchObject({ target: 'lab1', domain, memoryTotalBytes: 256 * 1024 * 1024 });
     expect(withRate.netRxBps).not.toBeNull();

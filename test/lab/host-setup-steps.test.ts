@@ -35,7 +35,10 @@ beforeAll(async () => {
   knownHosts = join(scratch, 'known_hosts');
   writeFileSync(knownHosts, `${readFileSync(lab.knownHostsFile, 'utf8').split('\n')[0]}\n`, { mode: 0o600 });
   const [entry] = (await loadProvidersConfig(lab.providersConfig)) as Kvm2Entry[];
-  const lab1Only: Kvm2Entry = { ...entry!, kvm2: { ...entry!.kvm2, knownHostsFile: knownHosts, hosts: entry!.kvm2.hosts.filter((host) => host.name === 'lab1') } };
+  const lab1Only: Kvm2Entry = {
+    ...entry!,
+    kvm2: { ...entry!.kvm2, knownHostsFile: knownHosts, hosts: entry!.kvm2.hosts.filter((host) => host.name === 'lab1') },
+  };
   setup = new HostSetup({ configPath: join(scratch, 'providers.yaml'), entries: () => [lab1Only], logger });
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
@@ -46,12 +49,19 @@ describe('adding lab2 step by step', () => {
     const step = await setup.hostKey({ provider, address: lab2.address });
     expect(step).toEqual({
       ok: true,
-      hostKey: { keyType: 'ssh-ed25519', fingerprint: fingerprintOnHost(lab2), hostCommand: 'ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub', standing: 'unknown' },
+      hostKey: {
+        keyType: 'ssh-ed25519',
+        fingerprint: fingerprintOnHost(lab2),
+        hostCommand: 'ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub',
+        standing: 'unknown',
+      },
     });
     // Before trusting, the login fails on the host key, and says so.
     const early = await setup.authenticate(candidate(lab2));
     expect(early).toMatchObject({ ok: false, failure: { reason: 'Unauthorized', fix: expect.stringContaining('step 1') } });
-    await expect(setup.trustHostKey({ provider, address: lab2.address, fingerprint: fingerprintOnHost(hostOf('lab1'))! })).rejects.toMatchObject({ code: 'ERR_HOST_SETUP_CONFLICT' });
+    await expect(setup.trustHostKey({ provider, address: lab2.address, fingerprint: fingerprintOnHost(hostOf('lab1'))! })).rejects.toMatchObject({
+      code: 'ERR_HOST_SETUP_CONFLICT',
+    });
     await expect(setup.trustHostKey({ provider, address: lab2.address, fingerprint: step.hostKey!.fingerprint })).resolves.toEqual({ ok: true, written: true });
     expect(readFileSync(knownHosts, 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
     await expect(setup.hostKey({ provider, address: lab2.address })).resolves.toMatchObject({ ok: true, hostKey: { standing: 'known' } });
@@ -115,7 +125,10 @@ describe('what a step that fails shows', () => {
   it('gives a refused key the authorise command and a stopped socket the libvirtd fix', async () => {
     const lab2 = hostOf('lab2');
     const refused = await setup.authenticate({ ...candidate(lab2), user: 'nobody-here' });
-    expect(refused).toMatchObject({ ok: false, failure: { reason: 'Unauthorized', fix: expect.stringContaining("sudo -u nobody-here sh -c 'umask 077; mkdir -p ~/.ssh") } });
+    expect(refused).toMatchObject({
+      ok: false,
+      failure: { reason: 'Unauthorized', fix: expect.stringContaining("sudo -u nobody-here sh -c 'umask 077; mkdir -p ~/.ssh") },
+    });
     const noSocket = await setup.libvirt({ ...candidate(lab2), socket: '/run/libvirt/not-here' });
     expect(noSocket).toMatchObject({ ok: false, failure: { reason: 'Unreachable', fix: expect.stringContaining('libvirtd is not running') } });
   });
@@ -130,9 +143,15 @@ describe('what a step that fails shows', () => {
     const [entry] = (await loadProvidersConfig(lab.providersConfig)) as Kvm2Entry[];
     const swappedSetup = new HostSetup({ configPath: undefined, entries: () => [{ ...entry!, kvm2: { ...entry!.kvm2, knownHostsFile: swapped } }], logger });
     const step = await swappedSetup.hostKey({ provider, address: lab1.address });
-    expect(step).toMatchObject({ ok: false, hostKey: { standing: 'changed', fingerprint: fingerprintOnHost(lab1) }, failure: { fix: expect.stringContaining('never replaced') } });
+    expect(step).toMatchObject({
+      ok: false,
+      hostKey: { standing: 'changed', fingerprint: fingerprintOnHost(lab1) },
+      failure: { fix: expect.stringContaining('never replaced') },
+    });
     expect(step.hostKey!.knownFingerprint).not.toBe(step.hostKey!.fingerprint);
-    await expect(swappedSetup.trustHostKey({ provider, address: lab1.address, fingerprint: step.hostKey!.fingerprint })).rejects.toMatchObject({ code: 'ERR_HOST_SETUP_CONFLICT' });
+    await expect(swappedSetup.trustHostKey({ provider, address: lab1.address, fingerprint: step.hostKey!.fingerprint })).rejects.toMatchObject({
+      code: 'ERR_HOST_SETUP_CONFLICT',
+    });
     expect(readFileSync(swapped, 'utf8')).toBe(readFileSync(`${swapped}.before`, 'utf8'));
   });
 });

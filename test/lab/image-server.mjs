@@ -141,8 +141,7 @@ const variants = {
   '/variants/404': (req, res) => sendStatus(res, 404),
   '/variants/429': (req, res) => sendStatus(res, 429, { 'Retry-After': '1' }),
   '/variants/503': (req, res) => sendStatus(res, 503, { 'Retry-After': '1' }),
-  '/variants/head-405.qcow2': (req, res) =>
-    req.method === 'HEAD' ? sendStatus(res, 405, { Allow: 'GET' }) : sendBytes(req, res, image),
+  '/variants/head-405.qcow2': (req, res) => (req.method === 'HEAD' ? sendStatus(res, 405, { Allow: 'GET' }) : sendBytes(req, res, image)),
   '/variants/truncated.qcow2': (req, res) => sendTruncated(req, res),
   '/variants/slow.qcow2': (req, res, query) => sendSlow(req, res, query),
   '/variants/redirect-once.qcow2': (req, res) => sendRedirect(res, 302, imagePath),

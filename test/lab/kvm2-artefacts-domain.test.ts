@@ -137,10 +137,7 @@ describe.each(['uefi', 'bios'] as const)('kvm2 domain with %s firmware', (firmwa
   const mark = { managed: true, uid: `uid-${run}`, created: formatCreated(new Date()) };
 
   it('defines, starts under emulation and reads back', async () => {
-    const overlayPath = await createVolume(
-      overlayVolumeXML({ domain, diskSizeGb: 1, basePath: base.path, baseFormat: 'qcow2' }),
-      overlayVolumeName(domain),
-    );
+    const overlayPath = await createVolume(overlayVolumeXML({ domain, diskSizeGb: 1, basePath: base.path, baseFormat: 'qcow2' }), overlayVolumeName(domain));
     const iso = buildSeedISO({ domain, cloudInit: '#cloud-config\n', installGuestAgent: true });
     const seedPath = await createVolume(seedVolumeXML({ domain, sizeBytes: iso.length }), seedVolumeName(domain));
     await upload(seedVolumeName(domain), iso);
@@ -166,7 +163,16 @@ describe.each(['uefi', 'bios'] as const)('kvm2 domain with %s firmware', (firmwa
 
     expect(parseMetadataXML(await virsh(['metadata', domain, '--uri', metadataURI]))).toEqual(mark);
     const live = parseDomainXML(await virsh(['dumpxml', domain]));
-    expect(live).toMatchObject({ name: domain, virtType: 'qemu', firmware, cpuMode: 'maximum', vcpus: 1, memoryBytes: 256 * 1024 ** 2, metadata: mark, graphicsCount: 0 });
+    expect(live).toMatchObject({
+      name: domain,
+      virtType: 'qemu',
+      firmware,
+      cpuMode: 'maximum',
+      vcpus: 1,
+      memoryBytes: 256 * 1024 ** 2,
+      metadata: mark,
+      graphicsCount: 0,
+    });
     expect(live.disks.map((disk) => ({ type: disk.type, device: disk.device, source: disk.sourceFile, target: disk.targetDev }))).toEqual([
       { type: 'file', device: 'disk', source: overlayPath, target: 'vda' },
       { type: 'file', device: 'cdrom', source: seedPath, target: 'sda' },

@@ -30,7 +30,9 @@ const modules = [
 
 function findDeb(pattern: RegExp): string | undefined {
   if (!existsSync(aptArchives)) return undefined;
-  const found = readdirSync(aptArchives).filter((name) => pattern.test(name)).sort();
+  const found = readdirSync(aptArchives)
+    .filter((name) => pattern.test(name))
+    .sort();
   const last = found[found.length - 1];
   return last ? join(aptArchives, last) : undefined;
 }
@@ -127,8 +129,17 @@ export interface GuestKit {
 export function prepareIsofsGuest(): GuestKit {
   const { kernel: kernelPackage, busybox: busyboxPackage } = debs();
   // Keyed by the kernel package and this file, so a change to how the initramfs is built rebuilds it.
-  const builder = createHash('sha256').update(readFileSync(fileURLToPath(import.meta.url))).digest('hex').slice(0, 12);
-  const cache = join(tmpdir(), `kvm2-isofs-guest-${kernelPackage.split('/').pop()?.replace(/\.deb$/, '')}-${builder}`);
+  const builder = createHash('sha256')
+    .update(readFileSync(fileURLToPath(import.meta.url)))
+    .digest('hex')
+    .slice(0, 12);
+  const cache = join(
+    tmpdir(),
+    `kvm2-isofs-guest-${kernelPackage
+      .split('/')
+      .pop()
+      ?.replace(/\.deb$/, '')}-${builder}`,
+  );
   const kit = { kernel: join(cache, 'vmlinuz'), initrd: join(cache, 'initrd.cpio.gz') };
   if (existsSync(kit.kernel) && existsSync(kit.initrd)) return kit;
 
@@ -227,9 +238,24 @@ function parseReport(console: string): GuestReport {
 export function readWithLinuxIsofs(kit: GuestKit, images: string[], timeoutMs = 90_000): Promise<GuestReport> {
   const drives = images.flatMap((image) => ['-drive', `file=${image},format=raw,if=virtio,readonly=on`]);
   const args = [
-    '-machine', 'q35', '-accel', 'tcg', '-m', '256', '-nodefaults', '-display', 'none', '-no-reboot',
-    '-serial', 'stdio', '-kernel', kit.kernel, '-initrd', kit.initrd,
-    '-append', 'console=ttyS0 panic=-1 loglevel=4',
+    '-machine',
+    'q35',
+    '-accel',
+    'tcg',
+    '-m',
+    '256',
+    '-nodefaults',
+    '-display',
+    'none',
+    '-no-reboot',
+    '-serial',
+    'stdio',
+    '-kernel',
+    kit.kernel,
+    '-initrd',
+    kit.initrd,
+    '-append',
+    'console=ttyS0 panic=-1 loglevel=4',
     ...drives,
   ];
   return new Promise((resolve, reject) => {

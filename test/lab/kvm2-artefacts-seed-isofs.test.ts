@@ -18,7 +18,12 @@ const seeds: { what: string; options: SeedOptions }[] = [
   { what: 'cloud-config, agent script', options: { domain: 'proxy-text', cloudInit: cloudConfig, installGuestAgent: true } },
   {
     what: 'gzipped user-data, multipart vendor-data',
-    options: { domain: 'proxy-gzip', cloudInit: gzipSync(Buffer.from(cloudConfig.repeat(100))), installGuestAgent: true, vendorData: '#cloud-config\nntp: {enabled: true}\n' },
+    options: {
+      domain: 'proxy-gzip',
+      cloudInit: gzipSync(Buffer.from(cloudConfig.repeat(100))),
+      installGuestAgent: true,
+      vendorData: '#cloud-config\nntp: {enabled: true}\n',
+    },
   },
   { what: '0-byte user-data, empty vendor-data', options: { domain: 'proxy-empty', cloudInit: new Uint8Array(0), installGuestAgent: false } },
   { what: '1 MiB binary user-data', options: { domain: 'proxy-large', cloudInit: randomBytes(1024 * 1024), installGuestAgent: true } },

@@ -65,7 +65,9 @@ describe('a healthy lab', () => {
     expect(hostnames).toEqual(lab.hosts.map((host) => host.hostname));
     const poolInfo = await virsh(['pool-info', lab.pool.name]);
     // What each host's libvirt offers, asked by root's virsh (this machine may have no /dev/kvm at all).
-    const kvmOffered = await Promise.all(lab.hosts.map(async (host) => (/<domain>kvm<\/domain>/.test(await virsh(['domcapabilities'], host)) ? 'offered' : 'not offered')));
+    const kvmOffered = await Promise.all(
+      lab.hosts.map(async (host) => (/<domain>kvm<\/domain>/.test(await virsh(['domcapabilities'], host)) ? 'offered' : 'not offered')),
+    );
 
     expect(targets.map((target) => target.name)).toEqual(lab.hosts.map((host) => host.name));
     for (const [index, target] of targets.entries()) {
@@ -107,7 +109,10 @@ describe('each way a real host fails the check', () => {
   });
 
   it('Unauthorized when known_hosts does not hold the host', async () => {
-    const other = readFileSync(`${strangerKey('other-host-key')}.pub`, 'utf8').split(' ').slice(0, 2).join(' ');
+    const other = readFileSync(`${strangerKey('other-host-key')}.pub`, 'utf8')
+      .split(' ')
+      .slice(0, 2)
+      .join(' ');
     const knownHostsFile = join(scratch, 'known_hosts_without_lab');
     writeFileSync(knownHostsFile, `some-other-host.example ${other}\n`);
     const target = await checkOnce(withHost({}, { knownHostsFile }));

@@ -33,7 +33,10 @@ describe('a leader that loses its lease mid-download', () => {
     const name = run.domainName('fenced');
     const controller = new AbortController();
     const create = failureOf(
-      provider.create({ name, uid: `uid-${name}`, placement: { zone: 'lab1', machineType: 'small', image: url }, cloudInit: '#cloud-config\n', port: 3128 }, { signal: controller.signal }),
+      provider.create(
+        { name, uid: `uid-${name}`, placement: { zone: 'lab1', machineType: 'small', image: url }, cloudInit: '#cloud-config\n', port: 3128 },
+        { signal: controller.signal },
+      ),
     );
     await expect.poll(() => provider.downloads.list().some((entry) => entry.doneBytes > 0), { timeout: 20_000, interval: 10 }).toBe(true);
     const base = (await run.baseVolumes()).find((volume) => volume.includes(urlImageKey(url)));

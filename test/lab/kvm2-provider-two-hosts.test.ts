@@ -63,7 +63,9 @@ describe('the kvm2 provider on two hypervisors', () => {
   });
 
   it('ListByTag lists each domain once, under its own host', async () => {
-    const listed = (await provider.listByTag(managedTag)).map((instance) => instance.providerID).filter((id) => [...names.values()].some((name) => id.endsWith(`/${name}`)));
+    const listed = (await provider.listByTag(managedTag))
+      .map((instance) => instance.providerID)
+      .filter((id) => [...names.values()].some((name) => id.endsWith(`/${name}`)));
     expect(listed.sort()).toEqual(lab.hosts.map((host) => `hosts/${host.name}/domains/${names.get(host.name)}`).sort());
   });
 

@@ -39,12 +39,15 @@ describe('stats sampling with a frozen libvirtd', () => {
     const samples: StatsSample[] = [];
     sampler.onSample((sample) => samples.push(sample));
     const of = (host: string) => samples.filter((sample) => sample.target === host);
-    const pooledDials = (host: string) => run.logs.filter((line) => line.msg === 'libvirt host connected' && line.host === host && line.connection === 'pooled').length;
+    const pooledDials = (host: string) =>
+      run.logs.filter((line) => line.msg === 'libvirt host connected' && line.host === host && line.connection === 'pooled').length;
     const [lab1, lab2] = lab.hosts.map((host) => host.name) as [string, string];
     const libvirtd = hostDaemonPid(lab.hosts[1]!, 'libvirtd');
     sampler.start();
     try {
-      await expect.poll(() => Math.min(of(lab1).length, of(lab2).length), { message: 'two samples of each host', timeout: 20_000, interval: 100 }).toBeGreaterThanOrEqual(2);
+      await expect
+        .poll(() => Math.min(of(lab1).length, of(lab2).length), { message: 'two samples of each host', timeout: 20_000, interval: 100 })
+        .toBeGreaterThanOrEqual(2);
       expect(pooledDials(lab2)).toBe(1);
 
       const frozenAt = Date.now();
@@ -59,7 +62,13 @@ describe('stats sampling with a frozen libvirtd', () => {
       expect(during(lab1).length).toBeGreaterThanOrEqual(3);
       expect(during(lab2)).toEqual([]);
 
-      await expect.poll(() => of(lab2).filter((sample) => sample.atMs > frozenAt + 5_000).length, { message: 'lab2 sampled again after SIGCONT', timeout: 15_000, interval: 100 }).toBeGreaterThanOrEqual(2);
+      await expect
+        .poll(() => of(lab2).filter((sample) => sample.atMs > frozenAt + 5_000).length, {
+          message: 'lab2 sampled again after SIGCONT',
+          timeout: 15_000,
+          interval: 100,
+        })
+        .toBeGreaterThanOrEqual(2);
       const back = of(lab2).filter((sample) => sample.atMs > frozenAt + 5_000);
       for (const sample of back) {
         if (sample.host.cpuPercent !== null) expect(sample.host.cpuPercent).toBeGreaterThanOrEqual(0);

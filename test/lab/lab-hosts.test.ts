@@ -174,7 +174,7 @@ describe.each([0, 1])('namespaces of lab host %i', (index) => {
 });
 
 describe('lab2', () => {
-  it('is a Debian 13 root of its own, not this machine\'s', () => {
+  it("is a Debian 13 root of its own, not this machine's", () => {
     const lab2 = lab.hosts[1] as LabHost;
     expect(readFileSync(`${lab2.rootPath}/etc/debian_version`, 'utf8')).toMatch(/^13\./);
     expect(readFileSync('/etc/debian_version', 'utf8')).toMatch(/^12\./);

@@ -116,7 +116,7 @@ describe('lab image server', () => {
     expect(await imageServerStats(lab)).toEqual({});
   });
 
-  it('echoes the caller\'s address as plain text on /ip (the IP-echo service of the real-guest tests)', async () => {
+  it("echoes the caller's address as plain text on /ip (the IP-echo service of the real-guest tests)", async () => {
     const res = await fetch(url('/ip'));
     expect(res.status).toBe(200);
     expect(await res.text()).toBe('127.0.0.1\n');

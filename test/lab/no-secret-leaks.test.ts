@@ -35,7 +35,10 @@ function fileSecrets(): Record<string, string> {
     .filter((field) => field.length >= 20);
   expect(key.length).toBeGreaterThan(0);
   expect(knownHosts.length).toBeGreaterThan(0);
-  return Object.fromEntries([...key.map((line, index) => [`private key line ${index}`, line]), ...knownHosts.map((field, index) => [`known_hosts field ${index}`, field])]);
+  return Object.fromEntries([
+    ...key.map((line, index) => [`private key line ${index}`, line]),
+    ...knownHosts.map((field, index) => [`known_hosts field ${index}`, field]),
+  ]);
 }
 
 describe('no secret leaks on the lab', () => {
@@ -49,7 +52,13 @@ describe('no secret leaks on the lab', () => {
     expect((await api.call(h.proxies.POST, '/api/proxies', 'POST', { ...s, body })).status).toBe(201);
     await api.call(h.proxies.POST, '/api/proxies', 'POST', { ...s, body: { ...body, name: 'Bad_Name' } });
     await api.call(h.proxies.POST, '/api/proxies', 'POST', { ...s, body: { ...body, name: 'other', port: 'x' } });
-    await expect.poll(async () => (await virsh(['domstate', domain]).catch(() => '')).trim() === 'running', { message: `${domain} running`, timeout: 110_000, interval: 500 }).toBe(true);
+    await expect
+      .poll(async () => (await virsh(['domstate', domain]).catch(() => '')).trim() === 'running', {
+        message: `${domain} running`,
+        timeout: 110_000,
+        interval: 500,
+      })
+      .toBe(true);
     // The marker really went to the host, inside the seed ISO.
     const seed = await virsh(['vol-path', '--pool', api.lab.pool.name, `${domain}-seed.iso`]);
     expect(readFileSync(seed.trim()).includes(marker)).toBe(true);
@@ -64,18 +73,32 @@ describe('no secret leaks on the lab', () => {
     const concrete = (path: string) => path.replace('fake-1', provider).replace('kvm2-home', provider).replace('hv-1', 'lab1').replace('alpha', name);
     for (const row of routeTable.filter((entry) => entry.method === 'GET')) {
       const rowParams = row.params && Object.fromEntries(Object.keys(row.params).map((key) => [key, params[key] as string]));
-      const answer = await api.call(row.handler, `${concrete(row.path)}${row.query ? `?${row.query}` : ''}`, 'GET', { ...(row.access === 'reader' ? { bearer: token } : s), params: rowParams });
+      const answer = await api.call(row.handler, `${concrete(row.path)}${row.query ? `?${row.query}` : ''}`, 'GET', {
+        ...(row.access === 'reader' ? { bearer: token } : s),
+        params: rowParams,
+      });
       expect(answer.status, `${row.path}: ${answer.text.slice(0, 200)}`).toBe(200);
     }
     expect((await api.call(h.proxySet.DELETE, `/api/proxysets/${name}`, 'DELETE', { ...s, params: { name } })).status).toBe(202);
     const images = params.volume!;
-    expect((await api.call(h.hostImage.DELETE, '/api/providers/x/hosts/lab1/images/x', 'DELETE', { ...s, params: { provider, host: 'lab1', volume: images } })).status).toBe(409);
+    expect(
+      (await api.call(h.hostImage.DELETE, '/api/providers/x/hosts/lab1/images/x', 'DELETE', { ...s, params: { provider, host: 'lab1', volume: images } }))
+        .status,
+    ).toBe(409);
 
     const { name: _name, ...spec } = body;
     expect((await api.call(h.proxy.PUT, `/api/proxies/${name}`, 'PUT', { ...s, params: { name }, body: { ...spec, port: 3129 } })).status).toBe(200);
-    await expect.poll(async () => (await api.runtime.proxies.get(name)).status.observedSpecHash === (await api.runtime.proxies.get(name)).status.specHash, { message: 'the replacement', timeout: 110_000, interval: 500 }).toBe(true);
+    await expect
+      .poll(async () => (await api.runtime.proxies.get(name)).status.observedSpecHash === (await api.runtime.proxies.get(name)).status.specHash, {
+        message: 'the replacement',
+        timeout: 110_000,
+        interval: 500,
+      })
+      .toBe(true);
     expect((await api.call(h.proxy.DELETE, `/api/proxies/${name}`, 'DELETE', { ...s, params: { name } })).status).toBe(202);
-    await expect.poll(async () => await api.runtime.store.proxies.get(name) === undefined, { message: `${name} deleted`, timeout: 110_000, interval: 500 }).toBe(true);
+    await expect
+      .poll(async () => (await api.runtime.store.proxies.get(name)) === undefined, { message: `${name} deleted`, timeout: 110_000, interval: 500 })
+      .toBe(true);
     await api.call(h.logout.POST, '/api/auth/logout', 'POST', s);
     expect(api.logs.some((line) => line.includes('"msg":"libvirt call"') && line.includes('StorageVolUpload'))).toBe(true);
   });

@@ -9,9 +9,15 @@ import type { Runtime } from '@/server/runtime';
 import { type Lab, virsh } from './harness/lab';
 
 /** A set of `replicas` lab members (image `lab`, machine type `small`: a domain that boots no OS, never Ready). */
-export function labSet(options: { name: string; provider: string; replicas: number } & Omit<ProxySetCreateInput, 'name' | 'template' | 'replicas'>): ProxySetCreateInput {
+export function labSet(
+  options: { name: string; provider: string; replicas: number } & Omit<ProxySetCreateInput, 'name' | 'template' | 'replicas'>,
+): ProxySetCreateInput {
   const { name, provider, ...settings } = options;
-  return { name, template: { provider, placement: { machineType: 'small', image: 'lab' }, cloudInit: '#cloud-config\nhostname: proxy-set-lab\n' }, ...settings };
+  return {
+    name,
+    template: { provider, placement: { machineType: 'small', image: 'lab' }, cloudInit: '#cloud-config\nhostname: proxy-set-lab\n' },
+    ...settings,
+  };
 }
 
 /** The set's members as the Proxies list shows them (label proxyset=<set>), those being deleted left out. */
@@ -22,7 +28,12 @@ export async function setMembers(runtime: Runtime, set: string): Promise<ProxyVi
 /** Domain names of HOST as root's virsh lists them: running only, or all defined. */
 async function domainNames(host: string, options: { all: boolean }): Promise<Set<string>> {
   const listing = await virsh(['list', '--name', options.all ? '--all' : '--state-running'], host);
-  return new Set(listing.split('\n').map((line) => line.trim()).filter((line) => line !== ''));
+  return new Set(
+    listing
+      .split('\n')
+      .map((line) => line.trim())
+      .filter((line) => line !== ''),
+  );
 }
 
 /** Per lab host, the members (of `names`) whose domain runs there, sorted. */
@@ -61,7 +72,10 @@ export async function hostReason(runtime: Runtime, entry: string, host: string):
 /** Waits for every lab host to be Reachable for the entry (a set places nothing before the first health check). */
 export async function allReachable(runtime: Runtime, lab: Lab, entry: string): Promise<void> {
   const want = lab.hosts.map(() => 'Reachable');
-  await vi.waitFor(async () => expect(await Promise.all(lab.hosts.map((host) => hostReason(runtime, entry, host.name))), 'every host Reachable').toEqual(want), { timeout: 60_000, interval: 250 });
+  await vi.waitFor(
+    async () => expect(await Promise.all(lab.hosts.map((host) => hostReason(runtime, entry, host.name))), 'every host Reachable').toEqual(want),
+    { timeout: 60_000, interval: 250 },
+  );
 }
 
 /**
@@ -74,7 +88,10 @@ export async function settled(options: { runtime: Runtime; lab: Lab; set: string
     async () => {
       const members = await setMembers(runtime, set);
       expect(members.length, `${set} to have ${count} members`).toBe(count);
-      const running = await runningByHost(lab, members.map((member) => member.name));
+      const running = await runningByHost(
+        lab,
+        members.map((member) => member.name),
+      );
       const placed: Record<string, string[]> = Object.fromEntries(lab.hosts.map((host) => [host.name, []]));
       for (const member of members) placed[member.placement?.zone ?? '']?.push(member.name);
       for (const names of Object.values(placed)) names.sort();
@@ -87,4 +104,8 @@ export async function settled(options: { runtime: Runtime; lab: Lab; set: string
 
 /** host → count, hosts without members left out. */
 export const counts = (byHost: Record<string, readonly unknown[]>): Record<string, number> =>
-  Object.fromEntries(Object.entries(byHost).filter(([, names]) => names.length > 0).map(([host, names]) => [host, names.length]));
+  Object.fromEntries(
+    Object.entries(byHost)
+      .filter(([, names]) => names.length > 0)
+      .map(([host, names]) => [host, names.length]),
+  );

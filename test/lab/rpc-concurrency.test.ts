@@ -1,11 +1,6 @@
 // Many calls in flight on one real connection, and a stalled daemon.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CallTimeoutError,
-  ConnectionKilledError,
-  isLibvirtError,
-  type LibvirtClient,
-} from '@/server/libvirt';
+import { CallTimeoutError, ConnectionKilledError, isLibvirtError, type LibvirtClient } from '@/server/libvirt';
 import { hostDaemonPid, type Lab, loadLab, virsh } from './harness/lab';
 import { openOverSsh, virshLibVersion } from './rpc-lab-support';
 

@@ -1,12 +1,7 @@
 // Our libvirt client against the lab's real libvirtd, through the lab's real sshd (the socket
 // forward the provider uses): handshake, connect-level procedures, polkit refusal.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ConnectListAllStoragePoolsFlags,
-  isLibvirtError,
-  LibvirtError,
-  type LibvirtClient,
-} from '@/server/libvirt';
+import { ConnectListAllStoragePoolsFlags, isLibvirtError, LibvirtError, type LibvirtClient } from '@/server/libvirt';
 import { type Lab, loadLab, virsh } from './harness/lab';
 import { openOverSsh, virshLibVersion } from './rpc-lab-support';
 
@@ -50,7 +45,10 @@ describe('connect procedures over the SSH-forwarded socket', () => {
   });
 
   it('lists the storage pools virsh lists, with the pool flags (INACTIVE=1, ACTIVE=2)', async () => {
-    const virshPools = (await virsh(['pool-list', '--all', '--name'])).split('\n').map((s) => s.trim()).filter(Boolean);
+    const virshPools = (await virsh(['pool-list', '--all', '--name']))
+      .split('\n')
+      .map((s) => s.trim())
+      .filter(Boolean);
     expect(names(await libvirt.connectListAllStoragePools())).toEqual(virshPools.sort());
     const active = names(await libvirt.connectListAllStoragePools({ flags: ConnectListAllStoragePoolsFlags.Active }));
     const inactive = names(await libvirt.connectListAllStoragePools({ flags: ConnectListAllStoragePoolsFlags.Inactive }));

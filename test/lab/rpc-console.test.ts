@@ -6,14 +6,7 @@
 // over and the first holder's output fails with ErrRPC, finish and abort both release the device,
 // and destroying the domain ends the output cleanly.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  ConsoleBusyError,
-  DomainConsoleFlags,
-  isLibvirtError,
-  type Domain,
-  type DuplexStream,
-  type LibvirtClient,
-} from '@/server/libvirt';
+import { ConsoleBusyError, DomainConsoleFlags, isLibvirtError, type Domain, type DuplexStream, type LibvirtClient } from '@/server/libvirt';
 import { virsh } from './harness/lab';
 import { idleDomainSuite } from './rpc-domain-support';
 import { openOverSsh, uniqueName } from './rpc-lab-support';

@@ -72,9 +72,7 @@ describe('domain lifecycle', () => {
       flags: DomainAffect.Config,
     });
     expect(await libvirt.domainGetMetadata(dom, metadataOptions)).toMatch(/<(kvm2:)?uid>uid-2<\/(kvm2:)?uid>/);
-    const missing = await libvirt
-      .domainGetMetadata(dom, { type: DomainMetadataType.Element, uri: 'https://example.invalid/none' })
-      .catch((e: unknown) => e);
+    const missing = await libvirt.domainGetMetadata(dom, { type: DomainMetadataType.Element, uri: 'https://example.invalid/none' }).catch((e: unknown) => e);
     expect(isLibvirtError(missing, 'ErrNoDomainMetadata')).toBe(true);
   });
 

@@ -41,8 +41,7 @@ async function arrival<T>(list: T[], matches: (item: T) => boolean, what: string
   }
 }
 
-const about = (event: number, detail: number) => (item: DomainLifecycleEvent) =>
-  item.dom.name === name && item.event === event && item.detail === detail;
+const about = (event: number, detail: number) => (item: DomainLifecycleEvent) => item.dom.name === name && item.event === event && item.detail === detail;
 
 describe('domain lifecycle events', () => {
   const events: DomainLifecycleEvent[] = [];

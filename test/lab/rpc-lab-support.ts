@@ -7,8 +7,7 @@ import { type Lab, type LabHost, virsh } from './harness/lab';
 /** Everything these tests create is named with this prefix, so cleanup can find it. */
 export const RPC_TEST_PREFIX = 'rpctest-';
 
-export const uniqueName = (what: string): string =>
-  `${RPC_TEST_PREFIX}${what}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
+export const uniqueName = (what: string): string => `${RPC_TEST_PREFIX}${what}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
 
 /** Reads a console stream to its end in the background: resolves with the error it ended with, or null. */
 export async function consoleEnd(stream: DuplexStream): Promise<unknown> {
@@ -33,10 +32,7 @@ export function sshDialer(lab: Lab, options: { host?: LabHost; user?: string } =
   });
 }
 
-export function openOverSsh(
-  lab: Lab,
-  options: { host?: LabHost; user?: string } & Partial<Omit<OpenOptions, 'dialer'>> = {},
-): Promise<LibvirtClient> {
+export function openOverSsh(lab: Lab, options: { host?: LabHost; user?: string } & Partial<Omit<OpenOptions, 'dialer'>> = {}): Promise<LibvirtClient> {
   return LibvirtClient.open({ timeoutMs: 20_000, ...options, dialer: sshDialer(lab, options) });
 }
 

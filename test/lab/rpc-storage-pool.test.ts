@@ -31,8 +31,7 @@ async function virshPoolInfo(name: string): Promise<Record<string, string>> {
 // Allocation and free space follow the filesystem the pool lives on, which other processes on
 // this machine write to; our figure must lie between two virsh readings taken around it.
 const FS_SLACK = 16 * 1024 * 1024;
-const between = (value: number, a: number, b: number) =>
-  value >= Math.min(a, b) - FS_SLACK && value <= Math.max(a, b) + FS_SLACK;
+const between = (value: number, a: number, b: number) => value >= Math.min(a, b) - FS_SLACK && value <= Math.max(a, b) + FS_SLACK;
 
 describe('storage pool procedures', () => {
   it('pool info equals virsh pool-info', async () => {

@@ -1,13 +1,7 @@
 // Volumes and streams against the lab's real pool: create, 64 MiB up, the same bytes down.
 import { createHash, randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  isLibvirtError,
-  type LibvirtClient,
-  type StoragePool,
-  type StorageVol,
-  UploadSourceError,
-} from '@/server/libvirt';
+import { isLibvirtError, type LibvirtClient, type StoragePool, type StorageVol, UploadSourceError } from '@/server/libvirt';
 import { type Lab, loadLab, virsh } from './harness/lab';
 import { openOverSsh, removeRpcTestLeftovers, uniqueName } from './rpc-lab-support';
 

@@ -57,7 +57,7 @@ function running(pid: number): boolean {
 /** Ourselves and our ancestors: their command lines may name .lab (the JSON report path). */
 function ownLineage(): Set<number> {
   const lineage = new Set<number>();
-  for (let pid = process.pid; pid > 1; ) {
+  for (let pid = process.pid; pid > 1;) {
     lineage.add(pid);
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     pid = Number(/^PPid:\s+(\d+)/m.exec(status)?.[1] ?? 1);

@@ -104,7 +104,10 @@ describe('first start (finding 3)', () => {
 
     const withoutCode = await call(fresh, 'POST', '/api/auth/setup', { from: '127.0.0.9', body: { password: 'stranger password' } });
     expect(withoutCode.status).toBe(400);
-    const wrongCode = await call(fresh, 'POST', '/api/auth/setup', { from: '127.0.0.9', body: { password: 'stranger password', setupCode: 'AAAAA-BBBBB-CCCCC' } });
+    const wrongCode = await call(fresh, 'POST', '/api/auth/setup', {
+      from: '127.0.0.9',
+      body: { password: 'stranger password', setupCode: 'AAAAA-BBBBB-CCCCC' },
+    });
     expect(wrongCode.status).toBe(403);
     expect(errorMessage(wrongCode)).toContain('log');
     expect((await call(fresh, 'POST', '/api/auth/login', { from: '127.0.0.9', body: { password: 'stranger password' } })).status).toBe(409);
@@ -152,7 +155,11 @@ describe('login rate limit (finding 2)', () => {
     const other = await viaProxy('203.0.113.8', chosenPassword);
     expect(other.status).toBe(200);
     expect(String(other.headers['set-cookie'])).toContain('; Secure');
-    const direct = await call(fresh, 'POST', '/api/auth/login', { from: '127.0.0.5', headers: { 'x-forwarded-proto': 'https' }, body: { password: chosenPassword } });
+    const direct = await call(fresh, 'POST', '/api/auth/login', {
+      from: '127.0.0.5',
+      headers: { 'x-forwarded-proto': 'https' },
+      body: { password: chosenPassword },
+    });
     expect(direct.status).toBe(200);
     expect(String(direct.headers['set-cookie'])).not.toContain('Secure');
   });
@@ -163,7 +170,11 @@ describe('Origin check (finding 5)', () => {
     const session = await logIn(fresh, chosenPassword, '127.0.0.6');
     const port = new URL(fresh.url).port;
     const createToken = (origin: string, host?: string) =>
-      call(fresh, 'POST', '/api/tokens', { from: '127.0.0.6', headers: { origin, cookie: `kvm2_session=${session}`, ...(host ? { host } : {}) }, body: { name: 'x' } });
+      call(fresh, 'POST', '/api/tokens', {
+        from: '127.0.0.6',
+        headers: { origin, cookie: `kvm2_session=${session}`, ...(host ? { host } : {}) },
+        body: { name: 'x' },
+      });
     const rebound = await createToken(`http://evil.example:${port}`, `evil.example:${port}`);
     expect(rebound.status).toBe(403);
     expect(errorMessage(rebound)).toContain('APP_ORIGIN');
@@ -201,7 +212,10 @@ describe('files (finding 6)', () => {
     for (const file of ['kvm2-proxies.db', 'kvm2-proxies.db-wal']) expect((statSync(join(fresh.dataDir, file)).mode & 0o777).toString(8), file).toBe('600');
     const tightened = logLines(fresh).filter((line) => String(line.msg).startsWith('tightened the permissions'));
     expect(tightened.map((line) => line.path)).toEqual(expect.arrayContaining([fresh.dataDir, join(fresh.dataDir, 'kvm2-proxies.db')]));
-    expect(logLines(fresh).find((line) => String(line.msg).includes('sshKeyFile is readable by group or others'))).toMatchObject({ path: ssh.keyFile, mode: '0644' });
+    expect(logLines(fresh).find((line) => String(line.msg).includes('sshKeyFile is readable by group or others'))).toMatchObject({
+      path: ssh.keyFile,
+      mode: '0644',
+    });
   });
 });
 
@@ -227,7 +241,8 @@ describe('smaller findings (7)', () => {
   it('ends every session on a password change, and every API token when asked', async () => {
     const other = await logIn(fresh, chosenPassword, '127.0.0.8');
     const mine = await logIn(fresh, chosenPassword, '127.0.0.8');
-    const token = (await call(fresh, 'POST', '/api/tokens', { from: '127.0.0.8', headers: { cookie: `kvm2_session=${mine}` }, body: { name: 'crawler' } })).json.token as string;
+    const token = (await call(fresh, 'POST', '/api/tokens', { from: '127.0.0.8', headers: { cookie: `kvm2_session=${mine}` }, body: { name: 'crawler' } })).json
+      .token as string;
     const changed = await call(fresh, 'POST', '/api/auth/password', {
       from: '127.0.0.8',
       headers: { cookie: `kvm2_session=${mine}` },
@@ -257,7 +272,10 @@ describe('in the browser (findings 1 and 4)', () => {
   it.each(['/%09/evil.example/x', '/%0a/evil.example/x', '/%09%5Cevil.example/x'])('stays on the dashboard after logging in with next=%s', async (next) => {
     const page = await browser.newPage();
     // Nothing may leave the machine, whatever the page tries.
-    await page.route((url) => url.origin !== managed.url, (route) => route.abort());
+    await page.route(
+      (url) => url.origin !== managed.url,
+      (route) => route.abort(),
+    );
     await page.goto(`${managed.url}/login?next=${next}`);
     await page.getByLabel('Admin password').fill(managed.password);
     await page.getByRole('button', { name: 'Log in' }).click();
@@ -297,7 +315,9 @@ describe('in the browser (findings 1 and 4)', () => {
       if (/Content Security Policy|Refused to/i.test(message.text())) violations.push(message.text());
     });
     await page.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (event) => console.error(`Refused to load: CSP violation of ${event.violatedDirective} by ${event.blockedURI}`));
+      document.addEventListener('securitypolicyviolation', (event) =>
+        console.error(`Refused to load: CSP violation of ${event.violatedDirective} by ${event.blockedURI}`),
+      );
     });
     await page.goto(`${managed.url}/login`);
     await page.getByLabel('Admin password').fill(managed.password);

@@ -35,7 +35,10 @@ export function probeKvmDevice(device = '/dev/kvm'): KvmProbe {
     execFileSync(requireTool('python3', 'python3-minimal'), ['-c', probeScript, device], { stdio: ['ignore', 'ignore', 'pipe'], timeout: 10_000 });
     return { usable: true, reason: '' };
   } catch (err) {
-    const stderr = String((err as { stderr?: unknown }).stderr ?? '').trim().split('\n').at(-1);
+    const stderr = String((err as { stderr?: unknown }).stderr ?? '')
+      .trim()
+      .split('\n')
+      .at(-1);
     return { usable: false, reason: `${device} cannot create a VM: ${stderr || (err as Error).message}` };
   }
 }

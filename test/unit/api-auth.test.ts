@@ -62,7 +62,9 @@ describe('authentication', () => {
   it('refuses every mutating request from a foreign Origin with 403, session or not, and changes nothing', async () => {
     api = await startApi();
     await api.call(h.proxies.POST, '/api/proxies', 'POST', { session: true, body: { name: 'alpha', mode: 'Static', address: '192.0.2.10' } });
-    await expect.poll(async () => (await api!.runtime.store.proxies.get('alpha'))?.status.phase === 'Running', { message: 'alpha Running', timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(async () => (await api!.runtime.store.proxies.get('alpha'))?.status.phase === 'Running', { message: 'alpha Running', timeout: 5_000 })
+      .toBe(true);
     const mutating = routeTable.filter((row) => row.method !== 'GET');
     expect(mutating.length).toBeGreaterThanOrEqual(9);
     const before = await api.snapshot();
@@ -79,7 +81,12 @@ describe('authentication', () => {
     ];
     for (const row of mutating) {
       for (const variant of foreign) {
-        const answer = await api.call(row.handler, row.path, row.method, { session: true, params: row.params, body: bodyFor[`${row.method} ${row.path}`], ...variant });
+        const answer = await api.call(row.handler, row.path, row.method, {
+          session: true,
+          params: row.params,
+          body: bodyFor[`${row.method} ${row.path}`],
+          ...variant,
+        });
         expect(answer.status, `${row.method} ${row.path} from ${JSON.stringify(variant)}`).toBe(403);
         expect(answer.json.error.code).toBe('ERR_FOREIGN_ORIGIN');
         expect(answer.json.error.message).toContain('cross-site');
@@ -89,7 +96,16 @@ describe('authentication', () => {
     // The same request from our own page, or from a script that sends no Origin, goes through.
     expect((await api.call(h.tokens.POST, '/api/tokens', 'POST', { session: true, body: { name: 'ok' } })).status).toBe(201);
     expect((await api.call(h.tokens.POST, '/api/tokens', 'POST', { session: true, body: { name: 'script' }, origin: null })).status).toBe(201);
-    expect((await api.call(h.tokens.POST, '/api/tokens', 'POST', { session: true, body: { name: 'nav' }, origin: null, headers: { 'sec-fetch-site': 'same-origin' } })).status).toBe(201);
+    expect(
+      (
+        await api.call(h.tokens.POST, '/api/tokens', 'POST', {
+          session: true,
+          body: { name: 'nav' },
+          origin: null,
+          headers: { 'sec-fetch-site': 'same-origin' },
+        })
+      ).status,
+    ).toBe(201);
   });
 
   it('logs in with an HttpOnly, SameSite=Strict cookie with an expiry, Secure over HTTPS, and logs out for real', async () => {
@@ -112,7 +128,11 @@ describe('authentication', () => {
     expect(setCookieOf(claimed.headers)).not.toContain('Secure');
 
     const session = /kvm2_session=([^;]+)/.exec(cookie)![1]!;
-    expect((await api.call(h.status.GET, '/api/auth/status', 'GET', { session })).json).toEqual({ passwordConfigured: true, authenticated: true, passwordSource: 'setup' });
+    expect((await api.call(h.status.GET, '/api/auth/status', 'GET', { session })).json).toEqual({
+      passwordConfigured: true,
+      authenticated: true,
+      passwordSource: 'setup',
+    });
     const out = await api.call(h.logout.POST, '/api/auth/logout', 'POST', { session });
     expect(out.status).toBe(200);
     expect(setCookieOf(out.headers)).toContain('Max-Age=0');
@@ -151,14 +171,22 @@ describe('authentication', () => {
     process.env.TRUST_PROXY = '10.0.0.0/24';
     try {
       const via = (client: string, password: string, proto = 'http') =>
-        api!.call(h.login.POST, '/api/auth/login', 'POST', { body: { password }, peer: '10.0.0.2', headers: { 'x-forwarded-for': `203.0.113.50, ${client}`, 'x-forwarded-proto': proto } });
+        api!.call(h.login.POST, '/api/auth/login', 'POST', {
+          body: { password },
+          peer: '10.0.0.2',
+          headers: { 'x-forwarded-for': `203.0.113.50, ${client}`, 'x-forwarded-proto': proto },
+        });
       for (let attempt = 0; attempt < 5; attempt++) expect((await via('198.51.100.7', `guess-${attempt}`)).status).toBe(401);
       expect((await via('198.51.100.7', adminPassword)).status).toBe(429);
       const other = await via('198.51.100.8', adminPassword, 'https');
       expect(other.status).toBe(200);
       expect(setCookieOf(other.headers)).toContain('; Secure');
       // The same headers from a peer that is not a proxy: its own address counts, no Secure.
-      const direct = await api.call(h.login.POST, '/api/auth/login', 'POST', { body: { password: adminPassword }, peer: '10.0.1.2', headers: { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-proto': 'https' } });
+      const direct = await api.call(h.login.POST, '/api/auth/login', 'POST', {
+        body: { password: adminPassword },
+        peer: '10.0.1.2',
+        headers: { 'x-forwarded-for': '198.51.100.7', 'x-forwarded-proto': 'https' },
+      });
       expect(direct.status).toBe(200);
       expect(setCookieOf(direct.headers)).not.toContain('Secure');
     } finally {
@@ -183,7 +211,10 @@ describe('authentication', () => {
   it('changes the password: the current one is checked, every other session ends, the caller gets a new one', async () => {
     api = await startApi();
     const other = await api.logIn();
-    const wrong = await api.call(h.password.POST, '/api/auth/password', 'POST', { session: true, body: { currentPassword: 'nope', newPassword: 'brand new password' } });
+    const wrong = await api.call(h.password.POST, '/api/auth/password', 'POST', {
+      session: true,
+      body: { currentPassword: 'nope', newPassword: 'brand new password' },
+    });
     expect(wrong.status).toBe(401);
     const changed = await api.call(h.password.POST, '/api/auth/password', 'POST', {
       session: true,
@@ -242,7 +273,9 @@ describe('authentication', () => {
   it('takes the password from ADMIN_PASSWORD, and refuses to change it through the API', async () => {
     api = await startApi({ environmentPassword: 'from the environment' });
     expect(api.session).toBeDefined();
-    expect((await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'first password', setupCode: 'AAAAA-BBBBB-CCCCC' } })).status).toBe(409);
+    expect((await api.call(h.setup.POST, '/api/auth/setup', 'POST', { body: { password: 'first password', setupCode: 'AAAAA-BBBBB-CCCCC' } })).status).toBe(
+      409,
+    );
     const change = await api.call(h.password.POST, '/api/auth/password', 'POST', {
       session: true,
       body: { currentPassword: 'from the environment', newPassword: 'something else' },

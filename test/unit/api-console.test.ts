@@ -21,7 +21,13 @@ async function startWithProxy(): Promise<{ api: ApiHarness; providerID: string }
   api = started;
   const created = await started.call(h.proxies.POST, '/api/proxies', 'POST', {
     session: true,
-    body: { name: 'alpha', mode: 'Managed', provider: 'fake-1', placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' }, cloudInit: '#cloud-config\n' },
+    body: {
+      name: 'alpha',
+      mode: 'Managed',
+      provider: 'fake-1',
+      placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' },
+      cloudInit: '#cloud-config\n',
+    },
   });
   expect(created.status).toBe(201);
   // Boot capture: the fake started the instance, the console opened without any page watching.

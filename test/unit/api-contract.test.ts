@@ -4,7 +4,16 @@
 // in the harness's table covered.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { authStatusSchema, createdTokenSchema, loggedOutSchema, passwordChangedSchema, passwordSetSchema, revokedTokenSchema, sessionSchema, tokenListSchema } from '@/lib/api/auth';
+import {
+  authStatusSchema,
+  createdTokenSchema,
+  loggedOutSchema,
+  passwordChangedSchema,
+  passwordSetSchema,
+  revokedTokenSchema,
+  sessionSchema,
+  tokenListSchema,
+} from '@/lib/api/auth';
 import { clusterSchema } from '@/lib/api/cluster';
 import { configSummarySchema } from '@/lib/api/config';
 import { consoleEventSchema, consoleInputResultSchema, consoleTakeoverSchema } from '@/lib/api/console';
@@ -157,7 +166,14 @@ const cases: ContractCase[] = [
     call: () =>
       api.call(h.proxies.POST, '/api/proxies', 'POST', {
         ...session(),
-        body: { name: 'alpha', mode: 'Managed', provider: 'fake-1', placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' }, cloudInit: '#cloud-config\n', labels: { pool: 'a' } },
+        body: {
+          name: 'alpha',
+          mode: 'Managed',
+          provider: 'fake-1',
+          placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' },
+          cloudInit: '#cloud-config\n',
+          labels: { pool: 'a' },
+        },
       }),
   },
   {
@@ -366,9 +382,13 @@ const cases: ContractCase[] = [
     route: 'POST /api/host-setup/host-key',
     status: 200,
     schema: hostKeyStepSchema,
-    call: () => api.call(h.setupHostKey.POST, '/api/host-setup/host-key', 'POST', { ...session(), body: { provider: 'kvm2-home', address: sshServer.address } }),
+    call: () =>
+      api.call(h.setupHostKey.POST, '/api/host-setup/host-key', 'POST', { ...session(), body: { provider: 'kvm2-home', address: sshServer.address } }),
     check: (body) => {
-      expect(body).toMatchObject({ ok: true, hostKey: { keyType: 'ssh-ed25519', standing: 'unknown', hostCommand: 'ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub' } });
+      expect(body).toMatchObject({
+        ok: true,
+        hostKey: { keyType: 'ssh-ed25519', standing: 'unknown', hostCommand: 'ssh-keygen -lf /etc/ssh/ssh_host_ed25519_key.pub' },
+      });
       hostFingerprint = body.hostKey.fingerprint;
     },
   },
@@ -376,7 +396,11 @@ const cases: ContractCase[] = [
     route: 'POST /api/host-setup/host-key/trust',
     status: 200,
     schema: trustStepSchema,
-    call: () => api.call(h.setupTrust.POST, '/api/host-setup/host-key/trust', 'POST', { ...session(), body: { provider: 'kvm2-home', address: sshServer.address, fingerprint: hostFingerprint } }),
+    call: () =>
+      api.call(h.setupTrust.POST, '/api/host-setup/host-key/trust', 'POST', {
+        ...session(),
+        body: { provider: 'kvm2-home', address: sshServer.address, fingerprint: hostFingerprint },
+      }),
     check: (body) => expect(body).toEqual({ ok: true, written: true }),
   },
   {
@@ -391,24 +415,30 @@ const cases: ContractCase[] = [
     status: 200,
     schema: libvirtStepSchema,
     // The test server forwards to a libvirt socket that is not there: the step names the fix.
-    call: () => api.call(h.setupLibvirt.POST, '/api/host-setup/libvirt', 'POST', { ...session(), body: { ...candidate(), socket: '/nonexistent/libvirt-sock' } }),
+    call: () =>
+      api.call(h.setupLibvirt.POST, '/api/host-setup/libvirt', 'POST', { ...session(), body: { ...candidate(), socket: '/nonexistent/libvirt-sock' } }),
     check: (body) => expect(body.failure).toMatchObject({ reason: 'Unreachable', fix: expect.stringContaining('libvirtd is not running') }),
   },
-  ...(['resources', 'capabilities', 'check'] as const).map(
-    (step): ContractCase => ({
-      route: `POST /api/host-setup/${step}`,
-      status: 200,
-      schema: { resources: resourcesStepSchema, capabilities: capabilitiesStepSchema, check: checkStepSchema }[step],
-      call: () => api.call(h[`setup${step[0]!.toUpperCase()}${step.slice(1)}` as 'setupCheck'].POST, `/api/host-setup/${step}`, 'POST', { ...session(), body: { ...candidate(), socket: '/nonexistent/libvirt-sock' } }),
-      check: (body) => expect(body).toMatchObject({ ok: false, failure: { reason: 'Unreachable' } }),
-    }),
-  ),
+  ...(['resources', 'capabilities', 'check'] as const).map((step): ContractCase => ({
+    route: `POST /api/host-setup/${step}`,
+    status: 200,
+    schema: { resources: resourcesStepSchema, capabilities: capabilitiesStepSchema, check: checkStepSchema }[step],
+    call: () =>
+      api.call(h[`setup${step[0]!.toUpperCase()}${step.slice(1)}` as 'setupCheck'].POST, `/api/host-setup/${step}`, 'POST', {
+        ...session(),
+        body: { ...candidate(), socket: '/nonexistent/libvirt-sock' },
+      }),
+    check: (body) => expect(body).toMatchObject({ ok: false, failure: { reason: 'Unreachable' } }),
+  })),
   {
     route: 'DELETE /api/providers/kvm2-home/hosts/hv-1/images/base-kvm2-home-debian.qcow2',
     status: 200,
     schema: evictOutcomeSchema,
     call: () =>
-      api.call(h.hostImage.DELETE, `/api/providers/kvm2-home/hosts/hv-1/images/${images.unused}`, 'DELETE', { ...session(), params: { ...hostParams, volume: images.unused } }),
+      api.call(h.hostImage.DELETE, `/api/providers/kvm2-home/hosts/hv-1/images/${images.unused}`, 'DELETE', {
+        ...session(),
+        params: { ...hostParams, volume: images.unused },
+      }),
   },
   {
     route: 'POST /api/tokens',
@@ -446,9 +476,20 @@ const cases: ContractCase[] = [
     call: () =>
       api.call(h.proxySets.POST, '/api/proxysets', 'POST', {
         ...session(),
-        body: { name: 'crawl', template: { provider: 'fake-1', placement: { machineType: 'small', image: 'debian-13' }, cloudInit: '#cloud-config\n', labels: { pool: 'c' } }, replicas: 2 },
+        body: {
+          name: 'crawl',
+          template: { provider: 'fake-1', placement: { machineType: 'small', image: 'debian-13' }, cloudInit: '#cloud-config\n', labels: { pool: 'c' } },
+          replicas: 2,
+        },
       }),
-    check: (body) => expect(body).toMatchObject({ name: 'crawl', replicas: 2, readyTimeout: '10m', replacementBudget: { max: 2, window: '30m' }, template: { cloudInit: { bytes: 14 } } }),
+    check: (body) =>
+      expect(body).toMatchObject({
+        name: 'crawl',
+        replicas: 2,
+        readyTimeout: '10m',
+        replacementBudget: { max: 2, window: '30m' },
+        template: { cloudInit: { bytes: 14 } },
+      }),
   },
   {
     route: 'GET /api/proxysets/crawl',
@@ -467,7 +508,9 @@ const cases: ContractCase[] = [
     call: () => api.call(h.discovery.GET, '/api/discovery/proxies?set=crawl', 'GET', session()),
     check: (body) => {
       expect(body.proxies).toHaveLength(2);
-      expect(body.proxies.every((proxy: { name: string; labels: Record<string, string> }) => proxy.name.startsWith('crawl-') && proxy.labels.proxyset === 'crawl')).toBe(true);
+      expect(
+        body.proxies.every((proxy: { name: string; labels: Record<string, string> }) => proxy.name.startsWith('crawl-') && proxy.labels.proxyset === 'crawl'),
+      ).toBe(true);
     },
   },
   {
@@ -485,7 +528,10 @@ const cases: ContractCase[] = [
       api.call(h.proxySetPlan.POST, '/api/proxysets/crawl/plan', 'POST', {
         ...session(),
         ...crawl,
-        body: { template: { provider: 'fake-1', placement: { machineType: 'small', image: 'debian-13' }, cloudInit: '#cloud-config\nruncmd: []\n' }, replicas: 2 },
+        body: {
+          template: { provider: 'fake-1', placement: { machineType: 'small', image: 'debian-13' }, cloudInit: '#cloud-config\nruncmd: []\n' },
+          replicas: 2,
+        },
       }),
     check: (body) => expect(body).toMatchObject({ change: 'template', replaced: 2 }),
   },
@@ -536,7 +582,10 @@ const cases: ContractCase[] = [
     status: 200,
     schema: proxyEventListSchema,
     call: () => api.call(h.proxySetEvents.GET, '/api/proxysets/crawl/events', 'GET', { ...session(), ...crawl }),
-    check: (body) => expect(body.events.map((event: { reason: string }) => event.reason)).toEqual(expect.arrayContaining(['Created', 'MemberCreated', 'MemberReplaced', 'SpecUpdated'])),
+    check: (body) =>
+      expect(body.events.map((event: { reason: string }) => event.reason)).toEqual(
+        expect.arrayContaining(['Created', 'MemberCreated', 'MemberReplaced', 'SpecUpdated']),
+      ),
   },
   {
     route: 'DELETE /api/proxysets/crawl',
@@ -561,14 +610,23 @@ const cases: ContractCase[] = [
     status: 201,
     schema: savedHostsSchema,
     call: () =>
-      api.call(h.hosts.POST, '/api/providers/kvm2-home/hosts', 'POST', { ...session(), params: { provider: 'kvm2-home' }, body: { name: 'hv-2', address: '10.0.0.2:22', user: 'virt', bridge: 'br0' } }),
+      api.call(h.hosts.POST, '/api/providers/kvm2-home/hosts', 'POST', {
+        ...session(),
+        params: { provider: 'kvm2-home' },
+        body: { name: 'hv-2', address: '10.0.0.2:22', user: 'virt', bridge: 'br0' },
+      }),
     check: (body) => expect(body).toEqual({ provider: 'kvm2-home', hosts: ['hv-1', 'hv-2'], backupKept: true }),
   },
   {
     route: 'PUT /api/providers/kvm2-home/hosts/hv-1',
     status: 200,
     schema: savedHostsSchema,
-    call: () => api.call(h.host.PUT, '/api/providers/kvm2-home/hosts/hv-1', 'PUT', { ...session(), params: hostParams, body: { address: '10.0.0.9:22', user: 'virt', bridge: 'br1', virtType: 'qemu' } }),
+    call: () =>
+      api.call(h.host.PUT, '/api/providers/kvm2-home/hosts/hv-1', 'PUT', {
+        ...session(),
+        params: hostParams,
+        body: { address: '10.0.0.9:22', user: 'virt', bridge: 'br1', virtType: 'qemu' },
+      }),
   },
   {
     route: 'DELETE /api/providers/kvm2-home/hosts/hv-1',
@@ -607,7 +665,12 @@ const cases: ContractCase[] = [
     status: 200,
     schema: passwordChangedSchema,
     call: async () =>
-      keepSession(await api.call(h.password.POST, '/api/auth/password', 'POST', { ...session(), body: { currentPassword: adminPassword, newPassword: `${adminPassword} 2` } })),
+      keepSession(
+        await api.call(h.password.POST, '/api/auth/password', 'POST', {
+          ...session(),
+          body: { currentPassword: adminPassword, newPassword: `${adminPassword} 2` },
+        }),
+      ),
   },
   {
     route: 'POST /api/auth/logout',

@@ -2,7 +2,14 @@
 // `{error: {code, message, fields?}}` (checked against the contract's schema); provider errors by
 // their class, also when wrapped; anything else a bare 500 (ERR_INTERNAL) that says nothing.
 import { describe, expect, it } from 'vitest';
-import { InvalidCredentialsError, PasswordAlreadySetError, PasswordManagedByEnvironmentError, PasswordNotSetError, TokenNotFoundError, TooManyAttemptsError } from '@/server/auth/errors';
+import {
+  InvalidCredentialsError,
+  PasswordAlreadySetError,
+  PasswordManagedByEnvironmentError,
+  PasswordNotSetError,
+  TokenNotFoundError,
+  TooManyAttemptsError,
+} from '@/server/auth/errors';
 import { ProxyDeletingError, ProxyExistsError, ProxyNotFoundError, ProxyValidationError } from '@/server/control/errors';
 import { SettingsError } from '@/server/control/settings';
 import {

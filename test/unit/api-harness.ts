@@ -123,7 +123,14 @@ export const routeTable: RouteRow[] = [
   { method: 'POST', path: '/api/host-setup/resources', handler: setupResources.POST, access: 'admin' },
   { method: 'POST', path: '/api/host-setup/capabilities', handler: setupCapabilities.POST, access: 'admin' },
   { method: 'POST', path: '/api/host-setup/check', handler: setupCheck.POST, access: 'admin' },
-  { method: 'GET', path: '/api/providers/kvm2-home/placement', query: 'machineType=small', handler: placement.GET, params: p({ provider: 'kvm2-home' }), access: 'admin' },
+  {
+    method: 'GET',
+    path: '/api/providers/kvm2-home/placement',
+    query: 'machineType=small',
+    handler: placement.GET,
+    params: p({ provider: 'kvm2-home' }),
+    access: 'admin',
+  },
   { method: 'GET', path: '/api/proxies', handler: proxies.GET, access: 'admin' },
   { method: 'POST', path: '/api/proxies', handler: proxies.POST, access: 'admin' },
   { method: 'GET', path: '/api/proxies/alpha', handler: proxy.GET, params: p({ name: 'alpha' }), access: 'admin' },
@@ -149,7 +156,13 @@ export const routeTable: RouteRow[] = [
   { method: 'POST', path: '/api/proxysets/crawl/resume', handler: proxySetResume.POST, params: p({ name: 'crawl' }), access: 'admin' },
   { method: 'POST', path: '/api/proxysets/crawl/replace', handler: proxySetReplace.POST, params: p({ name: 'crawl' }), access: 'admin' },
   { method: 'GET', path: '/api/proxysets/crawl/events', handler: proxySetEvents.GET, params: p({ name: 'crawl' }), access: 'admin' },
-  { method: 'GET', path: '/api/providers/kvm2-home/hosts/hv-1/stats', handler: hostStats.GET, params: p({ provider: 'kvm2-home', host: 'hv-1' }), access: 'admin' },
+  {
+    method: 'GET',
+    path: '/api/providers/kvm2-home/hosts/hv-1/stats',
+    handler: hostStats.GET,
+    params: p({ provider: 'kvm2-home', host: 'hv-1' }),
+    access: 'admin',
+  },
   { method: 'GET', path: '/api/stats/traffic', handler: traffic.GET, access: 'admin' },
   { method: 'GET', path: '/api/discovery/proxies', handler: discovery.GET, access: 'reader' },
   { method: 'GET', path: '/api/metrics', handler: metrics.GET, access: 'reader' },
@@ -280,16 +293,23 @@ export function createClient(options: { responses: string[]; session: () => stri
   const request = (path: string, method: Method, callOptions: CallOptions): Request => {
     const headers: Record<string, string> = { accept: 'application/json', host: new URL(origin).host, ...callOptions.headers };
     // What the server's connection hook stamps on every request: this server at 127.0.0.1:3000.
-    if (callOptions.peer !== null) headers[connectionHeader] = connectionStamp({ peer: callOptions.peer ?? defaultPeer, localAddress: '127.0.0.1', localPort: 3000 });
+    if (callOptions.peer !== null)
+      headers[connectionHeader] = connectionStamp({ peer: callOptions.peer ?? defaultPeer, localAddress: '127.0.0.1', localPort: 3000 });
     if (callOptions.origin !== null && method !== 'GET') headers.origin = callOptions.origin ?? origin;
     const session = callOptions.session === true ? options.session() : callOptions.session || undefined;
     if (session) headers.cookie = `kvm2_session=${session}`;
     if (callOptions.bearer) headers.authorization = `Bearer ${callOptions.bearer}`;
     const body = callOptions.rawBody ?? (callOptions.body === undefined ? undefined : JSON.stringify(callOptions.body));
     if (body !== undefined && headers['content-type'] === undefined) headers['content-type'] = 'application/json';
-    return new Request(`${origin}${path}`, { method, headers, ...(body !== undefined ? { body } : {}), ...(callOptions.signal ? { signal: callOptions.signal } : {}) });
+    return new Request(`${origin}${path}`, {
+      method,
+      headers,
+      ...(body !== undefined ? { body } : {}),
+      ...(callOptions.signal ? { signal: callOptions.signal } : {}),
+    });
   };
-  const open: Client['open'] = (handler, path, callOptions = {}) => handler(request(path, 'GET', callOptions), { params: Promise.resolve(callOptions.params ?? {}) });
+  const open: Client['open'] = (handler, path, callOptions = {}) =>
+    handler(request(path, 'GET', callOptions), { params: Promise.resolve(callOptions.params ?? {}) });
   const call: Client['call'] = async (handler, path, method, callOptions = {}) => {
     const response = await handler(request(path, method, callOptions), { params: Promise.resolve(callOptions.params ?? {}) });
     const stream = response.status === 200 && response.body !== null && response.headers.get('content-type')?.startsWith('text/event-stream');
@@ -368,7 +388,10 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
   const dir = tempDir('api-');
   const logs: string[] = [];
   const logger = createLogger({ level: 'trace', destination: { write: (line: string) => void logs.push(line) } });
-  const fake = new FakeProvider({ name: 'fake-1', targets: [{ name: 'host-a', ready: true, reason: 'Reachable', message: '', details: {}, latencyMs: 2, checkedAt: '' }] });
+  const fake = new FakeProvider({
+    name: 'fake-1',
+    targets: [{ name: 'host-a', ready: true, reason: 'Reachable', message: '', details: {}, latencyMs: 2, checkedAt: '' }],
+  });
   const hypervisor = new FakeHypervisor();
   hypervisor.addPool({ name: 'isos', state: StoragePoolState.Inactive });
   const kvm2 = createKvm2Provider({ settings: kvm2Settings(options.kvm2Files), backend: new FakeHostBackend({ 'hv-1': hypervisor }), logger });
@@ -412,10 +435,13 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
 
   const snapshot = async () => {
     const db = runtime.store.sql;
-    const tables = (await db.all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)).map((row) => row.name);
+    const tables = (await db.all<{ name: string }>(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name`)).map(
+      (row) => row.name,
+    );
     const stored: Record<string, unknown> = {};
     // Replicas heartbeat on their own; provider health is written by the monitor's checks.
-    for (const table of tables.filter((name) => !name.startsWith('provider_health') && name !== 'replicas')) stored[table] = await db.all(`SELECT * FROM ${table} ORDER BY rowid`);
+    for (const table of tables.filter((name) => !name.startsWith('provider_health') && name !== 'replicas'))
+      stored[table] = await db.all(`SELECT * FROM ${table} ORDER BY rowid`);
     const volumes = [...hypervisor.pools.values()].map((pool) => [pool.name, [...pool.volumes.keys()].sort()]);
     return JSON.stringify({ stored, fake: [...fake.instances.keys()].sort(), volumes, domains: [...hypervisor.domains.keys()].sort() });
   };

@@ -12,7 +12,14 @@ beforeAll(async () => {
   await api.runtime.store.proxies.insert({
     uid: 'uid-a',
     name: 'alpha',
-    spec: { mode: 'Managed', provider: 'fake-1', placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' }, cloudInit: '', port: 3128, labels: {} },
+    spec: {
+      mode: 'Managed',
+      provider: 'fake-1',
+      placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' },
+      cloudInit: '',
+      port: 3128,
+      labels: {},
+    },
     now: new Date().toISOString(),
   });
   api.runtime.reconciler.enqueue('alpha');
@@ -26,7 +33,10 @@ const hostPath = '/api/providers/kvm2-home/hosts/hv-1';
 const hostParams = { provider: 'kvm2-home', host: 'hv-1' };
 const getHost = () => api.call(h.host.GET, hostPath, 'GET', { session: true, params: hostParams });
 const evict = (volume: string, params: Record<string, string> = hostParams) =>
-  api.call(h.hostImage.DELETE, `/api/providers/${params.provider}/hosts/${params.host}/images/${volume}`, 'DELETE', { session: true, params: { ...params, volume } });
+  api.call(h.hostImage.DELETE, `/api/providers/${params.provider}/hosts/${params.host}/images/${volume}`, 'DELETE', {
+    session: true,
+    params: { ...params, volume },
+  });
 
 describe('a host through the API', () => {
   it('shows its pools, cached images in use, and every domain with its kind', async () => {
@@ -71,7 +81,9 @@ describe('a host through the API', () => {
     expect((await evict(images.unused)).status).toBe(404);
     expect((await evict(images.unused, { provider: 'kvm2-home', host: 'hv-9' })).status).toBe(404);
     expect((await evict(images.unused, { provider: 'nope', host: 'hv-1' })).status).toBe(404);
-    expect((await api.call(h.host.GET, '/api/providers/nope/hosts/hv-1', 'GET', { session: true, params: { provider: 'nope', host: 'hv-1' } })).status).toBe(404);
+    expect((await api.call(h.host.GET, '/api/providers/nope/hosts/hv-1', 'GET', { session: true, params: { provider: 'nope', host: 'hv-1' } })).status).toBe(
+      404,
+    );
     const fake = await api.call(h.host.GET, '/api/providers/fake-1/hosts/host-a', 'GET', { session: true, params: { provider: 'fake-1', host: 'host-a' } });
     expect(fake.status).toBe(422);
     expect(fake.json.error.code).toBe('ERR_UNSUPPORTED_OPERATION');

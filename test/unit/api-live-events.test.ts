@@ -102,7 +102,10 @@ describe('GET /api/events', () => {
     const from = api.runtime.live.head();
     api.runtime.live.publish({ kind: 'stats', provider: 'kvm2-home', host: 'hv-1' });
     const answer = await api.call(h.liveEvents.GET, `/api/events?lastEventId=${encodeURIComponent(from)}`, 'GET', { session: true });
-    expect(answer.json).toEqual([{ kind: 'stats', provider: 'kvm2-home', host: 'hv-1' }, { kind: 'ready', resumed: true }]);
+    expect(answer.json).toEqual([
+      { kind: 'stats', provider: 'kvm2-home', host: 'hv-1' },
+      { kind: 'ready', resumed: true },
+    ]);
     const twice = await api.call(h.liveEvents.GET, '/api/events?lastEventId=a&lastEventId=b', 'GET', { session: true });
     expect(twice.status).toBe(400);
     expect(twice.json.error.fields).toEqual([{ path: 'lastEventId', message: expect.stringContaining('once') }]);
@@ -161,7 +164,8 @@ describe('GET /api/events', () => {
     api = await startApi();
     const stream = streamReader(await api.open(h.liveEvents.GET, '/api/events', { session: true }));
     const host = 'h'.repeat(64 * 1024);
-    for (let index = 0; index < 100 && api.runtime.live.subscriberCount > 0; index += 1) api.runtime.live.publish({ kind: 'stats', provider: 'kvm2-home', host });
+    for (let index = 0; index < 100 && api.runtime.live.subscriberCount > 0; index += 1)
+      api.runtime.live.publish({ kind: 'stats', provider: 'kvm2-home', host });
     expect(api.runtime.live.subscriberCount).toBe(0);
     const text = await stream.until(() => false);
     expect(text.match(/"kind":"stats"/g)!.length).toBeGreaterThan(32);

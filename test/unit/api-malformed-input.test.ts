@@ -56,7 +56,14 @@ const update = (what: string, body: unknown, field: string): Case => ({
   body,
   field,
 });
-const query = (what: string, handler: RouteHandler, path: string, field: string, params?: Record<string, string>): Case => ({ what, handler, method: 'GET', path, params, field });
+const query = (what: string, handler: RouteHandler, path: string, field: string, params?: Record<string, string>): Case => ({
+  what,
+  handler,
+  method: 'GET',
+  path,
+  params,
+  field,
+});
 const tooManyLabels = Object.fromEntries(Array.from({ length: 33 }, (_, index) => [`k${index}`, 'v']));
 
 const cases: Case[] = [
@@ -125,11 +132,18 @@ const cases: Case[] = [
   query('an unknown list parameter', h.proxies.GET, '/api/proxies?sort=name', 'sort'),
   query('a since that is not a time', h.providerHealth.GET, '/api/providers/fake-1/health?since=yesterday', 'since', { provider: 'fake-1' }),
   query('a stats window that is not offered', h.proxyStats.GET, '/api/proxies/alpha/stats?window=2h', 'window', { name: 'alpha' }),
-  query('a host stats window given twice', h.hostStats.GET, '/api/providers/kvm2-home/hosts/hv-1/stats?window=1h&window=7d', 'window', { provider: 'kvm2-home', host: 'hv-1' }),
+  query('a host stats window given twice', h.hostStats.GET, '/api/providers/kvm2-home/hosts/hv-1/stats?window=1h&window=7d', 'window', {
+    provider: 'kvm2-home',
+    host: 'hv-1',
+  }),
   query('a provider with a slash', h.providerHealth.GET, '/api/providers/a%2Fb/health', 'provider', { provider: 'a/b' }),
   query('an empty host', h.host.GET, '/api/providers/kvm2-home/hosts/', 'host', { provider: 'kvm2-home', host: '' }),
   {
-    ...query('a volume with a path', h.hostImage.DELETE, '/api/providers/kvm2-home/hosts/hv-1/images/..%2Fetc', 'volume', { provider: 'kvm2-home', host: 'hv-1', volume: '../etc' }),
+    ...query('a volume with a path', h.hostImage.DELETE, '/api/providers/kvm2-home/hosts/hv-1/images/..%2Fetc', 'volume', {
+      provider: 'kvm2-home',
+      host: 'hv-1',
+      volume: '../etc',
+    }),
     method: 'DELETE',
   },
   { ...query('a discovery selector without a value', h.discovery.GET, '/api/discovery/proxies?labels=pool', 'labels'), bearer: true },
@@ -144,7 +158,14 @@ const cases: Case[] = [
   { what: 'a numeric password', handler: h.login.POST, method: 'POST', path: '/api/auth/login', body: { password: 5 }, field: 'password' },
   { what: 'a login with a user', handler: h.login.POST, method: 'POST', path: '/api/auth/login', body: { password: 'x', user: 'admin' }, field: 'user' },
   { what: 'a short setup password', handler: h.setup.POST, method: 'POST', path: '/api/auth/setup', body: { password: 'short' }, field: 'password' },
-  { what: 'a setup without the setup code', handler: h.setup.POST, method: 'POST', path: '/api/auth/setup', body: { password: 'long enough' }, field: 'setupCode' },
+  {
+    what: 'a setup without the setup code',
+    handler: h.setup.POST,
+    method: 'POST',
+    path: '/api/auth/setup',
+    body: { password: 'long enough' },
+    field: 'setupCode',
+  },
   {
     what: 'a change with revokeTokens not a boolean',
     handler: h.password.POST,
@@ -162,7 +183,14 @@ const cases: Case[] = [
     body: { name: 'auto', address: '10.0.0.2:22', user: 'virt', bridge: 'br0' },
     field: 'name',
   },
-  { what: 'a change without the new password', handler: h.password.POST, method: 'POST', path: '/api/auth/password', body: { currentPassword: 'x' }, field: 'newPassword' },
+  {
+    what: 'a change without the new password',
+    handler: h.password.POST,
+    method: 'POST',
+    path: '/api/auth/password',
+    body: { currentPassword: 'x' },
+    field: 'newPassword',
+  },
   {
     what: 'a change with an empty current password',
     handler: h.password.POST,

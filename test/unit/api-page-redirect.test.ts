@@ -35,7 +35,11 @@ describe('the page proxy', () => {
   });
 
   it('gives every page, the login page included, a CSP with a fresh nonce and no eval', () => {
-    const policies = [proxy(request('/hosts', 'kvm2_session=abc.def')), proxy(request('/login?next=/x')), proxy(request('/settings', 'kvm2_session=abc.def'))].map((response) => {
+    const policies = [
+      proxy(request('/hosts', 'kvm2_session=abc.def')),
+      proxy(request('/login?next=/x')),
+      proxy(request('/settings', 'kvm2_session=abc.def')),
+    ].map((response) => {
       expect(response.headers.get('location')).toBeNull();
       const policy = response.headers.get('content-security-policy') ?? '';
       // Next reads the nonce from the request's CSP, which the proxy passes on as an override.

@@ -22,12 +22,44 @@ afterAll(async () => {
 
 describe('the ProxySet API', () => {
   it.each([
-    ['a zone in the template', h.proxySets.POST, 'POST', '/api/proxysets', {}, { name: 'other', template: { ...template, placement: { ...template.placement, zone: 'host-a' } }, replicas: 1 }, 'template.placement.zone'],
-    ['a provider that is not configured', h.proxySets.POST, 'POST', '/api/proxysets', {}, { name: 'other', template: { ...template, provider: 'nowhere' }, replicas: 1 }, 'template.provider'],
+    [
+      'a zone in the template',
+      h.proxySets.POST,
+      'POST',
+      '/api/proxysets',
+      {},
+      { name: 'other', template: { ...template, placement: { ...template.placement, zone: 'host-a' } }, replicas: 1 },
+      'template.placement.zone',
+    ],
+    [
+      'a provider that is not configured',
+      h.proxySets.POST,
+      'POST',
+      '/api/proxysets',
+      {},
+      { name: 'other', template: { ...template, provider: 'nowhere' }, replicas: 1 },
+      'template.provider',
+    ],
     ['replicas as a string', h.proxySets.POST, 'POST', '/api/proxysets', {}, { name: 'other', template, replicas: '2' }, 'replicas'],
-    ['a readyTimeout that is no duration', h.proxySets.POST, 'POST', '/api/proxysets', {}, { name: 'other', template, replicas: 1, readyTimeout: 'soon' }, 'readyTimeout'],
+    [
+      'a readyTimeout that is no duration',
+      h.proxySets.POST,
+      'POST',
+      '/api/proxysets',
+      {},
+      { name: 'other', template, replicas: 1, readyTimeout: 'soon' },
+      'readyTimeout',
+    ],
     ['a set name too long for its members', h.proxySets.POST, 'POST', '/api/proxysets', {}, { name: 'x'.repeat(58), template, replicas: 1 }, 'name'],
-    ['another provider in a PUT', h.proxySet.PUT, 'PUT', '/api/proxysets/crawl', crawl, { template: { ...template, provider: 'kvm2-home' }, replicas: 2 }, 'template.provider'],
+    [
+      'another provider in a PUT',
+      h.proxySet.PUT,
+      'PUT',
+      '/api/proxysets/crawl',
+      crawl,
+      { template: { ...template, provider: 'kvm2-home' }, replicas: 2 },
+      'template.provider',
+    ],
     ['negative replicas in a scale', h.proxySetScale.POST, 'POST', '/api/proxysets/crawl/scale', crawl, { replicas: -1 }, 'replicas'],
     ['replacing a Proxy that is no member', h.proxySetReplace.POST, 'POST', '/api/proxysets/crawl/replace', crawl, { members: ['alpha'] }, 'members.0'],
   ] as const)('refuses %s with 400 naming %s, changing nothing', async (_, handler, method, path, params, body, field) => {
@@ -51,14 +83,20 @@ describe('the ProxySet API', () => {
     const deleted = await api.call(h.proxy.DELETE, `/api/proxies/${member!.name}`, 'DELETE', { session: true, ...params });
     expect([deleted.status, deleted.json.error.code]).toEqual([409, 'ERR_PROXY_OWNED']);
     expect(errorOf(deleted).message).toContain('/api/proxysets/crawl/replace');
-    const edited = await api.call(h.proxy.PUT, `/api/proxies/${member!.name}`, 'PUT', { session: true, ...params, body: { mode: 'Managed', provider: 'fake-1', placement: member!.placement, labels: member!.labels } });
+    const edited = await api.call(h.proxy.PUT, `/api/proxies/${member!.name}`, 'PUT', {
+      session: true,
+      ...params,
+      body: { mode: 'Managed', provider: 'fake-1', placement: member!.placement, labels: member!.labels },
+    });
     expect([edited.status, edited.json.error.code]).toEqual([409, 'ERR_PROXY_OWNED']);
     expect(await api.snapshot()).toBe(before);
   });
 
   it('discovery filters by set, and refuses a set name that cannot be one', async () => {
     const bySet = await api.call(h.discovery.GET, '/api/discovery/proxies?set=crawl', 'GET', { session: true });
-    expect(bySet.json.proxies.map((proxy: { name: string }) => proxy.name).sort()).toEqual((await api.runtime.proxies.list({ labels: { proxyset: 'crawl' } })).map((proxy) => proxy.name).sort());
+    expect(bySet.json.proxies.map((proxy: { name: string }) => proxy.name).sort()).toEqual(
+      (await api.runtime.proxies.list({ labels: { proxyset: 'crawl' } })).map((proxy) => proxy.name).sort(),
+    );
     const none = await api.call(h.discovery.GET, '/api/discovery/proxies?set=other', 'GET', { session: true });
     expect(none.json.proxies).toEqual([]);
     const bad = await api.call(h.discovery.GET, '/api/discovery/proxies?set=Bad_Name', 'GET', { session: true });

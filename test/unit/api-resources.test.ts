@@ -56,9 +56,15 @@ describe('the HTTP API', () => {
   it('answers stats only for what exists: 404 for an unknown Proxy or host, 422 for a provider without host stats', async () => {
     const proxy = await api.call(h.proxyStats.GET, '/api/proxies/nobody/stats', 'GET', { session: true, params: { name: 'nobody' } });
     expect([proxy.status, proxy.json.error.code]).toEqual([404, 'ERR_PROXY_NOT_FOUND']);
-    const host = await api.call(h.hostStats.GET, '/api/providers/kvm2-home/hosts/hv-9/stats', 'GET', { session: true, params: { provider: 'kvm2-home', host: 'hv-9' } });
+    const host = await api.call(h.hostStats.GET, '/api/providers/kvm2-home/hosts/hv-9/stats', 'GET', {
+      session: true,
+      params: { provider: 'kvm2-home', host: 'hv-9' },
+    });
     expect([host.status, host.json.error.message]).toEqual([404, 'no host named "hv-9"']);
-    const fake = await api.call(h.hostStats.GET, '/api/providers/fake-1/hosts/host-a/stats', 'GET', { session: true, params: { provider: 'fake-1', host: 'host-a' } });
+    const fake = await api.call(h.hostStats.GET, '/api/providers/fake-1/hosts/host-a/stats', 'GET', {
+      session: true,
+      params: { provider: 'fake-1', host: 'host-a' },
+    });
     expect(fake.status).toBe(422);
   });
 
@@ -88,7 +94,9 @@ describe('the HTTP API', () => {
     const created = await api.call(h.proxies.POST, '/api/proxies', 'POST', { session: true, body: managed('alpha') });
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ name: 'alpha', mode: 'Managed', provider: 'fake-1', port: 3128, cloudInit: { bytes: 32 } });
-    await expect.poll(async () => (await api.runtime.proxies.get('alpha')).status.phase === 'Ready', { message: 'alpha to be Ready', timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(async () => (await api.runtime.proxies.get('alpha')).status.phase === 'Ready', { message: 'alpha to be Ready', timeout: 5_000 })
+      .toBe(true);
 
     const one = await api.call(h.proxy.GET, '/api/proxies/alpha', 'GET', { session: true, params: { name: 'alpha' } });
     expect(one.status).toBe(200);
@@ -97,7 +105,10 @@ describe('the HTTP API', () => {
     expect(one.json.status).toMatchObject({ phase: 'Ready', healthy: true, providerID: 'fake/proxy-' + one.json.instanceName.slice('proxy-'.length) });
     expect(one.json.placement).toEqual({ zone: 'host-a', machineType: 'small', image: 'debian-13' });
 
-    await api.call(h.proxies.POST, '/api/proxies', 'POST', { session: true, body: { name: 'static-1', mode: 'Static', address: '192.0.2.10', labels: { pool: 'other' } } });
+    await api.call(h.proxies.POST, '/api/proxies', 'POST', {
+      session: true,
+      body: { name: 'static-1', mode: 'Static', address: '192.0.2.10', labels: { pool: 'other' } },
+    });
     const all = await api.call(h.proxies.GET, '/api/proxies', 'GET', { session: true });
     expect(all.json.proxies.map((view: { name: string }) => view.name)).toEqual(['alpha', 'static-1']);
     const crawlers = await api.call(h.proxies.GET, '/api/proxies?labels=pool%3Dcrawlers', 'GET', { session: true });
@@ -138,7 +149,12 @@ describe('the HTTP API', () => {
     expect(updated.json.status.specHash).not.toBe(before.status.specHash);
     // cloudInit left out keeps the stored one
     expect(updated.json.cloudInit).toEqual({ bytes: 32 });
-    await expect.poll(async () => (await api.runtime.proxies.get('alpha')).status.observedSpecHash === updated.json.status.specHash, { message: 'the replacement', timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(async () => (await api.runtime.proxies.get('alpha')).status.observedSpecHash === updated.json.status.specHash, {
+        message: 'the replacement',
+        timeout: 5_000,
+      })
+      .toBe(true);
     const events = await api.call(h.proxyEvents.GET, '/api/proxies/alpha/events?limit=50', 'GET', { session: true, params: { name: 'alpha' } });
     expect(events.status).toBe(200);
     expect(events.json.events.map((event: { reason: string }) => event.reason)).toEqual(expect.arrayContaining(['Created', 'SpecUpdated']));
@@ -148,7 +164,9 @@ describe('the HTTP API', () => {
     const created = await api.call(h.tokens.POST, '/api/tokens', 'POST', { session: true, body: { name: 'crawler' } });
     expect(created.status).toBe(201);
     const secret: string = created.json.token;
-    await expect.poll(async () => (await api.runtime.proxies.get('alpha')).status.phase === 'Ready', { message: 'alpha Ready again', timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(async () => (await api.runtime.proxies.get('alpha')).status.phase === 'Ready', { message: 'alpha Ready again', timeout: 5_000 })
+      .toBe(true);
     const found = await api.call(h.discovery.GET, '/api/discovery/proxies?labels=pool%3Dcrawlers', 'GET', { bearer: secret });
     expect(found.status).toBe(200);
     const ip = (await api.runtime.proxies.get('alpha')).status.ip;
@@ -188,7 +206,14 @@ describe('the HTTP API', () => {
     await api.runtime.store.proxies.insert({
       uid: 'uid-kvm',
       name: 'on-kvm2',
-      spec: { mode: 'Managed', provider: 'kvm2-home', placement: { zone: 'hv-1', machineType: 'small', image: 'debian' }, cloudInit: '', port: 3128, labels: {} },
+      spec: {
+        mode: 'Managed',
+        provider: 'kvm2-home',
+        placement: { zone: 'hv-1', machineType: 'small', image: 'debian' },
+        cloudInit: '',
+        port: 3128,
+        labels: {},
+      },
       now: new Date().toISOString(),
     });
     const progress = await api.call(h.proxyDownload.GET, '/api/proxies/on-kvm2/download', 'GET', { session: true, params: { name: 'on-kvm2' } });
@@ -203,7 +228,7 @@ describe('the HTTP API', () => {
     expect(deleted.status).toBe(202);
     expect(typeof deleted.json.deletionRequestedAt).toBe('string');
     expect(deleted.json.status.phase).toBe('Deleting');
-    await expect.poll(async () => await api.runtime.store.proxies.get('static-1') === undefined, { message: 'static-1 to go', timeout: 5_000 }).toBe(true);
+    await expect.poll(async () => (await api.runtime.store.proxies.get('static-1')) === undefined, { message: 'static-1 to go', timeout: 5_000 }).toBe(true);
     const gone = await api.call(h.proxy.GET, '/api/proxies/static-1', 'GET', { session: true, params: { name: 'static-1' } });
     expect(gone.status).toBe(404);
   });

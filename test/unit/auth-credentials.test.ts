@@ -16,8 +16,13 @@ const engines = storeEnginesForFile();
 let db: SqlExecutor;
 let nowMs = Date.parse('2026-05-01T10:00:00Z');
 const now = () => nowMs;
-const newService = (options: Partial<ConstructorParameters<typeof AuthService>[0]> = {}) => new AuthService({ db, cost: cheapCost, now, sessionTtlMs: 60_000, ...options });
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err);
+const newService = (options: Partial<ConstructorParameters<typeof AuthService>[0]> = {}) =>
+  new AuthService({ db, cost: cheapCost, now, sessionTtlMs: 60_000, ...options });
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 
 /** A service after its start, with its first password set through setup as the admin would. */
 async function serviceWithPassword(password: string, options: Partial<ConstructorParameters<typeof AuthService>[0]> = {}): Promise<AuthService> {
@@ -26,7 +31,6 @@ async function serviceWithPassword(password: string, options: Partial<Constructo
   await auth.setup({ password, setupCode: (await auth.pendingSetupCode())!, client: 'setup' });
   return auth;
 }
-
 
 describe('password hashes', () => {
   it('verify the password they were made from and nothing else, with a fresh salt each time', async () => {
@@ -64,7 +68,8 @@ describe.each(storeEngines)('credentials in the %s store', (engine) => {
       const { cookieValue } = await auth.login({ password: 'first password', client: 'c' });
       const [id, signature] = cookieValue.split('.') as [string, string];
       const flip = (text: string) => (text.startsWith('A') ? `B${text.slice(1)}` : `A${text.slice(1)}`);
-      for (const forged of [`${flip(id)}.${signature}`, `${id}.${flip(signature)}`, id, `${cookieValue}.x`, '']) expect(await auth.sessionValid(forged)).toBe(false);
+      for (const forged of [`${flip(id)}.${signature}`, `${id}.${flip(signature)}`, id, `${cookieValue}.x`, ''])
+        expect(await auth.sessionValid(forged)).toBe(false);
       expect(JSON.stringify(await db.all(`SELECT * FROM sessions`))).not.toContain(id);
     });
   });
@@ -103,7 +108,11 @@ describe.each(storeEngines)('credentials in the %s store', (engine) => {
       expect(await restarted.pendingSetupCode()).not.toBe(code);
       expect(await db.all(`SELECT * FROM admin_password`)).toEqual([]);
       // Spaces, dashes and case do not matter; afterwards the code is spent.
-      await restarted.setup({ password: 'my password', setupCode: ` ${(await restarted.pendingSetupCode())!.toLowerCase().replaceAll('-', ' ')} `, client: 'c' });
+      await restarted.setup({
+        password: 'my password',
+        setupCode: ` ${(await restarted.pendingSetupCode())!.toLowerCase().replaceAll('-', ' ')} `,
+        client: 'c',
+      });
       expect(await restarted.pendingSetupCode()).toBeUndefined();
       await restarted.login({ password: 'my password', client: 'c' });
     });
@@ -132,7 +141,9 @@ describe.each(storeEngines)('credentials in the %s store', (engine) => {
       const created = await auth.createToken('crawler');
       expect(created.token).toMatch(/^kvm2p_[0-9a-f]{16}_[A-Za-z0-9_-]{43}$/);
       expect(await auth.tokenPrincipal(created.token)).toEqual({ kind: 'token', tokenId: created.id });
-      expect(await auth.listTokens()).toEqual([{ id: created.id, name: 'crawler', prefix: created.prefix, createdAt: created.createdAt, lastUsedAt: new Date(nowMs).toISOString() }]);
+      expect(await auth.listTokens()).toEqual([
+        { id: created.id, name: 'crawler', prefix: created.prefix, createdAt: created.createdAt, lastUsedAt: new Date(nowMs).toISOString() },
+      ]);
       expect(JSON.stringify(await db.all(`SELECT * FROM api_tokens`))).not.toContain(created.token.slice(created.prefix.length + 1));
       expect(await auth.tokenPrincipal(created.token.slice(0, -1) + (created.token.endsWith('A') ? 'B' : 'A'))).toBeUndefined();
       expect(await auth.tokenPrincipal(`Bearer ${created.token}`)).toBeUndefined();

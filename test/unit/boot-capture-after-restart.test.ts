@@ -73,7 +73,7 @@ describe('boot capture after a restart', () => {
     expect((await second.runtime.proxies.get('alpha')).status.phase).toBe('Provisioning');
     await expect.poll(() => second.runtime.consoles.status('alpha').state, { message: 'the capture reopened' }).toBe('live');
     const device = second.provider().consoles.of(providerID);
-    device.print('cloud-init[301]: Cloud-init v. 22.4.2 running \'modules:final\'\r\n');
+    device.print("cloud-init[301]: Cloud-init v. 22.4.2 running 'modules:final'\r\n");
     await expect.poll(() => second.runtime.consoleLog('alpha')).toContain("Cloud-init v. 22.4.2 running 'modules:final'");
     // The passes that follow find it held: no more opens.
     const gets = second.provider().callsOf('get').length;

@@ -28,7 +28,12 @@ describe('cloud-init as base64', () => {
     kvm2.seedCache();
     harness = await controlPlane({ providers: [kvm2.provider] });
     const view = await harness.proxies.create(
-      managedProxy('gz', { provider: kvm2.provider.name, placement: { zone: 'h1', machineType: 'small', image: 'img' }, cloudInit: undefined, cloudInitBase64: userData.toString('base64') }),
+      managedProxy('gz', {
+        provider: kvm2.provider.name,
+        placement: { zone: 'h1', machineType: 'small', image: 'img' },
+        cloudInit: undefined,
+        cloudInitBase64: userData.toString('base64'),
+      }),
     );
     expect(view.cloudInit).toEqual({ bytes: userData.length });
     await harness.settle();

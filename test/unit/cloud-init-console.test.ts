@@ -33,11 +33,27 @@ describe('cloud-init on the serial console', () => {
   });
 
   it.each([
-    ['a banner without a journal prefix (cloud-init writing to the console itself)', "Cloud-init v. 23.1 running 'init' at Mon. Up 3 seconds.", { reached: true, stages: ['init'], finished: false }],
-    ['a journal-prefixed line only (a boot captured part way)', '[  12.0] cloud-init[88]: ci-info: no authorized SSH keys fingerprints found', { reached: true, stages: [], finished: false }],
+    [
+      'a banner without a journal prefix (cloud-init writing to the console itself)',
+      "Cloud-init v. 23.1 running 'init' at Mon. Up 3 seconds.",
+      { reached: true, stages: ['init'], finished: false },
+    ],
+    [
+      'a journal-prefixed line only (a boot captured part way)',
+      '[  12.0] cloud-init[88]: ci-info: no authorized SSH keys fingerprints found',
+      { reached: true, stages: [], finished: false },
+    ],
     ['a finished line without a datasource', 'Cloud-init v. 24.1 finished at Mon, 01 Jan 2024', { reached: true, stages: [], finished: true }],
-    ['firmware output only (a disk with no OS)', 'BdsDxe: failed to load Boot0001 "UEFI Misc Device": Not Found\r\nBdsDxe: No bootable option or device was found.', { reached: false, stages: [], finished: false }],
-    ['a kernel that mentions cloud-init in its command line only', '[ 0.0] Kernel command line: ds=nocloud cloud-init=disabled', { reached: false, stages: [], finished: false }],
+    [
+      'firmware output only (a disk with no OS)',
+      'BdsDxe: failed to load Boot0001 "UEFI Misc Device": Not Found\r\nBdsDxe: No bootable option or device was found.',
+      { reached: false, stages: [], finished: false },
+    ],
+    [
+      'a kernel that mentions cloud-init in its command line only',
+      '[ 0.0] Kernel command line: ds=nocloud cloud-init=disabled',
+      { reached: false, stages: [], finished: false },
+    ],
     ['nothing at all', '', { reached: false, stages: [], finished: false }],
   ])('%s', (_what, text, expected) => {
     expect(cloudInitProgress(text)).toMatchObject(expected);
@@ -70,7 +86,11 @@ describe('cloud-init on the serial console', () => {
   });
 
   it('still finds the datasource after a long date, and none past the end of a finished line', () => {
-    expect(cloudInitProgress('Cloud-init v. 24.1 finished at Mon, 01 Jan 2024 10:00:00 +0000. Datasource DataSourceNoCloud [seed=/dev/vdb][dsmode=net].  Up 9.5 seconds')).toMatchObject({
+    expect(
+      cloudInitProgress(
+        'Cloud-init v. 24.1 finished at Mon, 01 Jan 2024 10:00:00 +0000. Datasource DataSourceNoCloud [seed=/dev/vdb][dsmode=net].  Up 9.5 seconds',
+      ),
+    ).toMatchObject({
       finished: true,
       version: '24.1',
       datasource: 'DataSourceNoCloud [seed=/dev/vdb][dsmode=net]',

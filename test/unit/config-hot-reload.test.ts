@@ -46,8 +46,21 @@ function runtimeOver(options: { configText?: string; loader?: ConfigLoader; regi
   dir = tempDir();
   const configPath = join(dir.path, 'providers.yaml');
   if (options.configText !== undefined) writeFileSync(configPath, options.configText);
-  const settings = settingsFromEnv({ DATA_DIR: join(dir.path, 'data'), PROVIDERS_CONFIG: configPath, CONFIG_RELOAD_DELAY: '20ms', GC_INTERVAL: '1h', PROBE_INTERVAL: '1h' });
-  runtime = createRuntime({ settings, registry: options.registry, configLoader: options.loader, logger: silentLogger(), metrics: createMetrics(), probe: noNetworkProbe });
+  const settings = settingsFromEnv({
+    DATA_DIR: join(dir.path, 'data'),
+    PROVIDERS_CONFIG: configPath,
+    CONFIG_RELOAD_DELAY: '20ms',
+    GC_INTERVAL: '1h',
+    PROBE_INTERVAL: '1h',
+  });
+  runtime = createRuntime({
+    settings,
+    registry: options.registry,
+    configLoader: options.loader,
+    logger: silentLogger(),
+    metrics: createMetrics(),
+    probe: noNetworkProbe,
+  });
   return { runtime, configPath };
 }
 
@@ -80,7 +93,9 @@ describe('providers config hot reload', () => {
     await expect.poll(() => built[0]?.closed, { message: 'the replaced fake-1 is closed', timeout: 5_000 }).toBe(true);
     expect(rt.providers.get('fake-1')).toBe(built[2]);
     expect(rt.providers.get('fake-2')).toBe(built[1]);
-    await expect.poll(async () => (await up(rt, 'alpha')) && (built[2]?.instances.size ?? 0) === 1, { message: 'alpha runs on the new fake-1', timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(async () => (await up(rt, 'alpha')) && (built[2]?.instances.size ?? 0) === 1, { message: 'alpha runs on the new fake-1', timeout: 5_000 })
+      .toBe(true);
   });
 
   it('keeps the running providers on an invalid file and reports every validation message', async () => {
@@ -101,7 +116,8 @@ describe('providers config hot reload', () => {
 
   it('starts with zero providers on an invalid kvm2 config, naming the block and path', async () => {
     const { runtime: rt } = runtimeOver({
-      configText: '- name: kvm2-home\n  type: kvm2\n  kvm2:\n    sshKeyFile: /k\n    knownHostsFile: /kh\n    machineTypes: {small: {vcpus: 1, memoryMiB: 512}}\n    hosts: [{name: lab1, address: "198.18.1.2:22", user: kvm2lab}]\n',
+      configText:
+        '- name: kvm2-home\n  type: kvm2\n  kvm2:\n    sshKeyFile: /k\n    knownHostsFile: /kh\n    machineTypes: {small: {vcpus: 1, memoryMiB: 512}}\n    hosts: [{name: lab1, address: "198.18.1.2:22", user: kvm2lab}]\n',
       registry: new ProviderRegistry(),
     });
     await rt.start();
@@ -111,18 +127,32 @@ describe('providers config hot reload', () => {
 
   it('lists a kvm2 entry whose type has no factory registered as unavailable, with the reason', async () => {
     const { runtime: rt } = runtimeOver({
-      configText: '- name: kvm2-home\n  type: kvm2\n  kvm2:\n    sshKeyFile: /k\n    knownHostsFile: /kh\n    machineTypes: {small: {vcpus: 1, memoryMiB: 512}}\n    hosts: [{name: lab1, address: "198.18.1.2:22", user: kvm2lab, bridge: br0}]\n',
+      configText:
+        '- name: kvm2-home\n  type: kvm2\n  kvm2:\n    sshKeyFile: /k\n    knownHostsFile: /kh\n    machineTypes: {small: {vcpus: 1, memoryMiB: 512}}\n    hosts: [{name: lab1, address: "198.18.1.2:22", user: kvm2lab, bridge: br0}]\n',
       registry: new ProviderRegistry(),
     });
     await rt.start();
-    expect(rt.configStatus().providers).toEqual([{ name: 'kvm2-home', type: 'kvm2', available: false, reason: 'provider "kvm2-home": type kvm2 has no implementation in this server yet' }]);
+    expect(rt.configStatus().providers).toEqual([
+      { name: 'kvm2-home', type: 'kvm2', available: false, reason: 'provider "kvm2-home": type kvm2 has no implementation in this server yet' },
+    ]);
     await rt.proxies.create(managedProxy('alpha', { provider: 'kvm2-home' }));
-    await expect.poll(async () => (await rt.proxies.get('alpha')).status.conditions[0]?.reason === 'ProviderUnavailable', { message: 'alpha waits for its provider', timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(async () => (await rt.proxies.get('alpha')).status.conditions[0]?.reason === 'ProviderUnavailable', {
+        message: 'alpha waits for its provider',
+        timeout: 5_000,
+      })
+      .toBe(true);
   });
 
   it('runs with zero providers when PROVIDERS_CONFIG is not set', async () => {
     dir = tempDir();
-    runtime = createRuntime({ settings: settingsFromEnv({ DATA_DIR: dir.path }), registry: new ProviderRegistry(), logger: silentLogger(), metrics: createMetrics(), probe: noNetworkProbe });
+    runtime = createRuntime({
+      settings: settingsFromEnv({ DATA_DIR: dir.path }),
+      registry: new ProviderRegistry(),
+      logger: silentLogger(),
+      metrics: createMetrics(),
+      probe: noNetworkProbe,
+    });
     await runtime.start();
     expect(runtime.configStatus()).toEqual({ providers: [] });
     const edge = await runtime.proxies.create({ name: 'edge', mode: 'Static', address: '192.0.2.1' });

@@ -90,7 +90,8 @@ describe('a config reload during a download', () => {
     expect(closed).toEqual([]);
 
     release();
-    const recorded = async () => (await Promise.all(['alpha', 'beta'].map((name) => runtime!.proxies.get(name)))).every((view) => view.status.providerID !== undefined);
+    const recorded = async () =>
+      (await Promise.all(['alpha', 'beta'].map((name) => runtime!.proxies.get(name)))).every((view) => view.status.providerID !== undefined);
     await expect.poll(recorded, { message: 'both Proxies have their instance', timeout: 5_000 }).toBe(true);
     await expect.poll(() => closed.includes(first as Kvm2Provider), { message: 'the old provider is closed after its upload', timeout: 5_000 }).toBe(true);
     expect(mirror.gets('/held.qcow2')).toBe(1);

@@ -29,13 +29,17 @@ const configText = (hostB: string) =>
   `- name: home\n  type: kvm2\n  kvm2:\n    sshKeyFile: /dev/null\n    insecureIgnoreHostKey: true\n    machineTypes:\n      small: {vcpus: 1, memoryMiB: 256}\n    images:\n      debian: {url: "http://mirror.invalid/d.qcow2"}\n    hosts:\n      - name: a\n        address: a.lan\n        user: virt\n        bridge: br0\n      - name: b\n        address: b.lan\n        user: virt\n        bridge: br0\n${hostB}`;
 
 describe('a hand edit of a host in use', () => {
-  it("is refused by the reload, keeping the running pool and naming the Proxies, and applies once they are gone", async () => {
+  it('is refused by the reload, keeping the running pool and naming the Proxies, and applies once they are gone', async () => {
     dir = tempDir('reload-storage-');
     const path = join(dir.path, 'providers.yaml');
     writeFileSync(path, configText(''));
     const registry = new ProviderRegistry();
     registry.register('kvm2', (entry, context) => {
-      const provider = createKvm2Provider({ settings: withDefaults(entry as Kvm2Entry), logger: context.logger, backend: new FakeHostBackend({ a: new FakeHypervisor(), b: new FakeHypervisor() }) });
+      const provider = createKvm2Provider({
+        settings: withDefaults(entry as Kvm2Entry),
+        logger: context.logger,
+        backend: new FakeHostBackend({ a: new FakeHypervisor(), b: new FakeHypervisor() }),
+      });
       return { provider, close: () => provider.close() };
     });
     const lines: Array<Record<string, unknown>> = [];
@@ -48,7 +52,14 @@ describe('a hand edit of a host in use', () => {
       probe: async () => ({ healthy: false, reason: 'ConnectionFailed', message: 'stub', latencyMs: 0 }),
     });
     await runtime.start();
-    const spec = (zone: string) => ({ mode: 'Managed' as const, provider: 'home', placement: { zone, machineType: 'small', image: 'debian' }, cloudInit: '', port: 3128, labels: {} });
+    const spec = (zone: string) => ({
+      mode: 'Managed' as const,
+      provider: 'home',
+      placement: { zone, machineType: 'small', image: 'debian' },
+      cloudInit: '',
+      port: 3128,
+      labels: {},
+    });
     await runtime.store.proxies.insert({ uid: 'uid-p1', name: 'p1', spec: spec('b'), now: new Date().toISOString() });
     await runtime.store.proxies.insert({ uid: 'uid-p2', name: 'p2', spec: spec('a'), now: new Date().toISOString() });
     const poolOfB = () => (runtime?.providers.get('home') as Kvm2Provider).settings.hosts.find((host) => host.name === 'b')?.pool;

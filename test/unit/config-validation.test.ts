@@ -2,12 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import {
-  loadProvidersConfig,
-  parseProvidersConfig,
-  ProvidersConfigError,
-  validateProvidersConfig,
-} from '@/server/providers/config';
+import { loadProvidersConfig, parseProvidersConfig, ProvidersConfigError, validateProvidersConfig } from '@/server/providers/config';
 
 // A valid config shaped like the spec's sample; each case breaks exactly one thing.
 type Entry = Record<string, unknown> & { kvm2: Record<string, unknown> & { hosts: Record<string, unknown>[] } };
@@ -62,7 +57,11 @@ const invalid: Case[] = [
     change: (c) => block(c).hosts.push({ name: 'beelink', address: 'other:22', user: 'admin', bridge: 'br0' }),
     message: `${home}kvm2.hosts[1]: name "beelink" is already used by kvm2.hosts[0]`,
   },
-  { what: 'address with a bad port', change: (c) => (firstHost(c).address = 'beelink:99999'), message: `${home}kvm2.hosts[0]: address "beelink:99999" is not host:port` },
+  {
+    what: 'address with a bad port',
+    change: (c) => (firstHost(c).address = 'beelink:99999'),
+    message: `${home}kvm2.hosts[0]: address "beelink:99999" is not host:port`,
+  },
   { what: 'address that is a number', change: (c) => (firstHost(c).address = 22), message: `${home}kvm2.hosts[0]: address must be a string` },
   { what: 'relative socket path', change: (c) => (firstHost(c).socket = 'libvirt-sock'), message: `${home}kvm2.hosts[0]: socket must be an absolute path` },
   { what: 'empty pool', change: (c) => (firstHost(c).pool = ''), message: `${home}kvm2.hosts[0]: pool must not be empty` },
@@ -72,7 +71,11 @@ const invalid: Case[] = [
   { what: 'empty hosts list', change: (c) => (block(c).hosts = []), message: `${home}kvm2: hosts needs at least one entry` },
   { what: 'no hosts', change: (c) => delete (block(c) as Record<string, unknown>).hosts, message: `${home}kvm2: hosts is required` },
   { what: 'hosts as a mapping', change: (c) => ((block(c) as Record<string, unknown>).hosts = { beelink: {} }), message: `${home}kvm2: hosts must be a list` },
-  { what: 'host entry that is a string', change: (c) => ((block(c) as Record<string, unknown>).hosts = ['beelink']), message: `${home}kvm2.hosts[0] must be a mapping` },
+  {
+    what: 'host entry that is a string',
+    change: (c) => ((block(c) as Record<string, unknown>).hosts = ['beelink']),
+    message: `${home}kvm2.hosts[0] must be a mapping`,
+  },
   { what: 'no sshKeyFile', change: (c) => delete block(c).sshKeyFile, message: `${home}kvm2: sshKeyFile is required` },
   {
     what: 'no knownHostsFile without insecureIgnoreHostKey',
@@ -87,7 +90,11 @@ const invalid: Case[] = [
     },
     message: `${home}kvm2: knownHostsFile is required unless insecureIgnoreHostKey is true`,
   },
-  { what: 'insecureIgnoreHostKey as a word', change: (c) => (block(c).insecureIgnoreHostKey = 'yes'), message: `${home}kvm2: insecureIgnoreHostKey must be true or false` },
+  {
+    what: 'insecureIgnoreHostKey as a word',
+    change: (c) => (block(c).insecureIgnoreHostKey = 'yes'),
+    message: `${home}kvm2: insecureIgnoreHostKey must be true or false`,
+  },
   { what: 'diskSizeGb zero', change: (c) => (block(c).diskSizeGb = 0), message: `${home}kvm2: diskSizeGb must be greater than 0` },
   { what: 'diskSizeGb negative', change: (c) => (block(c).diskSizeGb = -5), message: `${home}kvm2: diskSizeGb must be greater than 0` },
   { what: 'diskSizeGb fractional', change: (c) => (block(c).diskSizeGb = 2.5), message: `${home}kvm2: diskSizeGb must be a whole number` },
@@ -112,7 +119,11 @@ const invalid: Case[] = [
     message: `${home}kvm2: images key "." ${dotName}`,
   },
   { what: 'image without url', change: (c) => delete image(c).url, message: `${home}kvm2.images.debian-13: url is required` },
-  { what: 'image url not http(s)', change: (c) => (image(c).url = 'ftp://mirror.example.org/d.qcow2'), message: `${home}kvm2.images.debian-13: url must be an http(s) URL` },
+  {
+    what: 'image url not http(s)',
+    change: (c) => (image(c).url = 'ftp://mirror.example.org/d.qcow2'),
+    message: `${home}kvm2.images.debian-13: url must be an http(s) URL`,
+  },
   { what: 'image url not a URL', change: (c) => (image(c).url = 'debian.qcow2'), message: `${home}kvm2.images.debian-13: url must be an http(s) URL` },
   { what: 'sha256 too short', change: (c) => (image(c).sha256 = 'abc123'), message: `${home}kvm2.images.debian-13: sha256 must be 64 hex characters` },
   { what: 'sha256 not hex', change: (c) => (image(c).sha256 = 'z'.repeat(64)), message: `${home}kvm2.images.debian-13: sha256 must be 64 hex characters` },
@@ -208,10 +219,7 @@ describe('providers config validation', () => {
     const config = sample();
     delete firstHost(config).bridge;
     small(config).vcpus = 0;
-    expect(issuesOf(config)).toEqual([
-      `${home}kvm2.machineTypes.small: vcpus must be greater than 0`,
-      `${home}kvm2.hosts[0]: bridge is required`,
-    ]);
+    expect(issuesOf(config)).toEqual([`${home}kvm2.machineTypes.small: vcpus must be greater than 0`, `${home}kvm2.hosts[0]: bridge is required`]);
   });
 
   it('names the file and every issue in the error message', () => {
@@ -293,9 +301,7 @@ describe('providers config YAML', () => {
       writeFileSync(path, yamlSample.replace('bridge:', 'bridge: br0'));
       const [entry] = await loadProvidersConfig(path);
       expect(entry?.kvm2.hosts[0]?.bridge).toBe('br0');
-      await expect(loadProvidersConfig(join(dir, 'missing.yaml'))).rejects.toThrow(
-        `providers config ${join(dir, 'missing.yaml')}: cannot be read (ENOENT)`,
-      );
+      await expect(loadProvidersConfig(join(dir, 'missing.yaml'))).rejects.toThrow(`providers config ${join(dir, 'missing.yaml')}: cannot be read (ENOENT)`);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -31,7 +31,10 @@ describe('connection stamp', () => {
     const agent = new Agent({ localAddress: '127.0.0.2' });
     try {
       const forged = `forged-key 203.0.113.9 127.0.0.1 ${port}`;
-      const answer = await request(`http://127.0.0.1:${port}/`, { dispatcher: agent, headers: { [connectionHeader]: forged, 'x-forwarded-for': '203.0.113.9' } });
+      const answer = await request(`http://127.0.0.1:${port}/`, {
+        dispatcher: agent,
+        headers: { [connectionHeader]: forged, 'x-forwarded-for': '203.0.113.9' },
+      });
       await answer.body.text();
     } finally {
       await agent.close();
@@ -43,7 +46,11 @@ describe('connection stamp', () => {
   });
 
   it('reads a request without a genuine stamp as unidentified', () => {
-    for (const value of [undefined, 'x 192.0.2.1 127.0.0.1 3000', `${connectionStamp({ peer: '192.0.2.1', localAddress: '127.0.0.1', localPort: 3000 })} extra`]) {
+    for (const value of [
+      undefined,
+      'x 192.0.2.1 127.0.0.1 3000',
+      `${connectionStamp({ peer: '192.0.2.1', localAddress: '127.0.0.1', localPort: 3000 })} extra`,
+    ]) {
       const request = new Request('http://127.0.0.1/', { headers: value === undefined ? {} : { [connectionHeader]: value } });
       expect(connectionOf(request)).toBeUndefined();
       expect(clientAddress(request, { trustedProxies: new AddressSet() })).toBe(unidentifiedClient);

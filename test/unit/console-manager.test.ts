@@ -95,7 +95,9 @@ describe('busy and take over', () => {
     await settle();
     const status = manager.status('alpha');
     expect(status.state).toBe('busy');
-    expect('message' in status && status.message).toMatch(/another client holds the serial console of fake\/proxy-alpha on host host-a.*"take over" disconnects that client/);
+    expect('message' in status && status.message).toMatch(
+      /another client holds the serial console of fake\/proxy-alpha on host host-a.*"take over" disconnects that client/,
+    );
     expect(device().opens).toEqual([false]);
     await expect(manager.input('alpha', Buffer.from('x'))).rejects.toMatchObject({ code: 'ERR_CONSOLE_BUSY' });
     release();

@@ -40,14 +40,21 @@ function collect(body: ReadableStream<Uint8Array>): { events: ConsoleEvent[]; by
   return { events, bytes: () => bytes, ended: () => ended };
 }
 
-const outputBytes = (events: ConsoleEvent[]) => events.reduce((sum, event) => sum + (event.event === 'output' ? Buffer.from(event.data.data, 'base64').length : 0), 0);
+const outputBytes = (events: ConsoleEvent[]) =>
+  events.reduce((sum, event) => sum + (event.event === 'output' ? Buffer.from(event.data.data, 'base64').length : 0), 0);
 
 describe('a console stream nobody reads while the guest floods its console', () => {
   it('is closed with a message past its bound; a page that reads keeps every byte and stays live', async () => {
     api = await startApi();
     const created = await api.call(h.proxies.POST, '/api/proxies', 'POST', {
       session: true,
-      body: { name: 'alpha', mode: 'Managed', provider: 'fake-1', placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' }, cloudInit: '#cloud-config\n' },
+      body: {
+        name: 'alpha',
+        mode: 'Managed',
+        provider: 'fake-1',
+        placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' },
+        cloudInit: '#cloud-config\n',
+      },
     });
     expect(created.status).toBe(201);
     await expect.poll(() => api!.runtime.consoles.status('alpha').state).toBe('live');

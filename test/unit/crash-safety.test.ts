@@ -36,7 +36,9 @@ function prng(start: number): () => number {
 function nextStages(current: DesiredProxy[], random: () => number, round: number): DesiredProxy[][] {
   const first = nextDesired(current, random, round);
   const fresh = first.filter((proxy) => proxy.name.startsWith(`p${round}-`));
-  const second = first.map((proxy) => (proxy === fresh[0] ? { ...proxy, port: proxy.port + 1 } : { ...proxy })).filter((proxy) => fresh.length < 2 || proxy.name !== fresh[1]?.name);
+  const second = first
+    .map((proxy) => (proxy === fresh[0] ? { ...proxy, port: proxy.port + 1 } : { ...proxy }))
+    .filter((proxy) => fresh.length < 2 || proxy.name !== fresh[1]?.name);
   return [first, second];
 }
 
@@ -126,7 +128,9 @@ describe.each(storeEngines)('crash safety on %s', (engine: Engine) => {
 
     // Independently of the child: the store and the fake's instances agree one to one.
     const store = await openStore(where);
-    const records = await store.sql.all<{ uid: string; name: string; status: string; deletion_requested_at: string | null }>('SELECT uid, name, status, deletion_requested_at FROM proxies');
+    const records = await store.sql.all<{ uid: string; name: string; status: string; deletion_requested_at: string | null }>(
+      'SELECT uid, name, status, deletion_requested_at FROM proxies',
+    );
     await store.close();
     const instances = JSON.parse(readFileSync(env.FAKE_STATE, 'utf8')) as Array<{ providerID: string; uid: string }>;
     expect(records.map((record) => record.name).sort()).toEqual([...expected.keys()].sort());

@@ -39,11 +39,15 @@ describe('DATABASE_URL transport', () => {
   });
 
   it('DATABASE_INSECURE_TLS takes 1 or 0 only', () => {
-    expect(() => settings({ DATABASE_URL: 'postgres://localhost/kvm2', DATABASE_INSECURE_TLS: 'yes please' })).toThrow(/^DATABASE_INSECURE_TLS: must be 1 or 0/);
+    expect(() => settings({ DATABASE_URL: 'postgres://localhost/kvm2', DATABASE_INSECURE_TLS: 'yes please' })).toThrow(
+      /^DATABASE_INSECURE_TLS: must be 1 or 0/,
+    );
     expect(() => settings({ DATABASE_URL: 'postgres://kvm2@db.lan/kvm2', DATABASE_INSECURE_TLS: '0' })).toThrow(/^DATABASE_URL: /);
   });
 
   it('an unreadable sslrootcert is named', () => {
-    expect(() => settings({ DATABASE_URL: 'postgres://kvm2@db.lan/kvm2?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem' })).toThrow(/^DATABASE_URL: .*\/nonexistent\/ca.pem/);
+    expect(() => settings({ DATABASE_URL: 'postgres://kvm2@db.lan/kvm2?sslmode=verify-full&sslrootcert=/nonexistent/ca.pem' })).toThrow(
+      /^DATABASE_URL: .*\/nonexistent\/ca.pem/,
+    );
   });
 });

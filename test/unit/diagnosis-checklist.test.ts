@@ -108,12 +108,23 @@ function setUp(setup: Setup = {}) {
     providers: {
       get: () => (setup.providerRuns === false ? undefined : provider),
       summary: () =>
-        setup.providerRuns === false ? { available: false, reason: 'kvm2.hosts[0]: bridge is required', targets: [] } : { available: true, targets: [setup.target ?? target()] },
+        setup.providerRuns === false
+          ? { available: false, reason: 'kvm2.hosts[0]: bridge is required', targets: [] }
+          : { available: true, targets: [setup.target ?? target()] },
     },
     consoleLog: () => setup.console,
     probe: async (request) => {
       probes.push(request);
-      return setup.probe ?? { healthy: true, reason: 'TargetReachable', message: 'the target answered HTTP 200 through the proxy', latencyMs: 20, statusCode: 200, egressIP: '203.0.113.7' };
+      return (
+        setup.probe ?? {
+          healthy: true,
+          reason: 'TargetReachable',
+          message: 'the target answered HTTP 200 through the proxy',
+          latencyMs: 20,
+          statusCode: 200,
+          egressIP: '203.0.113.7',
+        }
+      );
     },
     portCheck: async ({ host, port }) => {
       ports.push({ host, port });
@@ -130,7 +141,8 @@ function setUp(setup: Setup = {}) {
 
 const statuses = (diagnosis: Diagnosis) => Object.fromEntries(diagnosis.steps.map((step) => [step.id, step.status]));
 const step = (diagnosis: Diagnosis, id: string) => diagnosis.steps.find((candidate) => candidate.id === id);
-const cloudInitConsole = "cloud-init[1]: Cloud-init v. 22.4.2 running 'init' at Mon\r\nCloud-init v. 22.4.2 finished at Mon. Datasource DataSourceNoCloud [seed=/dev/sr0].  Up 40 seconds\r\n";
+const cloudInitConsole =
+  "cloud-init[1]: Cloud-init v. 22.4.2 running 'init' at Mon\r\nCloud-init v. 22.4.2 finished at Mon. Datasource DataSourceNoCloud [seed=/dev/sr0].  Up 40 seconds\r\n";
 
 describe('the diagnosis checklist', () => {
   it('passes every step for a Proxy that works, in checklist order, probing the address the agent reports', async () => {
@@ -142,7 +154,9 @@ describe('the diagnosis checklist', () => {
     expect(step(diagnosis, 'address')?.evidence).toBe('10.0.0.5 from the guest agent');
     expect(step(diagnosis, 'egress')?.evidence).toBe('the IP-echo URL sees 203.0.113.7');
     expect(ports).toEqual([{ host: '10.0.0.5', port: 3128 }]);
-    expect(probes).toEqual([expect.objectContaining({ host: '10.0.0.5', port: 3128, targetUrl: 'http://198.18.0.1/probe', ipEchoUrl: 'http://198.18.0.1/ip', timeoutMs: 200 })]);
+    expect(probes).toEqual([
+      expect.objectContaining({ host: '10.0.0.5', port: 3128, targetUrl: 'http://198.18.0.1/probe', ipEchoUrl: 'http://198.18.0.1/ip', timeoutMs: 200 }),
+    ]);
     expect(inspection.closed).toBe(1);
     expect(diagnosis.steps.every((entry) => entry.next === undefined)).toBe(true);
   });
@@ -152,7 +166,10 @@ describe('the diagnosis checklist', () => {
     const diagnosis = await service.diagnose('p1');
     expect(statuses(diagnosis)).toEqual(noOsWithoutConsoleCapture);
     expect(diagnosis.firstFailure).toBe('agent');
-    expect(step(diagnosis, 'cloud-init')).toMatchObject({ evidence: 'no console capture yet', next: expect.stringContaining('virsh console --force proxy-0123456789abcdef') });
+    expect(step(diagnosis, 'cloud-init')).toMatchObject({
+      evidence: 'no console capture yet',
+      next: expect.stringContaining('virsh console --force proxy-0123456789abcdef'),
+    });
     expect(step(diagnosis, 'agent')?.next).toContain('qemu-guest-agent');
     expect(step(diagnosis, 'port')?.evidence).toBe('needs "Address known" to pass');
     expect(step(diagnosis, 'egress')?.evidence).toBe('no IP_ECHO_URL set');
@@ -193,7 +210,10 @@ describe('the diagnosis checklist', () => {
     const { service } = setUp({ target: target(false), console: cloudInitConsole });
     const diagnosis = await service.diagnose('p1');
     expect(diagnosis.firstFailure).toBe('host');
-    expect(step(diagnosis, 'host')).toMatchObject({ evidence: expect.stringContaining('PoolNotActive'), next: 'virsh pool-start default and virsh pool-autostart default on the host.' });
+    expect(step(diagnosis, 'host')).toMatchObject({
+      evidence: expect.stringContaining('PoolNotActive'),
+      next: 'virsh pool-start default and virsh pool-autostart default on the host.',
+    });
     expect(step(diagnosis, 'domain')?.status).toBe('pass');
   });
 
@@ -205,11 +225,22 @@ describe('the diagnosis checklist', () => {
   });
 
   it('fails at the domain while no instance exists, with what the reconciler waits for', async () => {
-    const view = proxyView({}, {
-      providerID: undefined,
-      phase: 'Pending',
-      conditions: [{ type: 'Provisioned', status: 'False', reason: 'QuotaExceeded', message: 'pool default has 1 GiB, needs 10 GiB', lastTransitionTime: '2026-12-01T10:00:00Z' }],
-    });
+    const view = proxyView(
+      {},
+      {
+        providerID: undefined,
+        phase: 'Pending',
+        conditions: [
+          {
+            type: 'Provisioned',
+            status: 'False',
+            reason: 'QuotaExceeded',
+            message: 'pool default has 1 GiB, needs 10 GiB',
+            lastTransitionTime: '2026-12-01T10:00:00Z',
+          },
+        ],
+      },
+    );
     const { service, inspection } = setUp({ view });
     const diagnosis = await service.diagnose('p1');
     expect(step(diagnosis, 'domain')).toMatchObject({ status: 'fail', evidence: 'no instance created yet: pool default has 1 GiB, needs 10 GiB' });
@@ -244,7 +275,10 @@ describe('the diagnosis checklist', () => {
     const opening = new Promise<InstanceInspection>((resolve) => (open = resolve));
     const { service } = setUp({ open: () => opening, budgets: { connectMs: 50 } });
     const diagnosis = await service.diagnose('p1');
-    expect(step(diagnosis, 'host')).toMatchObject({ status: 'fail', evidence: expect.stringContaining('could not connect to the host: no answer within 50 ms') });
+    expect(step(diagnosis, 'host')).toMatchObject({
+      status: 'fail',
+      evidence: expect.stringContaining('could not connect to the host: no answer within 50 ms'),
+    });
     open(late);
     await expect.poll(() => late.closed).toBe(1);
   });
@@ -258,8 +292,14 @@ describe('the diagnosis checklist', () => {
   });
 
   it('for a Static proxy: skips the VM steps and checks its spec address', async () => {
-    const view = proxyView({ mode: 'Static', provider: undefined, placement: undefined, address: '192.0.2.10', instanceName: undefined }, { providerID: undefined });
-    const { service, ports } = setUp({ view, probe: { healthy: false, reason: 'BadStatus', message: 'the target answered HTTP 403 through the proxy', latencyMs: 3, statusCode: 403 } });
+    const view = proxyView(
+      { mode: 'Static', provider: undefined, placement: undefined, address: '192.0.2.10', instanceName: undefined },
+      { providerID: undefined },
+    );
+    const { service, ports } = setUp({
+      view,
+      probe: { healthy: false, reason: 'BadStatus', message: 'the target answered HTTP 403 through the proxy', latencyMs: 3, statusCode: 403 },
+    });
     const diagnosis = await service.diagnose('p1');
     expect(statuses(diagnosis)).toEqual({
       host: 'skipped',
@@ -272,7 +312,10 @@ describe('the diagnosis checklist', () => {
       probe: 'fail',
       egress: 'skipped',
     });
-    expect(step(diagnosis, 'probe')).toMatchObject({ evidence: 'BadStatus: the target answered HTTP 403 through the proxy', next: expect.stringContaining('http_access') });
+    expect(step(diagnosis, 'probe')).toMatchObject({
+      evidence: 'BadStatus: the target answered HTTP 403 through the proxy',
+      next: expect.stringContaining('http_access'),
+    });
     expect(ports).toEqual([{ host: '192.0.2.10', port: 3128 }]);
   });
 });

@@ -57,7 +57,12 @@ describe('seed verdicts', () => {
   it.each<[string, Gathered<SeedFacts>, string, string]>([
     ['attached', value({ volume: 'p-seed.iso', volumeExists: true, attachedAs: 'sda (cdrom)' }), 'pass', 'p-seed.iso attached as sda (cdrom)'],
     ['not on any disk', value({ volume: 'p-seed.iso', volumeExists: true }), 'fail', 'no disk of the domain carries the seed p-seed.iso'],
-    ['gone from the pool', value({ volume: 'p-seed.iso', volumeExists: false, attachedAs: 'sda (cdrom)' }), 'fail', 'the domain names p-seed.iso as sda (cdrom), but the pool no longer holds it'],
+    [
+      'gone from the pool',
+      value({ volume: 'p-seed.iso', volumeExists: false, attachedAs: 'sda (cdrom)' }),
+      'fail',
+      'the domain names p-seed.iso as sda (cdrom), but the pool no longer holds it',
+    ],
     ['unreadable', broke, 'unknown', 'reading the domain XML failed: connection killed'],
   ])('%s', (_what, facts, status, evidence) => {
     const verdict = seedVerdict(facts);
@@ -72,17 +77,35 @@ describe('agent and address verdicts', () => {
   const arpUp: AddressAnswer = { source: 'arp', addresses: ['10.0.0.6'], ip: '10.0.0.6' };
   const arpLinkLocal: AddressAnswer = { source: 'arp', addresses: ['169.254.1.1'] };
 
-  it('the agent passes when it answers, fails with the host\'s words when it does not, is unknown when the call broke', () => {
+  it("the agent passes when it answers, fails with the host's words when it does not, is unknown when the call broke", () => {
     expect(agentVerdict(value(agentUp))).toEqual({ status: 'pass', evidence: 'the agent answered with 2 addresses' });
-    expect(agentVerdict(value(agentDown))).toMatchObject({ status: 'fail', evidence: 'the host says: QEMU guest agent is not connected', next: expect.stringContaining('installGuestAgent') });
+    expect(agentVerdict(value(agentDown))).toMatchObject({
+      status: 'fail',
+      evidence: 'the host says: QEMU guest agent is not connected',
+      next: expect.stringContaining('installGuestAgent'),
+    });
     expect(agentVerdict(timedOut)).toMatchObject({ status: 'unknown', evidence: 'asking the guest agent: no answer within 2000 ms' });
   });
 
   it.each<[string, Gathered<AddressAnswer>, Gathered<AddressAnswer>, string | undefined, string, string]>([
     ['the agent first', value(agentUp), value(arpUp), undefined, 'pass', '10.0.0.5 from the guest agent'],
     ['ARP when the agent is down', value(agentDown), value(arpUp), undefined, 'pass', "10.0.0.6 from the host's ARP table"],
-    ['a stale status', value(agentUp), value(arpUp), '10.0.0.4', 'pass', "10.0.0.5 from the guest agent; the Proxy's status still says 10.0.0.4 (the reconciler's next pass updates it)"],
-    ['no usable address', value(agentDown), value(arpLinkLocal), undefined, 'fail', 'no usable IPv4 address (agent: QEMU guest agent is not connected; ARP: only 169.254.1.1)'],
+    [
+      'a stale status',
+      value(agentUp),
+      value(arpUp),
+      '10.0.0.4',
+      'pass',
+      "10.0.0.5 from the guest agent; the Proxy's status still says 10.0.0.4 (the reconciler's next pass updates it)",
+    ],
+    [
+      'no usable address',
+      value(agentDown),
+      value(arpLinkLocal),
+      undefined,
+      'fail',
+      'no usable IPv4 address (agent: QEMU guest agent is not connected; ARP: only 169.254.1.1)',
+    ],
     ['both sources broke', timedOut, broke, undefined, 'unknown', 'no usable IPv4 address (agent: no answer within 2000 ms; ARP: connection killed)'],
   ])('%s', (_what, agent, arp, recorded, status, evidence) => {
     expect(addressVerdict({ agent, arp, recorded })).toMatchObject({ status, evidence });
@@ -94,8 +117,18 @@ describe('port and egress verdicts', () => {
   it.each([
     [{ outcome: 'open' as const, latencyMs: 2.4 }, 'pass', '10.0.0.5:3128 accepted a TCP connection in 2 ms', undefined],
     [{ outcome: 'refused' as const, latencyMs: 1 }, 'fail', '10.0.0.5:3128 refused the connection: nothing listens on port 3128', /systemctl status squid/],
-    [{ outcome: 'timeout' as const, latencyMs: 1500, message: 'no answer within 1500 ms' }, 'fail', '10.0.0.5:3128: no answer within 1500 ms', /routes to the VM network/],
-    [{ outcome: 'unreachable' as const, latencyMs: 1, message: 'connect EHOSTUNREACH 10.0.0.5:3128' }, 'fail', '10.0.0.5:3128: connect EHOSTUNREACH 10.0.0.5:3128', /routes/],
+    [
+      { outcome: 'timeout' as const, latencyMs: 1500, message: 'no answer within 1500 ms' },
+      'fail',
+      '10.0.0.5:3128: no answer within 1500 ms',
+      /routes to the VM network/,
+    ],
+    [
+      { outcome: 'unreachable' as const, latencyMs: 1, message: 'connect EHOSTUNREACH 10.0.0.5:3128' },
+      'fail',
+      '10.0.0.5:3128: connect EHOSTUNREACH 10.0.0.5:3128',
+      /routes/,
+    ],
   ])('%o', (result, status, evidence, next) => {
     const verdict = portVerdict(target, result);
     expect(verdict).toMatchObject({ status, evidence });
@@ -103,8 +136,14 @@ describe('port and egress verdicts', () => {
   });
 
   it('the egress IP passes with the echoed address and fails without one', () => {
-    expect(egressVerdict({ healthy: true, reason: 'TargetReachable', message: '', latencyMs: 1, egressIP: '203.0.113.7' })).toEqual({ status: 'pass', evidence: 'the IP-echo URL sees 203.0.113.7' });
-    expect(egressVerdict({ healthy: true, reason: 'TargetReachable', message: '', latencyMs: 1 })).toMatchObject({ status: 'fail', next: expect.stringContaining('IP_ECHO_URL') });
+    expect(egressVerdict({ healthy: true, reason: 'TargetReachable', message: '', latencyMs: 1, egressIP: '203.0.113.7' })).toEqual({
+      status: 'pass',
+      evidence: 'the IP-echo URL sees 203.0.113.7',
+    });
+    expect(egressVerdict({ healthy: true, reason: 'TargetReachable', message: '', latencyMs: 1 })).toMatchObject({
+      status: 'fail',
+      next: expect.stringContaining('IP_ECHO_URL'),
+    });
   });
 });
 
@@ -115,6 +154,9 @@ describe('the port check', () => {
     const { port } = server.address() as AddressInfo;
     await expect(checkPort({ host: '127.0.0.1', port, timeoutMs: 2_000 })).resolves.toMatchObject({ outcome: 'open' });
     await new Promise((resolve) => server.close(resolve));
-    await expect(checkPort({ host: '127.0.0.1', port, timeoutMs: 2_000 })).resolves.toMatchObject({ outcome: 'refused', message: expect.stringContaining('ECONNREFUSED') });
+    await expect(checkPort({ host: '127.0.0.1', port, timeoutMs: 2_000 })).resolves.toMatchObject({
+      outcome: 'refused',
+      message: expect.stringContaining('ECONNREFUSED'),
+    });
   });
 });

@@ -19,7 +19,17 @@ const condition = (type: Condition['type'], status: Condition['status'], atMs: n
 });
 
 function proxy(phase: ProxyView['status']['phase'], conditions: Condition[] = [], extra: Partial<ProxyView> = {}): ProxyView {
-  return { uid: 'u', name: 'my proxy', mode: 'Managed', port: 3128, labels: {}, createdAt: created, updatedAt: created, ...extra, status: { phase, healthy: false, conditions, specHash: 'h' } };
+  return {
+    uid: 'u',
+    name: 'my proxy',
+    mode: 'Managed',
+    port: 3128,
+    labels: {},
+    createdAt: created,
+    updatedAt: created,
+    ...extra,
+    status: { phase, healthy: false, conditions, specHash: 'h' },
+  };
 }
 
 describe('the "why?" link', () => {
@@ -63,7 +73,14 @@ describe('the checklist order on the page', () => {
   const step = (id: DiagnosisStep['id'], status: DiagnosisStep['status']): DiagnosisStep => ({ id, title: id, status, evidence: '', durationMs: 0 });
 
   it('puts failing steps first, keeping the checklist order within each group', () => {
-    const steps = [step('host', 'pass'), step('domain', 'pass'), step('cloud-init', 'unknown'), step('agent', 'fail'), step('address', 'fail'), step('port', 'skipped')];
+    const steps = [
+      step('host', 'pass'),
+      step('domain', 'pass'),
+      step('cloud-init', 'unknown'),
+      step('agent', 'fail'),
+      step('address', 'fail'),
+      step('port', 'skipped'),
+    ];
     expect(failingFirst(steps).map((entry) => entry.id)).toEqual(['agent', 'address', 'host', 'domain', 'cloud-init', 'port']);
   });
 });

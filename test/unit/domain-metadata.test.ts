@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isPermanent } from '@/server/providers/errors';
-import {
-  buildMetadataXML,
-  CorruptMetadataError,
-  formatCreated,
-  gen1MetadataURI,
-  metadataURI,
-  parseMetadataXML,
-} from '@/server/providers/kvm2/metadata';
+import { buildMetadataXML, CorruptMetadataError, formatCreated, gen1MetadataURI, metadataURI, parseMetadataXML } from '@/server/providers/kvm2/metadata';
 import { parseDomainXML } from '@/server/providers/kvm2/xml-parse';
 
 const mark = { managed: true, uid: '0f3a-uid', created: '2026-09-16T17:42:11Z' };
@@ -62,8 +55,16 @@ describe('kvm2 metadata', () => {
     { what: 'malformed XML', xml: '<instance xmlns="x"><managed>true</instance>', reason: /not well-formed/ },
     { what: 'another namespace', xml: `<instance xmlns="${gen1MetadataURI}"><managed>true</managed></instance>`, reason: /no instance element in namespace/ },
     { what: 'no managed', xml: `<instance xmlns="${metadataURI}"><uid>u</uid></instance>`, reason: /managed is missing/ },
-    { what: 'managed not boolean', xml: `<instance xmlns="${metadataURI}"><managed>maybe</managed></instance>`, reason: /managed is "maybe", not true or false/ },
-    { what: 'created not a time', xml: `<instance xmlns="${metadataURI}"><managed>true</managed><created>yesterday</created></instance>`, reason: /created is "yesterday", not an RFC 3339 time/ },
+    {
+      what: 'managed not boolean',
+      xml: `<instance xmlns="${metadataURI}"><managed>maybe</managed></instance>`,
+      reason: /managed is "maybe", not true or false/,
+    },
+    {
+      what: 'created not a time',
+      xml: `<instance xmlns="${metadataURI}"><managed>true</managed><created>yesterday</created></instance>`,
+      reason: /created is "yesterday", not an RFC 3339 time/,
+    },
     { what: 'uid twice', xml: `<instance xmlns="${metadataURI}"><managed>true</managed><uid>a</uid><uid>b</uid></instance>`, reason: /uid appears 2 times/ },
     { what: 'uid with children', xml: `<instance xmlns="${metadataURI}"><managed>true</managed><uid><a/></uid></instance>`, reason: /uid is not plain text/ },
   ])('calls $what corrupt metadata, permanently', ({ xml, reason }) => {
@@ -84,7 +85,7 @@ describe('kvm2 metadata', () => {
     expect(parseDomainXML(xml)).toMatchObject({ metadata: undefined, gen1Marked: true });
   });
 
-  it('finds the kvm2 mark among other applications\' metadata', () => {
+  it("finds the kvm2 mark among other applications' metadata", () => {
     const xml = `<domain type='kvm'><name>d</name><metadata><app:info xmlns:app="urn:app">x</app:info>${buildMetadataXML(mark)}</metadata></domain>`;
     expect(parseDomainXML(xml).metadata).toEqual(mark);
   });

@@ -22,6 +22,11 @@ describe('DownloadTracker', () => {
     const tracker = new DownloadTracker();
     tracker.start({ host: 'a', volume: 'v', urlHost: 'm', totalBytes: 1 });
     tracker.start({ host: 'b', volume: 'v', urlHost: 'm', totalBytes: 2 });
-    expect(tracker.list().map((p) => p.totalBytes).sort()).toEqual([1, 2]);
+    expect(
+      tracker
+        .list()
+        .map((p) => p.totalBytes)
+        .sort(),
+    ).toEqual([1, 2]);
   });
 });

@@ -16,7 +16,12 @@ describe('APP_ORIGIN and TRUST_PROXY', () => {
     const exposure = exposureFromEnv({});
     expect(exposure.appOrigins).toBeUndefined();
     expect(exposure.trustedProxies.has('127.0.0.1')).toBe(false);
-    expect(defaultOrigins({ address: '192.168.1.5', port: 3000 })).toEqual(['http://localhost:3000', 'http://127.0.0.1:3000', 'http://[::1]:3000', 'http://192.168.1.5:3000']);
+    expect(defaultOrigins({ address: '192.168.1.5', port: 3000 })).toEqual([
+      'http://localhost:3000',
+      'http://127.0.0.1:3000',
+      'http://[::1]:3000',
+      'http://192.168.1.5:3000',
+    ]);
     expect(defaultOrigins({ address: 'fe80::1%eth0', port: 80 })).toEqual(['http://localhost', 'http://127.0.0.1', 'http://[::1]']);
   });
 

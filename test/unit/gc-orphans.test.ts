@@ -16,7 +16,13 @@ function collector(h: Harness) {
   return new OrphanCollector({ providers: h.providers, store: h.store, clock: systemClock, logger: silentLogger(), intervalMs: 600_000, timeoutMs: 5_000 });
 }
 
-const orphan = (name: string, uid: string | undefined) => ({ providerID: `fake/${name}`, name, ...(uid === undefined ? {} : { uid }), state: 'Running' as const, managed: true });
+const orphan = (name: string, uid: string | undefined) => ({
+  providerID: `fake/${name}`,
+  name,
+  ...(uid === undefined ? {} : { uid }),
+  state: 'Running' as const,
+  managed: true,
+});
 
 describe('orphan GC', () => {
   it('deletes managed instances whose uid matches no Proxy, and nothing else', async () => {
@@ -39,8 +45,14 @@ describe('orphan GC', () => {
     one.put({ ...orphan('foreign', 'whatever'), managed: false });
 
     const reports = await collector(harness).sweep();
-    expect(reports.find((report) => report.provider === 'fake-1')).toMatchObject({ deleted: ['fake/gone-proxy'], unattributable: ['fake/no-uid', 'fake/empty-uid'], failed: [] });
-    expect([...one.instances.keys()].sort()).toEqual(['fake/beta-elsewhere', 'fake/empty-uid', 'fake/foreign', `fake/${instanceName('alpha')}`, 'fake/no-uid'].sort());
+    expect(reports.find((report) => report.provider === 'fake-1')).toMatchObject({
+      deleted: ['fake/gone-proxy'],
+      unattributable: ['fake/no-uid', 'fake/empty-uid'],
+      failed: [],
+    });
+    expect([...one.instances.keys()].sort()).toEqual(
+      ['fake/beta-elsewhere', 'fake/empty-uid', 'fake/foreign', `fake/${instanceName('alpha')}`, 'fake/no-uid'].sort(),
+    );
     // beta is Deleting, not gone: its own instance stays for the reconciler to delete.
     expect(two.instances.has(`fake/${instanceName('beta')}`)).toBe(true);
     expect(alpha.uid).toBeDefined();

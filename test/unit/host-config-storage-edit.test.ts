@@ -26,7 +26,14 @@ const proxyOn = (name: string, host: string, options: { byProviderID?: boolean }
   ({
     uid: `uid-${name}`,
     name,
-    spec: { mode: 'Managed', provider: 'home', placement: { ...(options.byProviderID ? {} : { zone: host }), machineType: 'small', image: 'debian' }, port: 3128, labels: {}, cloudInit: '' },
+    spec: {
+      mode: 'Managed',
+      provider: 'home',
+      placement: { ...(options.byProviderID ? {} : { zone: host }), machineType: 'small', image: 'debian' },
+      port: 3128,
+      labels: {},
+      cloudInit: '',
+    },
     status: { phase: 'Running', conditions: [], ...(options.byProviderID ? { providerID: `hosts/${host}/domains/${name}` } : {}) },
     generation: 1,
     createdAt: '',
@@ -45,7 +52,11 @@ beforeEach(() => {
 });
 afterEach(() => dir.remove());
 
-const refusalOf = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err as Error);
+const refusalOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (err: unknown) => err as Error,
+  );
 
 describe('a host edit that moves its Proxies’ volumes', () => {
   it.each([

@@ -19,10 +19,14 @@ let configPath: string;
 let keys: string;
 let setup: HostSetup;
 const fingerprint = `SHA256:${'A'.repeat(43)}`;
-const knownLine = '|1|c2FsdHNhbHRzYWx0c2FsdHNhbHQ=|aG1hY2htYWNobWFjaG1hY2htYWM= ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n';
+const knownLine =
+  '|1|c2FsdHNhbHRzYWx0c2FsdHNhbHQ=|aG1hY2htYWNobWFjaG1hY2htYWM= ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIOMqqnkVzrm0SdG6UOoqKLsabgH5C9okWi0dh2l9GKJl\n';
 
 function writeConfig(knownHostsFile: string) {
-  writeFileSync(configPath, `- name: home\n  type: kvm2\n  kvm2:\n    sshKeyFile: ${keys}/id_ed25519\n    knownHostsFile: ${knownHostsFile}\n    machineTypes:\n      small: {vcpus: 1, memoryMiB: 512}\n    hosts:\n      - name: a\n        address: a.lan\n        user: virt\n        bridge: br0\n`);
+  writeFileSync(
+    configPath,
+    `- name: home\n  type: kvm2\n  kvm2:\n    sshKeyFile: ${keys}/id_ed25519\n    knownHostsFile: ${knownHostsFile}\n    machineTypes:\n      small: {vcpus: 1, memoryMiB: 512}\n    hosts:\n      - name: a\n        address: a.lan\n        user: virt\n        bridge: br0\n`,
+  );
 }
 
 beforeEach(() => {
@@ -38,7 +42,11 @@ beforeEach(() => {
 afterEach(() => dir.remove());
 
 const newEntry = (knownHostsFile: string) => ({ provider: 'other', newEntry: { sshKeyFile: join(keys, 'other_key'), knownHostsFile }, address: '127.0.0.1:1' });
-const refusalOf = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err);
+const refusalOf = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 
 describe("a new entry's known_hosts file", () => {
   it.each([
@@ -48,8 +56,16 @@ describe("a new entry's known_hosts file", () => {
     ["the new entry's own key", () => join(keys, 'other_key'), /is an SSH private key \(sshKeyFile\)/],
     ["the new entry's own .pub", () => join(keys, 'other_key.pub'), /is the public half of an SSH key \(sshKeyFile\)/],
     ['a hard link to the providers config', () => (linkSync(configPath, join(keys, 'hard')), join(keys, 'hard')), /is the providers config/],
-    ['a symbolic link', () => (writeFileSync(join(keys, 'real_known_hosts'), knownLine), symlinkSync(join(keys, 'real_known_hosts'), join(keys, 'kh')), join(keys, 'kh')), /is a symbolic link/],
-    ['a file that is not known_hosts', () => (writeFileSync(join(keys, 'notes'), '# mine\nnot a known_hosts line\n'), join(keys, 'notes')), /line 2 is not a known_hosts line/],
+    [
+      'a symbolic link',
+      () => (writeFileSync(join(keys, 'real_known_hosts'), knownLine), symlinkSync(join(keys, 'real_known_hosts'), join(keys, 'kh')), join(keys, 'kh')),
+      /is a symbolic link/,
+    ],
+    [
+      'a file that is not known_hosts',
+      () => (writeFileSync(join(keys, 'notes'), '# mine\nnot a known_hosts line\n'), join(keys, 'notes')),
+      /line 2 is not a known_hosts line/,
+    ],
   ])('is refused when it is %s, naming the field, before anything is written', async (_case, path, message) => {
     const file = path();
     const contents = () => (existsSync(file) ? readFileSync(file, 'utf8') : 'no file');
@@ -105,12 +121,19 @@ describe('host fields', () => {
       const value = field === 'socket' ? `/run/${bad}` : bad;
       const result = candidateSchema.safeParse({ ...candidate, [field]: value });
       expect(result.success, `${field}=${JSON.stringify(value)}`).toBe(false);
-      expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([[field, 'must not contain a newline or other control character']]);
+      expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message])).toEqual([
+        [field, 'must not contain a newline or other control character'],
+      ]);
     }
   });
 
   it.each([
-    ['addHostSchema', addHostSchema, { address: 'a.lan', user: 'virt', bridge: 'br0', name: 'c', newEntry: { sshKeyFile: '/k/id', knownHostsFile: '/k/kh' } }, ['address', 'user', 'bridge', 'name', 'pool', 'socket', 'newEntry.sshKeyFile', 'newEntry.knownHostsFile']],
+    [
+      'addHostSchema',
+      addHostSchema,
+      { address: 'a.lan', user: 'virt', bridge: 'br0', name: 'c', newEntry: { sshKeyFile: '/k/id', knownHostsFile: '/k/kh' } },
+      ['address', 'user', 'bridge', 'name', 'pool', 'socket', 'newEntry.sshKeyFile', 'newEntry.knownHostsFile'],
+    ],
     ['editHostSchema', editHostSchema, {}, ['address', 'user', 'bridge', 'pool', 'socket']],
     ['trustHostKeySchema', trustHostKeySchema, { provider: 'home', address: 'a.lan', fingerprint }, ['provider', 'address']],
   ] as const)('%s refuses them in every text field', (_name, schema, valid, fields) => {
@@ -120,7 +143,10 @@ describe('host fields', () => {
       const bad = field.endsWith('File') || field === 'socket' ? '/k/a\nb' : 'a\nb';
       const input = inner ? { ...valid, [outer]: { ...(valid as Record<string, object>)[outer], [inner]: bad } } : { ...valid, [outer]: bad };
       const result = schema.safeParse(input);
-      expect(result.error?.issues.map((issue) => [issue.path.join('.'), issue.message]), field).toEqual([[field, 'must not contain a newline or other control character']]);
+      expect(
+        result.error?.issues.map((issue) => [issue.path.join('.'), issue.message]),
+        field,
+      ).toEqual([[field, 'must not contain a newline or other control character']]);
     }
   });
 });

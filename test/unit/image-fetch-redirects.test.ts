@@ -16,8 +16,7 @@ let other: LoopbackServer;
 let base: string;
 let otherBase: string;
 
-const redirect = (res: ServerResponse, status: number, location?: string): void =>
-  void res.writeHead(status, location === undefined ? {} : { location }).end();
+const redirect = (res: ServerResponse, status: number, location?: string): void => void res.writeHead(status, location === undefined ? {} : { location }).end();
 
 function route(req: IncomingMessage, res: ServerResponse): void {
   const url = new URL(req.url ?? '/', 'http://x');
@@ -78,7 +77,11 @@ afterAll(async () => {
   await other.close();
 });
 
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err as Error);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (err: unknown) => err as Error,
+  );
 
 describe('image URLs that redirect', () => {
   it.each(['/once', '/twice', '/see-other', '/temporary', '/permanent', '/cross'])('GET follows %s to the image', async (path) => {

@@ -11,18 +11,25 @@ const seen: { method: string; path: string; encoding?: string }[] = [];
 
 const routes: Record<string, (res: ServerResponse, method: string) => void> = {
   '/ok': (res) => res.writeHead(200, { 'content-length': image.length }).end(image),
-  '/chunked': (res) => { res.writeHead(200); res.write(image.subarray(0, 10)); res.end(image.subarray(10)); },
+  '/chunked': (res) => {
+    res.writeHead(200);
+    res.write(image.subarray(0, 10));
+    res.end(image.subarray(10));
+  },
   '/empty': (res) => res.writeHead(200, { 'content-length': 0 }).end(),
   '/404': (res) => res.writeHead(404).end('no'),
   '/403': (res) => res.writeHead(403).end('no'),
   '/429': (res) => res.writeHead(429).end('slow down'),
   '/503': (res) => res.writeHead(503).end('busy'),
-  '/head-405': (res, method) => method === 'HEAD' ? res.writeHead(405).end() : res.writeHead(200, { 'content-length': image.length }).end(image),
+  '/head-405': (res, method) => (method === 'HEAD' ? res.writeHead(405).end() : res.writeHead(200, { 'content-length': image.length }).end(image)),
   '/truncated': (res) => {
     res.writeHead(200, { 'content-length': image.length });
     res.write(image.subarray(0, image.length / 2), () => res.destroy());
   },
-  '/stall': (res) => { res.writeHead(200, { 'content-length': image.length }); res.write(image.subarray(0, 1024)); },
+  '/stall': (res) => {
+    res.writeHead(200, { 'content-length': image.length });
+    res.write(image.subarray(0, 1024));
+  },
 };
 
 let server: LoopbackServer;

@@ -67,7 +67,10 @@ function fakeLookup(table: Record<string, string[][]>): LookupFunction & { asked
   const lookup = ((hostname: string, options: { all?: boolean }, callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void) => {
     asked.push(hostname);
     const answers = table[hostname];
-    const addresses = (answers?.[Math.min(asked.filter((name) => name === hostname).length, answers.length) - 1] ?? []).map((address) => ({ address, family: address.includes(':') ? 6 : 4 }));
+    const addresses = (answers?.[Math.min(asked.filter((name) => name === hostname).length, answers.length) - 1] ?? []).map((address) => ({
+      address,
+      family: address.includes(':') ? 6 : 4,
+    }));
     if (addresses.length === 0) return callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), '', 0);
     if (options.all) return callback(null, addresses);
     callback(null, addresses[0]!.address, addresses[0]!.family);
@@ -80,7 +83,9 @@ function fakeLookup(table: Record<string, string[][]>): LookupFunction & { asked
 function resolveAt(guard: ReturnType<typeof redirectGuard>, url: string, hop: number): Promise<string[]> {
   guard.before(new URL(url), hop);
   return new Promise((resolve, reject) =>
-    guard.lookup(new URL(url).hostname, { all: true }, (err, addresses) => (err ? reject(err) : resolve((addresses as unknown as LookupAddress[]).map((entry) => entry.address)))),
+    guard.lookup(new URL(url).hostname, { all: true }, (err, addresses) =>
+      err ? reject(err) : resolve((addresses as unknown as LookupAddress[]).map((entry) => entry.address)),
+    ),
   );
 }
 
@@ -103,13 +108,13 @@ describe('the guard’s lookup (names a test cannot listen on)', () => {
     await expect(resolveAt(guard, 'https://mirror.example/debian.qcow2', 0)).resolves.toEqual(['93.184.215.14']);
     await expect(resolveAt(guard, 'https://cdn.example/debian.qcow2', 1)).resolves.toEqual(['2a00:1450:4001:80b::200e']);
     for (const [url, message] of [
-      ['http://lan-mirror.internal/x', 'lan-mirror.internal resolves to 192.168.1.10, a private address, and the image URL\'s own is public'],
-      ['http://mapped.internal/x', 'mapped.internal resolves to ::ffff:127.0.0.1, a loopback address, and the image URL\'s own is public'],
-      ['http://metadata.internal/latest/meta-data/', 'metadata.internal resolves to 169.254.169.254, a link-local address, and the image URL\'s own is public'],
+      ['http://lan-mirror.internal/x', "lan-mirror.internal resolves to 192.168.1.10, a private address, and the image URL's own is public"],
+      ['http://mapped.internal/x', "mapped.internal resolves to ::ffff:127.0.0.1, a loopback address, and the image URL's own is public"],
+      ['http://metadata.internal/latest/meta-data/', "metadata.internal resolves to 169.254.169.254, a link-local address, and the image URL's own is public"],
     ]) {
       await expect(resolveAt(guard, url!, 2)).rejects.toMatchObject({ code: 'ERR_IMAGE_REDIRECT_REFUSED', message });
     }
-    expect(() => guard.before(new URL('http://10.0.0.1/x'), 3)).toThrow('10.0.0.1, a private address, and the image URL\'s own is public');
+    expect(() => guard.before(new URL('http://10.0.0.1/x'), 3)).toThrow("10.0.0.1, a private address, and the image URL's own is public");
     guard.close();
   });
 
@@ -181,7 +186,29 @@ function route(req: IncomingMessage, res: ServerResponse): void {
 
 beforeAll(async () => {
   certDir = mkdtempSync(join(tmpdir(), 'redirect-tls-'));
-  execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-days', '1', '-subj', '/CN=127.0.0.1', '-addext', 'subjectAltName=IP:127.0.0.1', '-keyout', join(certDir, 'key.pem'), '-out', join(certDir, 'cert.pem')], { stdio: 'ignore' });
+  execFileSync(
+    'openssl',
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:prime256v1',
+      '-nodes',
+      '-days',
+      '1',
+      '-subj',
+      '/CN=127.0.0.1',
+      '-addext',
+      'subjectAltName=IP:127.0.0.1',
+      '-keyout',
+      join(certDir, 'key.pem'),
+      '-out',
+      join(certDir, 'cert.pem'),
+    ],
+    { stdio: 'ignore' },
+  );
   ca = readFileSync(join(certDir, 'cert.pem'), 'utf8');
   first = await listen('127.0.0.1', route);
   second = await listen('127.0.0.2', route);
@@ -192,7 +219,11 @@ afterAll(async () => {
   rmSync(certDir, { recursive: true, force: true });
 });
 
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err as Error);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (err: unknown) => err as Error,
+  );
 
 describe('image URL redirects, end to end', () => {
   it('a loopback image URL may redirect to another loopback address (the lab’s image server does), GET and HEAD', async () => {
@@ -208,7 +239,9 @@ describe('image URL redirects, end to end', () => {
     ['/to-mapped-metadata', (): string => 'http://[::ffff:a9fe:a9fe]/latest/meta-data/', '::ffff:a9fe:a9fe, a link-local address'],
   ])('refuses %s permanently, naming the chain, without connecting', async (path, target, what) => {
     seen.length = 0;
-    const errors = await Promise.all([openImageStream(`${first.url}${path}`, { deadlineMs: 5000 }), imageContentLength(`${first.url}${path}`, { timeoutMs: 5000 })].map(failure));
+    const errors = await Promise.all(
+      [openImageStream(`${first.url}${path}`, { deadlineMs: 5000 }), imageContentLength(`${first.url}${path}`, { timeoutMs: 5000 })].map(failure),
+    );
     for (const error of errors) {
       expect(errorClassOf(error)).toBe('permanent');
       expect(error?.message).toContain(`image URL ${first.url}${path} -> ${target()} was refused: ${what}`);
@@ -220,17 +253,26 @@ describe('image URL redirects, end to end', () => {
     const lookup = fakeLookup({ 'metadata.internal': [['169.254.169.254']] });
     const error = await failure(openImageStream(`${first.url}/to-metadata-name`, { deadlineMs: 5000, network: { lookup } }));
     expect(errorClassOf(error)).toBe('permanent');
-    expect(error?.message).toContain(`image URL ${first.url}/to-metadata-name -> http://metadata.internal:${first.port}/image was refused: metadata.internal resolves to 169.254.169.254, a link-local address`);
+    expect(error?.message).toContain(
+      `image URL ${first.url}/to-metadata-name -> http://metadata.internal:${first.port}/image was refused: metadata.internal resolves to 169.254.169.254, a link-local address`,
+    );
     expect(error?.message).not.toContain('s3cr3t');
     expect(lookup.asked).toEqual(['metadata.internal']);
   });
 
   it('refuses a redirect from https to http permanently, naming the chain', async () => {
     seen.length = 0;
-    const errors = await Promise.all([openImageStream(`${tls.url}/to-plain`, { deadlineMs: 5000, network: { ca } }), imageContentLength(`${tls.url}/to-plain`, { timeoutMs: 5000, network: { ca } })].map(failure));
+    const errors = await Promise.all(
+      [
+        openImageStream(`${tls.url}/to-plain`, { deadlineMs: 5000, network: { ca } }),
+        imageContentLength(`${tls.url}/to-plain`, { timeoutMs: 5000, network: { ca } }),
+      ].map(failure),
+    );
     for (const error of errors) {
       expect(errorClassOf(error)).toBe('permanent');
-      expect(error?.message).toBe(`image URL ${tls.url}/to-plain redirects from https to http (${first.url}/image): refused, a redirect may not drop TLS; point the catalogue at the image's final https URL`);
+      expect(error?.message).toBe(
+        `image URL ${tls.url}/to-plain redirects from https to http (${first.url}/image): refused, a redirect may not drop TLS; point the catalogue at the image's final https URL`,
+      );
     }
     expect(seen).toEqual([`127.0.0.1:${tls.port} /to-plain`, `127.0.0.1:${tls.port} /to-plain`]);
   });

@@ -31,7 +31,6 @@ afterEach(async () => {
   harness = runtime = dir = undefined;
 });
 
-
 /** Two fake providers with one running Proxy each, and the module under test over them. */
 async function setup() {
   const first = new FakeProvider({ name: 'fake-1' });
@@ -110,9 +109,17 @@ describe('instance events', () => {
     const logs: LogLine[] = [];
     const logger = createLogger({ level: 'info', destination: { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) } });
     harness = await controlPlane({ providers: [plain, broken] });
-    const events = new InstanceEvents({ store: harness.store, providers: harness.providers, logger, enqueue: () => undefined, resyncAll: async () => undefined });
+    const events = new InstanceEvents({
+      store: harness.store,
+      providers: harness.providers,
+      logger,
+      enqueue: () => undefined,
+      resyncAll: async () => undefined,
+    });
     events.start();
-    expect(logs).toEqual([expect.objectContaining({ provider: 'broken', error: 'no event support', msg: 'watching instances failed; changes are seen at the next resync' })]);
+    expect(logs).toEqual([
+      expect.objectContaining({ provider: 'broken', error: 'no event support', msg: 'watching instances failed; changes are seen at the next resync' }),
+    ]);
     await events.stop();
   });
 });
@@ -129,9 +136,23 @@ describe('instance events in the runtime', () => {
       return { provider, close: () => provider.close() };
     });
     // Resync and provisioning polls an hour apart: only the event can explain a pass.
-    const settings = settingsFromEnv({ DATA_DIR: join(dir.path, 'data'), PROVIDERS_CONFIG: configPath, RESYNC_INTERVAL: '1h', PROVISIONING_POLL_INTERVAL: '1h', GC_INTERVAL: '1h', PROBE_INTERVAL: '1h' });
+    const settings = settingsFromEnv({
+      DATA_DIR: join(dir.path, 'data'),
+      PROVIDERS_CONFIG: configPath,
+      RESYNC_INTERVAL: '1h',
+      PROVISIONING_POLL_INTERVAL: '1h',
+      GC_INTERVAL: '1h',
+      PROBE_INTERVAL: '1h',
+    });
     const configLoader = async (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Array<{ name: string; type: string }>;
-    runtime = createRuntime({ settings, registry, configLoader, logger: silentLogger(), metrics: createMetrics(), probe: async () => ({ healthy: true, reason: 'ProxyAnswered', message: 'stub', latencyMs: 1 }) });
+    runtime = createRuntime({
+      settings,
+      registry,
+      configLoader,
+      logger: silentLogger(),
+      metrics: createMetrics(),
+      probe: async () => ({ healthy: true, reason: 'ProxyAnswered', message: 'stub', latencyMs: 1 }),
+    });
     return { runtime, configPath };
   }
 
@@ -139,9 +160,7 @@ describe('instance events in the runtime', () => {
     expect.poll(async () => (await rt.proxies.get('alpha')).status.phase, { message, timeout: 2_000, interval: 10 }).toMatch(/^(Running|Ready)$/);
   const reasons = async (rt: Runtime, name: string) => (await rt.proxies.events(name)).map((event) => event.reason);
   const countOf = async (rt: Runtime, name: string, reason: string) =>
-    (await rt.proxies.events(name))
-      .filter((event) => event.reason === reason)
-      .reduce((sum, event) => sum + event.count, 0);
+    (await rt.proxies.events(name)).filter((event) => event.reason === reason).reduce((sum, event) => sum + event.count, 0);
 
   it('a stop reported by the provider is reconciled at once; a reload watches the new providers and stops the old watches', async () => {
     const built: FakeProvider[] = [];
@@ -162,26 +181,44 @@ describe('instance events in the runtime', () => {
     await up(rt, 'alpha runs again');
 
     // A reload that keeps fake-1 (unchanged entry) and adds fake-2: one watch on each, no more.
-    writeFileSync(configPath, JSON.stringify([{ name: 'fake-1', type: 'fake' }, { name: 'fake-2', type: 'fake' }]));
+    writeFileSync(
+      configPath,
+      JSON.stringify([
+        { name: 'fake-1', type: 'fake' },
+        { name: 'fake-2', type: 'fake' },
+      ]),
+    );
     expect(await rt.reloadConfig()).toBe(true);
-    expect(built.map((provider) => [provider.name, provider.watchers.size])).toEqual([['fake-1', 1], ['fake-2', 1]]);
+    expect(built.map((provider) => [provider.name, provider.watchers.size])).toEqual([
+      ['fake-1', 1],
+      ['fake-2', 1],
+    ]);
 
     // A reload that changes fake-1's entry: its new provider is watched, the old one no longer.
-    writeFileSync(configPath, JSON.stringify([{ name: 'fake-1', type: 'fake', edited: true }, { name: 'fake-2', type: 'fake' }]));
+    writeFileSync(
+      configPath,
+      JSON.stringify([
+        { name: 'fake-1', type: 'fake', edited: true },
+        { name: 'fake-2', type: 'fake' },
+      ]),
+    );
     expect(await rt.reloadConfig()).toBe(true);
     const after = built[2];
     expect(after?.name).toBe('fake-1');
     expect(before.watchers.size).toBe(0);
     expect(after?.watchers.size).toBe(1);
     // The new fake starts empty: the reload's pass recreates alpha there first.
-    await expect.poll(() => after?.instances.get(`fake/${domain}`)?.state, { message: 'alpha is recreated on the new provider', timeout: 2_000, interval: 10 }).toBe('Running');
+    await expect
+      .poll(() => after?.instances.get(`fake/${domain}`)?.state, { message: 'alpha is recreated on the new provider', timeout: 2_000, interval: 10 })
+      .toBe('Running');
     after?.setState(`fake/${domain}`, 'Stopped');
     const stops = await countOf(rt, 'alpha', 'InstanceStopped');
     after?.emitChange(domain, 'Crashed');
-    await expect.poll(() => countOf(rt, 'alpha', 'InstanceStopped'), { message: 'the stop reported by the new provider is reconciled', timeout: 2_000, interval: 10 }).toBeGreaterThan(stops);
+    await expect
+      .poll(() => countOf(rt, 'alpha', 'InstanceStopped'), { message: 'the stop reported by the new provider is reconciled', timeout: 2_000, interval: 10 })
+      .toBeGreaterThan(stops);
 
     await rt.stop();
     expect(built.map((provider) => provider.watchers.size)).toEqual([0, 0, 0]);
   });
 });
-

@@ -52,7 +52,11 @@ export function populateHost(hypervisor: FakeHypervisor): void {
   hypervisor.addVolume({ name: 'proxy-b.qcow2', format: 'qcow2', capacity: 10 * 2 ** 30, backingPath: at(images.used) });
   hypervisor.addVolume({ name: 'proxy-a-seed.iso', content: 'seed' });
 
-  hypervisor.addDomain({ name: 'proxy-a', state: DomainState.Running, xml: domainXml('proxy-a', { metadata: kvm2Mark('uid-a'), disks: fileDisk(at('proxy-a.qcow2')) }) });
+  hypervisor.addDomain({
+    name: 'proxy-a',
+    state: DomainState.Running,
+    xml: domainXml('proxy-a', { metadata: kvm2Mark('uid-a'), disks: fileDisk(at('proxy-a.qcow2')) }),
+  });
   hypervisor.addDomain({ name: 'proxy-b', xml: domainXml('proxy-b', { metadata: kvm2Mark('uid-gone'), disks: fileDisk(at('proxy-b.qcow2')) }) });
   hypervisor.addDomain({ name: 'old-vm', xml: domainXml('old-vm', { metadata: gen1Mark }) });
   // A live domain libvirt describes with its whole backing chain, its top layer outside the pool.

@@ -41,7 +41,12 @@ const cases: Case[] = [
   { name: '! negation leaves other names matched', lines: [`*.lab.example,!bad.lab.example ${P}`], endpoint: host('good.lab.example'), verdict: 'ok' },
   { name: 'host names compare case-insensitively', lines: [`BeeLink.Example ${P}`], endpoint: host('beelink.EXAMPLE'), verdict: 'ok' },
   { name: 'a different key of the same type is a changed key', lines: [`beelink ${O}`], endpoint: host('beelink'), verdict: 'changed' },
-  { name: 'a changed key is reported even when a hashed line holds it', lines: [`${hashedHostName('beelink')} ${O}`], endpoint: host('beelink'), verdict: 'changed' },
+  {
+    name: 'a changed key is reported even when a hashed line holds it',
+    lines: [`${hashedHostName('beelink')} ${O}`],
+    endpoint: host('beelink'),
+    verdict: 'changed',
+  },
   { name: 'keys of another type only: unknown, not changed', lines: [`beelink ${E}`], endpoint: host('beelink'), verdict: 'unknown' },
   { name: 'one accepting line among others is enough', lines: [`beelink ${O}`, `beelink ${E}`, `beelink ${P}`], endpoint: host('beelink'), verdict: 'ok' },
   { name: 'no lines: unknown host', lines: [], endpoint: host('beelink'), verdict: 'unknown' },

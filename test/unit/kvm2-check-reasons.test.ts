@@ -3,13 +3,7 @@
 // behaviour (config order, concurrency, fresh connections only, the `kvm2 host checked` line).
 import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import {
-  AuthUnsupportedError,
-  CallAbortedError,
-  CallTimeoutError,
-  ConnectionClosedError,
-  type StoragePoolInfo,
-} from '@/server/libvirt';
+import { AuthUnsupportedError, CallAbortedError, CallTimeoutError, ConnectionClosedError, type StoragePoolInfo } from '@/server/libvirt';
 import { checkHosts, checkReason, probeHost, type CheckReason } from '@/server/providers/kvm2/check';
 import { classify } from '@/server/providers/kvm2/errors';
 import type { FreshConnection, HostBackend, LibvirtAPI } from '@/server/providers/kvm2/libvirt-api';
@@ -46,12 +40,14 @@ function fakeApi(script: Script): LibvirtAPI {
     storagePoolGetInfo: async () => poolInfo(2),
     ...script,
   };
-  const method = (name: keyof LibvirtAPI) => (...args: unknown[]) => {
-    const options = args[args.length - 1] as { signal?: AbortSignal } | undefined;
-    const answer = answers[name];
-    if (!answer) throw new Error(`${name} is not part of the health check`);
-    return answer(options?.signal);
-  };
+  const method =
+    (name: keyof LibvirtAPI) =>
+    (...args: unknown[]) => {
+      const options = args[args.length - 1] as { signal?: AbortSignal } | undefined;
+      const answer = answers[name];
+      if (!answer) throw new Error(`${name} is not part of the health check`);
+      return answer(options?.signal);
+    };
   // Not a thenable: `then` stays undefined so the API can be returned from an async function.
   return new Proxy({} as LibvirtAPI, { get: (_target, name) => (name === 'then' ? undefined : method(name as keyof LibvirtAPI)) });
 }
@@ -91,45 +87,122 @@ const beforeDial = ['user', 'pool'];
 
 const rows: Row[] = [
   { reason: 'Reachable', what: 'every call answered, pool running', details: all },
-  { reason: 'CredentialsUnavailable', what: 'the key file is missing', dial: async () => { throw sshDial('SSH_CREDENTIALS_MISSING', 'credentials'); }, details: beforeDial },
-  { reason: 'CredentialsUnavailable', what: 'known_hosts does not parse', dial: async () => { throw sshDial('SSH_CREDENTIALS_INVALID', 'credentials'); }, details: beforeDial },
-  { reason: 'Unreachable', what: 'the TCP connect failed', dial: async () => { throw sshDial('SSH_TCP', 'tcp'); }, details: beforeDial },
-  { reason: 'Unreachable', what: 'the dial ran out of its own budget while the round had time', dial: async () => { throw sshDial('SSH_TIMEOUT', 'tcp'); }, details: beforeDial },
-  { reason: 'Unreachable', what: 'the SSH transport failed (not authentication)', dial: async () => { throw sshDial('SSH_HANDSHAKE', 'ssh'); }, details: beforeDial },
-  { reason: 'Unreachable', what: 'the forwarded libvirt socket was refused', dial: async () => { throw sshDial('SSH_SOCKET_REFUSED', 'socket'); }, details: beforeDial },
-  { reason: 'Unreachable', what: 'the libvirt handshake ran out of the dial budget', dial: async () => { throw dialFailure(new CallTimeoutError('authList', 9_000)); }, details: beforeDial },
+  {
+    reason: 'CredentialsUnavailable',
+    what: 'the key file is missing',
+    dial: async () => {
+      throw sshDial('SSH_CREDENTIALS_MISSING', 'credentials');
+    },
+    details: beforeDial,
+  },
+  {
+    reason: 'CredentialsUnavailable',
+    what: 'known_hosts does not parse',
+    dial: async () => {
+      throw sshDial('SSH_CREDENTIALS_INVALID', 'credentials');
+    },
+    details: beforeDial,
+  },
+  {
+    reason: 'Unreachable',
+    what: 'the TCP connect failed',
+    dial: async () => {
+      throw sshDial('SSH_TCP', 'tcp');
+    },
+    details: beforeDial,
+  },
+  {
+    reason: 'Unreachable',
+    what: 'the dial ran out of its own budget while the round had time',
+    dial: async () => {
+      throw sshDial('SSH_TIMEOUT', 'tcp');
+    },
+    details: beforeDial,
+  },
+  {
+    reason: 'Unreachable',
+    what: 'the SSH transport failed (not authentication)',
+    dial: async () => {
+      throw sshDial('SSH_HANDSHAKE', 'ssh');
+    },
+    details: beforeDial,
+  },
+  {
+    reason: 'Unreachable',
+    what: 'the forwarded libvirt socket was refused',
+    dial: async () => {
+      throw sshDial('SSH_SOCKET_REFUSED', 'socket');
+    },
+    details: beforeDial,
+  },
+  {
+    reason: 'Unreachable',
+    what: 'the libvirt handshake ran out of the dial budget',
+    dial: async () => {
+      throw dialFailure(new CallTimeoutError('authList', 9_000));
+    },
+    details: beforeDial,
+  },
   {
     reason: 'Unreachable',
     what: 'the link died mid-check',
-    script: { connectGetHostname: async () => { throw new ConnectionClosedError('the peer closed the connection'); } },
+    script: {
+      connectGetHostname: async () => {
+        throw new ConnectionClosedError('the peer closed the connection');
+      },
+    },
     details: [...beforeDial, 'libvirtVersion'],
   },
-  { reason: 'Unauthorized', what: 'the SSH server rejected the key', dial: async () => { throw sshDial('SSH_AUTH_FAILED', 'ssh'); }, details: beforeDial },
+  {
+    reason: 'Unauthorized',
+    what: 'the SSH server rejected the key',
+    dial: async () => {
+      throw sshDial('SSH_AUTH_FAILED', 'ssh');
+    },
+    details: beforeDial,
+  },
   {
     reason: 'Unauthorized',
     what: 'the host key is missing from known_hosts',
-    dial: async () => { throw dialFailure(new HostKeyError({ reason: 'unknown', knownHostsName: 'beelink', fingerprint: 'SHA256:x', message: 'no host key' })); },
+    dial: async () => {
+      throw dialFailure(new HostKeyError({ reason: 'unknown', knownHostsName: 'beelink', fingerprint: 'SHA256:x', message: 'no host key' }));
+    },
     details: beforeDial,
   },
   {
     reason: 'Unauthorized',
     what: 'the host key changed',
-    dial: async () => { throw dialFailure(new HostKeyError({ reason: 'changed', knownHostsName: 'beelink', fingerprint: 'SHA256:x', message: 'changed' })); },
+    dial: async () => {
+      throw dialFailure(new HostKeyError({ reason: 'changed', knownHostsName: 'beelink', fingerprint: 'SHA256:x', message: 'changed' }));
+    },
     details: beforeDial,
   },
   {
     reason: 'Forbidden',
     what: 'libvirt refused the user at the handshake (ErrAuthFailed)',
-    dial: async () => { throw dialFailure(libvirtError('ErrAuthFailed', 'authentication failed: access denied by policy')); },
+    dial: async () => {
+      throw dialFailure(libvirtError('ErrAuthFailed', 'authentication failed: access denied by policy'));
+    },
     details: beforeDial,
   },
   {
     reason: 'Forbidden',
     what: 'libvirt refused an RPC (ErrAccessDenied)',
-    script: { connectGetHostname: async () => { throw libvirtError('ErrAccessDenied', 'access denied'); } },
+    script: {
+      connectGetHostname: async () => {
+        throw libvirtError('ErrAccessDenied', 'access denied');
+      },
+    },
     details: [...beforeDial, 'libvirtVersion'],
   },
-  { reason: 'Forbidden', what: 'libvirt wants an auth scheme we cannot speak', dial: async () => { throw dialFailure(new AuthUnsupportedError(['sasl'])); }, details: beforeDial },
+  {
+    reason: 'Forbidden',
+    what: 'libvirt wants an auth scheme we cannot speak',
+    dial: async () => {
+      throw dialFailure(new AuthUnsupportedError(['sasl']));
+    },
+    details: beforeDial,
+  },
   { reason: 'Timeout', what: 'the round ran out during the dial', roundTimesOut: true, dialHangs: true, details: beforeDial },
   {
     reason: 'Timeout',
@@ -141,20 +214,32 @@ const rows: Row[] = [
   {
     reason: 'Timeout',
     what: "an RPC's own budget ran out on a live connection",
-    script: { connectGetHostname: async () => { throw new CallTimeoutError('connectGetHostname', 30_000); } },
+    script: {
+      connectGetHostname: async () => {
+        throw new CallTimeoutError('connectGetHostname', 30_000);
+      },
+    },
     details: [...beforeDial, 'libvirtVersion'],
   },
   {
     reason: 'PoolNotFound',
     what: 'there is no pool of that name',
-    script: { storagePoolLookupByName: async () => { throw libvirtError('ErrNoStoragePool', "Storage pool not found: no storage pool with matching name 'vms'"); } },
+    script: {
+      storagePoolLookupByName: async () => {
+        throw libvirtError('ErrNoStoragePool', "Storage pool not found: no storage pool with matching name 'vms'");
+      },
+    },
     details: [...beforeDial, 'libvirtVersion', 'hostname'],
   },
   { reason: 'PoolNotActive', what: 'the pool is defined but not running', script: { storagePoolGetInfo: async () => poolInfo(0) }, details: all },
   {
     reason: 'APIError',
     what: 'any other libvirt error',
-    script: { connectGetHostname: async () => { throw libvirtError('ErrInternalError', 'internal error: hostname lookup failed'); } },
+    script: {
+      connectGetHostname: async () => {
+        throw libvirtError('ErrInternalError', 'internal error: hostname lookup failed');
+      },
+    },
     details: [...beforeDial, 'libvirtVersion'],
   },
 ];
@@ -192,9 +277,17 @@ describe('each health reason', () => {
   });
 
   it('has a row in the reason table for every reason, ready only for Reachable', () => {
-    expect(Object.keys(checkReason).sort()).toEqual(
-      ['APIError', 'CredentialsUnavailable', 'Forbidden', 'PoolNotActive', 'PoolNotFound', 'Reachable', 'Timeout', 'Unauthorized', 'Unreachable'],
-    );
+    expect(Object.keys(checkReason).sort()).toEqual([
+      'APIError',
+      'CredentialsUnavailable',
+      'Forbidden',
+      'PoolNotActive',
+      'PoolNotFound',
+      'Reachable',
+      'Timeout',
+      'Unauthorized',
+      'Unreachable',
+    ]);
     for (const [reason, info] of Object.entries(checkReason)) expect(info.ready).toBe(reason === 'Reachable');
   });
 });
@@ -217,7 +310,11 @@ describe('the facts a probe gathers', () => {
 
   it("carries libvirt's own text in an APIError message", async () => {
     const backend = new FakeBackend(async () =>
-      fakeApi({ connectGetHostname: async () => { throw libvirtError('ErrInternalError', 'internal error: hostname lookup failed'); } }),
+      fakeApi({
+        connectGetHostname: async () => {
+          throw libvirtError('ErrInternalError', 'internal error: hostname lookup failed');
+        },
+      }),
     );
     const target = await probeHost({ backend, host: beelink, logger: silent });
     expect(target.message).toContain('internal error: hostname lookup failed');
@@ -231,7 +328,8 @@ describe('a check round', () => {
     const firstMayFinish = new Promise<void>((resolve) => (releaseFirst = resolve));
     const backend = new FakeBackend(async (host) => {
       started.push(host);
-      if (host === 'beelink') await firstMayFinish; // the first host is slow
+      if (host === 'beelink')
+        await firstMayFinish; // the first host is slow
       else releaseFirst(); // the second host's probe started while the first was still dialling
       return fakeApi({});
     });

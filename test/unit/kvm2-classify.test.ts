@@ -11,14 +11,7 @@ import {
   KeepaliveTimeoutError,
   UploadSourceError,
 } from '@/server/libvirt';
-import {
-  ErrNotFound,
-  ErrPermanent,
-  ErrQuotaExceeded,
-  ErrTransient,
-  ProviderError,
-  type ProviderErrorClass,
-} from '@/server/providers/errors';
+import { ErrNotFound, ErrPermanent, ErrQuotaExceeded, ErrTransient, ProviderError, type ProviderErrorClass } from '@/server/providers/errors';
 import { classify, type Kvm2Operation } from '@/server/providers/kvm2/errors';
 import { host, machineType } from '@/server/providers/kvm2/kvm2';
 import { parseProviderID } from '@/server/providers/kvm2/provider-id';
@@ -33,8 +26,7 @@ const settings = kvm2Settings({
   ],
 });
 
-const sshDialError = (code: SshErrorCode, stage: SshDialStage) =>
-  new SshDialError({ code, stage, message: `ssh dial u@h:22: ${code}` });
+const sshDialError = (code: SshErrorCode, stage: SshDialStage) => new SshDialError({ code, stage, message: `ssh dial u@h:22: ${code}` });
 
 const thrownBy = (fn: () => unknown): unknown => {
   try {
@@ -59,12 +51,17 @@ const rows: Row[] = [
   { what: 'placement.machineType not in the catalogue', err: () => thrownBy(() => machineType(settings, 'huge')), want: 'permanent' },
   { what: 'a malformed providerID', op: 'get', err: () => thrownBy(() => parseProviderID('domains/x')), want: 'permanent' },
   { what: 'a host no longer in the config (Get)', op: 'get', err: () => new ErrPermanent('host "gone" is not in kvm2.hosts'), want: 'permanent' },
-  ...(['ErrXMLError', 'ErrNoSupport', 'ErrInvalidArg', 'ErrAuthFailed', 'ErrAccessDenied', 'ErrNoStoragePool'] as const).map(
-    (code): Row => ({ what: `libvirt ${code}`, err: () => libvirtError(code), want: 'permanent' }),
-  ),
-  ...(['ErrXMLError', 'ErrNoStoragePool'] as const).map(
-    (code): Row => ({ what: `libvirt ${code} inside Create`, op: 'create', err: () => libvirtError(code), want: 'permanent' }),
-  ),
+  ...(['ErrXMLError', 'ErrNoSupport', 'ErrInvalidArg', 'ErrAuthFailed', 'ErrAccessDenied', 'ErrNoStoragePool'] as const).map((code): Row => ({
+    what: `libvirt ${code}`,
+    err: () => libvirtError(code),
+    want: 'permanent',
+  })),
+  ...(['ErrXMLError', 'ErrNoStoragePool'] as const).map((code): Row => ({
+    what: `libvirt ${code} inside Create`,
+    op: 'create',
+    err: () => libvirtError(code),
+    want: 'permanent',
+  })),
   { what: 'a pool that is not running (tagged by the precheck)', op: 'create', err: () => new ErrPermanent('storage pool is not running'), want: 'permanent' },
   { what: 'SSH authentication refused', err: () => sshDialError('SSH_AUTH_FAILED', 'ssh'), want: 'permanent' },
   {
@@ -95,13 +92,19 @@ const rows: Row[] = [
   { what: 'the pool-space precheck', op: 'create', err: () => new ErrQuotaExceeded('pool default has 1 B, needs 2 B'), want: 'quotaExceeded' },
   // ErrNotFound, and its Create exception
   ...(['get', 'delete', 'listByTag'] as const).flatMap((op) =>
-    (['ErrNoDomain', 'ErrNoStorageVol'] as const).map(
-      (code): Row => ({ what: `libvirt ${code} from ${op}`, op, err: () => libvirtError(code), want: 'notFound' }),
-    ),
+    (['ErrNoDomain', 'ErrNoStorageVol'] as const).map((code): Row => ({
+      what: `libvirt ${code} from ${op}`,
+      op,
+      err: () => libvirtError(code),
+      want: 'notFound',
+    })),
   ),
-  ...(['ErrNoDomain', 'ErrNoStorageVol'] as const).map(
-    (code): Row => ({ what: `libvirt ${code} inside Create`, op: 'create', err: () => libvirtError(code), want: 'transient' }),
-  ),
+  ...(['ErrNoDomain', 'ErrNoStorageVol'] as const).map((code): Row => ({
+    what: `libvirt ${code} inside Create`,
+    op: 'create',
+    err: () => libvirtError(code),
+    want: 'transient',
+  })),
   { what: 'a NotFound tagged elsewhere, inside Create', op: 'create', err: () => new ErrNotFound('gone'), want: 'transient' },
   // ErrTransient
   { what: 'a missing key or known_hosts file', err: () => sshDialError('SSH_CREDENTIALS_MISSING', 'credentials'), want: 'transient' },
@@ -118,17 +121,30 @@ const rows: Row[] = [
     err: () => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }),
     want: 'transient',
   },
-  { what: 'a cancelled context (abort)', err: () => new CallAbortedError('domainCreate', { cause: new DOMException('aborted', 'AbortError') }), want: 'transient' },
+  {
+    what: 'a cancelled context (abort)',
+    err: () => new CallAbortedError('domainCreate', { cause: new DOMException('aborted', 'AbortError') }),
+    want: 'transient',
+  },
   { what: 'an AbortSignal reason', err: () => new DOMException('This operation was aborted', 'AbortError'), want: 'transient' },
   { what: 'a call that exceeded its budget', err: () => new CallTimeoutError('domainCreate', 90_000), want: 'transient' },
-  { what: 'a connection killed by another caller', err: () => new ConnectionKilledError('call abandoned', { cause: new CallTimeoutError('x', 1) }), want: 'transient' },
+  {
+    what: 'a connection killed by another caller',
+    err: () => new ConnectionKilledError('call abandoned', { cause: new CallTimeoutError('x', 1) }),
+    want: 'transient',
+  },
   { what: 'a connection closed by the peer', err: () => new ConnectionClosedError('the peer closed the connection'), want: 'transient' },
   { what: 'a keepalive that went unanswered', err: () => new KeepaliveTimeoutError(30_000), want: 'transient' },
   { what: 'libvirt ErrOperationInvalid', err: () => libvirtError('ErrOperationInvalid'), want: 'transient' },
   { what: 'libvirt ErrInternalError (a full pool)', op: 'create', err: () => libvirtError('ErrInternalError'), want: 'transient' },
   { what: 'an unrecognised libvirt code', err: () => libvirtError(4242), want: 'transient' },
   { what: 'an image URL answering 503 (tagged by the fetch)', op: 'create', err: () => new ErrTransient('image http://x answered 503'), want: 'transient' },
-  { what: 'the wait for running expiring (tagged by Create)', op: 'create', err: () => new ErrTransient('domain did not reach running within 15 s'), want: 'transient' },
+  {
+    what: 'the wait for running expiring (tagged by Create)',
+    op: 'create',
+    err: () => new ErrTransient('domain did not reach running within 15 s'),
+    want: 'transient',
+  },
   { what: 'something nobody anticipated', err: () => new TypeError('undefined is not a function'), want: 'transient' },
   { what: 'a thrown non-Error', err: () => 'a string', want: 'transient' },
 ];
@@ -143,7 +159,7 @@ describe('classify follows the spec error table', () => {
 });
 
 describe('classify keeps what the caller needs', () => {
-  it('keeps libvirt\'s code, name and text reachable through the cause', () => {
+  it("keeps libvirt's code, name and text reachable through the cause", () => {
     const original = libvirtError('ErrNoDomain', "Domain not found: no domain with matching name 'p'");
     const classified = classify(original, { op: 'get' });
     expect(classified).toBeInstanceOf(ErrNotFound);

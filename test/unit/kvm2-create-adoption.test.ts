@@ -50,7 +50,7 @@ describe('adoption of an existing domain', () => {
     expect(harness.hypervisor.count('domainCreate')).toBe(0);
   });
 
-  it("a domain the first-generation kvm provider made is refused like any unmarked one", async () => {
+  it('a domain the first-generation kvm provider made is refused like any unmarked one', async () => {
     const gen1 = { [gen1MetadataURI]: '<instance><managed>true</managed><uid>x</uid></instance>' };
     const { error } = await createOver({ name: domain, state: DomainState.Shutoff, metadata: gen1 });
     expect(errorClassOf(error)).toBe('permanent');
@@ -66,7 +66,11 @@ describe('adoption of an existing domain', () => {
   });
 
   it('corrupt metadata is permanent', async () => {
-    const { error } = await createOver({ name: domain, state: DomainState.Running, metadata: { [metadataURI]: '<instance><managed>maybe</managed></instance>' } });
+    const { error } = await createOver({
+      name: domain,
+      state: DomainState.Running,
+      metadata: { [metadataURI]: '<instance><managed>maybe</managed></instance>' },
+    });
     expect(errorClassOf(error)).toBe('permanent');
     expect(error?.message).toContain('corrupt kvm2 metadata');
   });

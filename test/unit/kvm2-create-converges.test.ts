@@ -35,10 +35,7 @@ function expectConverged(harness: Harness, hypervisor: FakeHypervisor): void {
   expect(dom?.state).toBe(DomainState.Running);
   const description = parseDomainXML(dom?.xml ?? '');
   expect(description.metadata).toEqual({ managed: true, uid: `uid-${domain}`, created: '2026-09-16T17:42:11Z' });
-  expect(description.disks.map((disk) => disk.sourceFile)).toEqual([
-    hypervisor.pathOf(pool, `${domain}.qcow2`),
-    hypervisor.pathOf(pool, `${domain}-seed.iso`),
-  ]);
+  expect(description.disks.map((disk) => disk.sourceFile)).toEqual([hypervisor.pathOf(pool, `${domain}.qcow2`), hypervisor.pathOf(pool, `${domain}-seed.iso`)]);
 }
 
 /** The RPCs an uninterrupted first Create makes (image download included), in order. */

@@ -11,14 +11,17 @@ import { FakeHostBackend } from '@/test/fakes/fake-host-backend';
 import { FakeHypervisor } from '@/test/fakes/fake-libvirt';
 import { images, populateHost, settings } from './inventory-fixture';
 
-
 let hypervisor: FakeHypervisor;
 let backend: FakeHostBackend;
 let locks: KeyedLock;
 let downloads: DownloadTracker;
 const target = (volume: string) => ({ settings, backend, host: 'hv-1', volume, locks, downloads });
 const lockKey = (volume: string) => `hv-1\u0000${volume}`;
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 const deletes = () => hypervisor.calls.filter((call) => call.method === 'storageVolDelete').map((call) => call.subject);
 
 /** Holds the image lock of `volume` until the returned release is called, as a Create would. */

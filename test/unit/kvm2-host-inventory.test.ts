@@ -12,11 +12,14 @@ import { FakeHostBackend } from '@/test/fakes/fake-host-backend';
 import { FakeHypervisor } from '@/test/fakes/fake-libvirt';
 import { digest, entry, images, populateHost, settings } from './inventory-fixture';
 
-
 let hypervisor: FakeHypervisor;
 let backend: FakeHostBackend;
 const target = () => ({ settings, backend, host: 'hv-1', locks: new KeyedLock(), downloads: new DownloadTracker() });
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 
 beforeEach(() => {
   hypervisor = new FakeHypervisor({ poolCapacity: 100 * 2 ** 30 });
@@ -29,7 +32,14 @@ describe('host inventory', () => {
   it('lists every pool with its state and sizes, the configured one marked', async () => {
     const listing = await listHost(target());
     expect(listing.pools).toEqual([
-      { name: 'default', state: 'running', capacityBytes: 100 * 2 ** 30, allocationBytes: expect.any(Number), availableBytes: expect.any(Number), configured: true },
+      {
+        name: 'default',
+        state: 'running',
+        capacityBytes: 100 * 2 ** 30,
+        allocationBytes: expect.any(Number),
+        availableBytes: expect.any(Number),
+        configured: true,
+      },
       { name: 'isos', state: 'inactive', capacityBytes: 0, allocationBytes: 0, availableBytes: 0, configured: false },
     ]);
   });

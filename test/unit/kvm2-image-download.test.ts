@@ -55,7 +55,9 @@ describe('a transfer that does not finish leaves no marker', () => {
     expect(errorClassOf(error)).toBe('transient');
     expect(error?.message).toContain(`${mirror.url}/flaky.qcow2`);
     expectNoCachedImage(harness);
-    mirror.routes.set('/flaky.qcow2', (req, res) => res.writeHead(200, { 'content-length': testImage.length }).end(req.method === 'HEAD' ? undefined : testImage));
+    mirror.routes.set('/flaky.qcow2', (req, res) =>
+      res.writeHead(200, { 'content-length': testImage.length }).end(req.method === 'HEAD' ? undefined : testImage),
+    );
     await expectNextCreateSucceeds(harness);
   });
 
@@ -109,7 +111,9 @@ describe('a transfer that does not finish leaves no marker', () => {
     expect(errorClassOf(error)).toBe('transient');
     expectNoCachedImage(harness);
     release();
-    mirror.routes.set('/slow.qcow2', (req, res) => res.writeHead(200, { 'content-length': testImage.length }).end(req.method === 'HEAD' ? undefined : testImage));
+    mirror.routes.set('/slow.qcow2', (req, res) =>
+      res.writeHead(200, { 'content-length': testImage.length }).end(req.method === 'HEAD' ? undefined : testImage),
+    );
     await expectNextCreateSucceeds(harness);
   });
 });
@@ -117,7 +121,9 @@ describe('a transfer that does not finish leaves no marker', () => {
 describe('sharing one download', () => {
   it('concurrent Creates for one image on one host download it once', async () => {
     const harness = makeHarness({ mirror, imagePath: '/shared.qcow2' });
-    mirror.routes.set('/shared.qcow2', (req, res) => res.writeHead(200, { 'content-length': testImage.length }).end(req.method === 'HEAD' ? undefined : testImage));
+    mirror.routes.set('/shared.qcow2', (req, res) =>
+      res.writeHead(200, { 'content-length': testImage.length }).end(req.method === 'HEAD' ? undefined : testImage),
+    );
     const names = [nextDomain(), nextDomain(), nextDomain()];
     await Promise.all(names.map((name) => harness.provider.create(harness.request(name))));
     expect(mirror.gets('/shared.qcow2')).toBe(1);
@@ -131,7 +137,13 @@ describe('sharing one download', () => {
     const create = harness.provider.create(harness.request(nextDomain()));
     await gate.arrived;
     const [progress] = harness.provider.downloads.list();
-    expect(progress).toMatchObject({ host: 'h1', volume: harness.imageVolumes.base, urlHost: new URL(mirror.url).host, totalBytes: testImage.length, doneBytes: testImage.length });
+    expect(progress).toMatchObject({
+      host: 'h1',
+      volume: harness.imageVolumes.base,
+      urlHost: new URL(mirror.url).host,
+      totalBytes: testImage.length,
+      doneBytes: testImage.length,
+    });
     gate.release();
     await create;
     expect(harness.provider.downloads.list()).toEqual([]);

@@ -13,7 +13,6 @@ import { kvm2Settings } from '@/test/fakes/kvm2-settings';
 
 const logger = createLogger({ level: 'silent' });
 
-
 function setup() {
   const h1 = new FakeHypervisor();
   const h2 = new FakeHypervisor();
@@ -26,7 +25,13 @@ function setup() {
   const missed: string[] = [];
   const watch = provider.watchInstances({ changed: (change) => changes.push(change), missed: (target) => missed.push(target) });
   const registered = () =>
-    expect.poll(() => ['h1', 'h2'].every((host) => (backend.pooledConnection(host)?.subscriptionCount ?? 0) > 0), { message: 'both hosts registered', timeout: 2_000, interval: 2 }).toBe(true);
+    expect
+      .poll(() => ['h1', 'h2'].every((host) => (backend.pooledConnection(host)?.subscriptionCount ?? 0) > 0), {
+        message: 'both hosts registered',
+        timeout: 2_000,
+        interval: 2,
+      })
+      .toBe(true);
   return { h1, h2, backend, provider, changes, missed, watch, registered };
 }
 

@@ -23,7 +23,11 @@ const mirror = new TestMirror();
 beforeAll(() => mirror.start());
 afterAll(() => mirror.stop());
 
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 
 function setup(imagePath = '/image.qcow2') {
   const hypervisor = new FakeHypervisor();
@@ -68,9 +72,13 @@ describe('the fence at the connection', () => {
     lease.leading = false;
     expect(await failure(api.storageVolDelete(volume))).toBeInstanceOf(NotLeadingError);
     expect(await failure(api.storagePoolGetInfo(pool))).toBeInstanceOf(NotLeadingError);
-    expect(await failure((async () => {
-      for await (const chunk of api.storageVolDownload(volume, {})) void chunk;
-    })())).toBeInstanceOf(NotLeadingError);
+    expect(
+      await failure(
+        (async () => {
+          for await (const chunk of api.storageVolDownload(volume, {})) void chunk;
+        })(),
+      ),
+    ).toBeInstanceOf(NotLeadingError);
     inner.pooledConnection('h1')?.kill('gone');
     const dialsBefore = inner.pooledDials;
     const redial = await failure(backend.pooled('h1'));
@@ -112,7 +120,12 @@ describe('a leader that loses its lease mid-download', () => {
     const base = provider.inventory.catalogue().images[0];
     expect(base?.key).toBe('img');
     const controller = new AbortController();
-    const create = failure(provider.create({ name: 'proxy-fenced', uid: 'uid-f', placement: { machineType: 'small', image: 'img' }, cloudInit: '', port: 3128 }, { signal: controller.signal }));
+    const create = failure(
+      provider.create(
+        { name: 'proxy-fenced', uid: 'uid-f', placement: { machineType: 'small', image: 'img' }, cloudInit: '', port: 3128 },
+        { signal: controller.signal },
+      ),
+    );
     await expect.poll(() => provider.downloads.list().some((entry) => entry.doneBytes > 0), { timeout: 5_000 }).toBe(true);
     const baseVolume = provider.downloads.list()[0]?.volume as string;
     // The step-down: the lease is gone, the loops abort their work, and the pooled connection
@@ -143,7 +156,12 @@ describe('a leader that loses its lease mid-download', () => {
     });
     const { hypervisor, provider } = setup('/held2.qcow2');
     const controller = new AbortController();
-    const create = failure(provider.create({ name: 'proxy-led', uid: 'uid-l', placement: { machineType: 'small', image: 'img' }, cloudInit: '', port: 3128 }, { signal: controller.signal }));
+    const create = failure(
+      provider.create(
+        { name: 'proxy-led', uid: 'uid-l', placement: { machineType: 'small', image: 'img' }, cloudInit: '', port: 3128 },
+        { signal: controller.signal },
+      ),
+    );
     await expect.poll(() => provider.downloads.list().some((entry) => entry.doneBytes > 0), { timeout: 5_000 }).toBe(true);
     const baseVolume = provider.downloads.list()[0]?.volume as string;
     controller.abort(new Error('reconcile cancelled'));
@@ -186,7 +204,10 @@ describe("the runtime's providers", () => {
       const mayAct = contexts[0]?.mayAct;
       expect(mayAct?.()).toBe(true);
       // A provider of a replica that does not lead refuses before it dials (the host is made up).
-      const { provider } = await kvm2Factory({ ...makeEntry({ mirror }), name: 'kvm2-x' }, { logger: silentLogger(), lasting: (create) => create(), mayAct: () => false });
+      const { provider } = await kvm2Factory(
+        { ...makeEntry({ mirror }), name: 'kvm2-x' },
+        { logger: silentLogger(), lasting: (create) => create(), mayAct: () => false },
+      );
       const refused = await failure(provider.get('hosts/h1/domains/proxy-x'));
       expect((refused as Error).message).toContain('no longer leads');
       await runtime.stop();

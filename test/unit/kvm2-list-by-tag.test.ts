@@ -70,19 +70,29 @@ describe('ListByTag', () => {
   });
 
   it.each([
-    ['corrupt metadata', (h: FakeHypervisor) => h.addDomain({ name: 'bad', state: DomainState.Running, metadata: { [metadataURI]: '<instance><managed>yes</managed></instance>' } })],
-    ['a domain vanishing mid-sweep', (h: FakeHypervisor) => {
-      h.addDomain({ name: 'bad', state: DomainState.Running, metadata: mark('u') });
-      h.failOnce('domainGetMetadata', 'ErrNoDomain', 'bad');
-    }],
-    ['a domain gone between the listing and the state call', (h: FakeHypervisor) => {
-      h.addDomain({ name: 'bad', state: DomainState.Running, metadata: mark('u') });
-      const gate = h.gate('connectGetAllDomainStats');
-      void gate.arrived.then(() => {
-        h.domains.delete('bad');
-        gate.release();
-      });
-    }],
+    [
+      'corrupt metadata',
+      (h: FakeHypervisor) =>
+        h.addDomain({ name: 'bad', state: DomainState.Running, metadata: { [metadataURI]: '<instance><managed>yes</managed></instance>' } }),
+    ],
+    [
+      'a domain vanishing mid-sweep',
+      (h: FakeHypervisor) => {
+        h.addDomain({ name: 'bad', state: DomainState.Running, metadata: mark('u') });
+        h.failOnce('domainGetMetadata', 'ErrNoDomain', 'bad');
+      },
+    ],
+    [
+      'a domain gone between the listing and the state call',
+      (h: FakeHypervisor) => {
+        h.addDomain({ name: 'bad', state: DomainState.Running, metadata: mark('u') });
+        const gate = h.gate('connectGetAllDomainStats');
+        void gate.arrived.then(() => {
+          h.domains.delete('bad');
+          gate.release();
+        });
+      },
+    ],
   ])('skips a domain it cannot read (%s) with a log line, keeping the rest', async (_label, arrange) => {
     const { harness, h1 } = twoHosts();
     h1.addDomain({ name: 'good', state: DomainState.Shutoff, metadata: mark('g') });

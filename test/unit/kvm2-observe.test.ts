@@ -63,7 +63,13 @@ const fakeApi = {
 
 const spanNamed = (name: string): ReadableSpan => {
   const span = exporter.getFinishedSpans().find((candidate) => candidate.name === name);
-  if (!span) throw new Error(`no span ${name}; have ${exporter.getFinishedSpans().map((s) => s.name).join(', ')}`);
+  if (!span)
+    throw new Error(
+      `no span ${name}; have ${exporter
+        .getFinishedSpans()
+        .map((s) => s.name)
+        .join(', ')}`,
+    );
   return span;
 };
 
@@ -120,7 +126,7 @@ describe('a span per RPC', () => {
 });
 
 describe('the `libvirt call` line', () => {
-  it('is written inside the span: its spanID and traceID are the span\'s', async () => {
+  it("is written inside the span: its spanID and traceID are the span's", async () => {
     const { lines, logger } = capture('debug');
     const api = observe(fakeApi, { host: 'beelink', logger });
     await api.domainLookupByName('proxy-a');
@@ -156,7 +162,13 @@ describe('the `libvirt call` line', () => {
     const { lines, logger } = capture('trace');
     const api = observe(fakeApi, { host: 'beelink', logger });
     const body = Buffer.from(cloudInitSecret);
-    await api.storageVolUpload(vol, { source: (async function* () { yield body; })(), offset: 0, length: body.length });
+    await api.storageVolUpload(vol, {
+      source: (async function* () {
+        yield body;
+      })(),
+      offset: 0,
+      length: body.length,
+    });
     const received: Buffer[] = [];
     for await (const chunk of api.storageVolDownload(vol, { offset: 0, length: 0 })) received.push(chunk);
 
@@ -173,8 +185,7 @@ describe('the `libvirt call` line', () => {
 });
 
 describe('the kvm2.dial span', () => {
-  const settingsFor = (socket: string) =>
-    kvm2Settings({ hosts: [{ name: 'beelink', address: 'beelink.lan:2222', user: 'novakj', bridge: 'br0', socket }] });
+  const settingsFor = (socket: string) => kvm2Settings({ hosts: [{ name: 'beelink', address: 'beelink.lan:2222', user: 'novakj', bridge: 'br0', socket }] });
 
   it('wraps the handshake with host, address and user; the first RPC after it is a span of its own', async () => {
     const daemon = await startFakeLibvirtd(resources, await resources.tempDir());

@@ -124,15 +124,18 @@ describe('check and the factory', () => {
     const lines: LogLine[] = [];
     const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line) as LogLine) } });
     const entry = makeEntry({ mirror });
-    entry.kvm2 = { ...entry.kvm2, sshKeyFile: '/nonexistent/id_ed25519', insecureIgnoreHostKey: false, knownHostsFile: '/nonexistent/known_hosts', diskSizeGb: undefined };
+    entry.kvm2 = {
+      ...entry.kvm2,
+      sshKeyFile: '/nonexistent/id_ed25519',
+      insecureIgnoreHostKey: false,
+      knownHostsFile: '/nonexistent/known_hosts',
+      diskSizeGb: undefined,
+    };
     const hypervisor = new FakeHypervisor();
     const provider = createKvm2Provider({ entry, logger, backend: new FakeHostBackend({ h1: hypervisor }) });
     expect(provider).toMatchObject({ name: 't', type: 'kvm2' });
     expect(provider.settings.diskSizeGb).toBe(10);
-    expect(lines.filter((line) => line.msg.startsWith('WARNING:')).map((line) => line.path)).toEqual([
-      '/nonexistent/id_ed25519',
-      '/nonexistent/known_hosts',
-    ]);
+    expect(lines.filter((line) => line.msg.startsWith('WARNING:')).map((line) => line.path)).toEqual(['/nonexistent/id_ed25519', '/nonexistent/known_hosts']);
     await provider.create({ name: 'proxy-f', uid: 'u', placement: { machineType: 'small', image: 'img' }, cloudInit: '', port: 1 });
     expect(hypervisor.domains.get('proxy-f')?.state).toBe(DomainState.Running);
     await provider.close();

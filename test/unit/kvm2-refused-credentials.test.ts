@@ -58,12 +58,22 @@ async function setup(): Promise<Setup> {
   const settings = withDefaults(entry as Kvm2Entry);
   const clock = { now: Date.UTC(2026, 0, 1) };
   const refusedDials = new RefusedDials({ now: () => clock.now });
-  const backend = createHostBackend({ providerName: 'kvm2-test', settings, logger: silentLogger(), budgets: { ...defaultBudgets, dialMs: 5_000 }, refusedDials });
+  const backend = createHostBackend({
+    providerName: 'kvm2-test',
+    settings,
+    logger: silentLogger(),
+    budgets: { ...defaultBudgets, dialMs: 5_000 },
+    refusedDials,
+  });
   resources.add(() => backend.closeAll());
   return { server, backend, settings, authorized, clientKey, dir, clock, refusedDials, logins: () => server.sockets.length };
 }
 
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 const healthCheck = (s: Setup) => probeHost({ backend: s.backend, host: s.settings.hosts[0]!, logger: silentLogger() });
 
 describe('a host that refuses the credentials', () => {

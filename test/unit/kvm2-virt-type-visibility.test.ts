@@ -47,7 +47,14 @@ describe('a host that offered KVM and no longer does', () => {
     const round = async (m: Monitor) => (await m.runOnce())[0]!.targets[0]!;
     const warnings = () => kvm2.logs.filter((line) => line.level === 40 && String(line.msg).includes('no longer offers KVM'));
 
-    const first = new Monitor({ providers: await providerSetOf([kvm2.provider]), store, clock: systemClock, logger: silentLogger(), intervalMs: 60_000, timeoutMs: 15_000 });
+    const first = new Monitor({
+      providers: await providerSetOf([kvm2.provider]),
+      store,
+      clock: systemClock,
+      logger: silentLogger(),
+      intervalMs: 60_000,
+      timeoutMs: 15_000,
+    });
     expect((await round(first)).details.kvmLostAt).toBeUndefined();
 
     hypervisor.virtTypes = ['qemu']; // the kvm module unloaded, or /dev/kvm lost its permissions
@@ -57,7 +64,14 @@ describe('a host that offered KVM and no longer does', () => {
     expect(warnings()[0]).toMatchObject({ host: 'h1' });
 
     // A restarted server (a new monitor over the same store) still shows it, from the same moment.
-    const restarted = new Monitor({ providers: await providerSetOf([kvm2.provider]), store, clock: systemClock, logger: silentLogger(), intervalMs: 60_000, timeoutMs: 15_000 });
+    const restarted = new Monitor({
+      providers: await providerSetOf([kvm2.provider]),
+      store,
+      clock: systemClock,
+      logger: silentLogger(),
+      intervalMs: 60_000,
+      timeoutMs: 15_000,
+    });
     expect((await round(restarted)).details.kvmLostAt).toBe(lost.details.kvmLostAt);
     expect(warnings()).toHaveLength(1);
 

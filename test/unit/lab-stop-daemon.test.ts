@@ -31,7 +31,14 @@ async function daemon(options: { ignoreTerm: boolean }): Promise<{ child: ChildP
 type Stop = (pid: number, what: string, graceSeconds: number) => Promise<string>;
 
 const shellStop: Stop = async (pid, what, graceSeconds) => {
-  const { stderr } = await promisify(execFile)('bash', ['-c', `source "$1"; STOP_GRACE_SECONDS=${graceSeconds} stop_pids "$2" "$3"`, 'bash', libSh, what, String(pid)]);
+  const { stderr } = await promisify(execFile)('bash', [
+    '-c',
+    `source "$1"; STOP_GRACE_SECONDS=${graceSeconds} stop_pids "$2" "$3"`,
+    'bash',
+    libSh,
+    what,
+    String(pid),
+  ]);
   return stderr;
 };
 

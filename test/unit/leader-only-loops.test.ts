@@ -43,7 +43,10 @@ describe('leader-only loops', () => {
       return leads;
     });
     const seen = fenced.get('fake-1')!;
-    await seen.create({ name: 'proxy-a', uid: 'u1', placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' }, cloudInit: Buffer.from(''), port: 3128 }, {});
+    await seen.create(
+      { name: 'proxy-a', uid: 'u1', placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' }, cloudInit: Buffer.from(''), port: 3128 },
+      {},
+    );
     leads = false;
     await expect(async () => seen.get('fake/proxy-a', {})).rejects.toThrow(NotLeaderError);
     expect(() => fenced.list()[0]!.check({})).toThrow(NotLeaderError);

@@ -52,12 +52,7 @@ const wrappers: Array<[Invocation, CallName, unknown, Unwrap]> = [
     { dom, type: 2, metadata: '<i/>', key: 'k', uri: 'urn:x', flags: 2 },
     () => undefined,
   ],
-  [
-    (a) => a.domainInterfaceAddresses(dom, { source: 1 }),
-    'domainInterfaceAddresses',
-    { dom, source: 1, flags: 0 },
-    (r: { ifaces: unknown }) => r.ifaces,
-  ],
+  [(a) => a.domainInterfaceAddresses(dom, { source: 1 }), 'domainInterfaceAddresses', { dom, source: 1, flags: 0 }, (r: { ifaces: unknown }) => r.ifaces],
   [(a) => a.storagePoolLookupByName('default'), 'storagePoolLookupByName', { name: 'default' }, (r: { pool: unknown }) => r.pool],
   [(a) => a.storagePoolGetInfo(pool), 'storagePoolGetInfo', { pool }, (r: unknown) => r],
   [(a) => a.storagePoolRefresh(pool), 'storagePoolRefresh', { pool, flags: 0 }, () => undefined],

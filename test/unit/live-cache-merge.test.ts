@@ -22,7 +22,15 @@ const view = (name: string, phase: ProxyPhase = 'Ready'): ProxyView => ({
   status: { phase, healthy: phase === 'Ready', conditions: [], specHash: 'h' },
 });
 const proxyMessage = (name: string, proxy: ProxyView | null) => ({ kind: 'proxy' as const, name, proxy });
-const target = (name: string, ready: boolean) => ({ name, ready, reason: ready ? 'Reachable' : 'Unreachable', message: '', details: {}, latencyMs: 3, checkedAt: '2026-01-01T00:00:00.000Z' });
+const target = (name: string, ready: boolean) => ({
+  name,
+  ready,
+  reason: ready ? 'Reachable' : 'Unreachable',
+  message: '',
+  details: {},
+  latencyMs: 3,
+  checkedAt: '2026-01-01T00:00:00.000Z',
+});
 
 let client: QueryClient | undefined;
 afterEach(() => client?.clear());
@@ -46,7 +54,12 @@ describe('merging Proxy messages into the list', () => {
   });
 
   it('inserts new Proxies in name order, drops removed ones, and lets the last message per name win', () => {
-    const merged = mergeProxies(list, [proxyMessage('d', view('d', 'Pending')), proxyMessage('b', view('b')), proxyMessage('e', null), proxyMessage('d', view('d', 'Running'))]);
+    const merged = mergeProxies(list, [
+      proxyMessage('d', view('d', 'Pending')),
+      proxyMessage('b', view('b')),
+      proxyMessage('e', null),
+      proxyMessage('d', view('d', 'Running')),
+    ]);
     expect(merged.proxies.map((proxy) => `${proxy.name}:${proxy.status.phase}`)).toEqual(['a:Ready', 'b:Ready', 'c:Ready', 'd:Running']);
   });
 
@@ -74,7 +87,10 @@ describe('applying live messages to the cache', () => {
   });
 
   it('refetches the page of a removed Proxy instead of writing it', () => {
-    const queryClient = clientWith([[proxyKeys.list, { proxies: [view('a')] }], [proxyKeys.detail('a'), view('a')]]);
+    const queryClient = clientWith([
+      [proxyKeys.list, { proxies: [view('a')] }],
+      [proxyKeys.detail('a'), view('a')],
+    ]);
     applyLiveMessages(queryClient, [proxyMessage('a', null)]);
     expect(queryClient.getQueryData<ProxyList>(proxyKeys.list)?.proxies).toEqual([]);
     expect(invalidated(queryClient, proxyKeys.detail('a'))).toBe(true);
@@ -105,7 +121,9 @@ describe('applying live messages to the cache', () => {
       [hostKeys.inventory('kvm2-home', 'hv-1'), {}],
       [hostKeys.inventory('kvm2-home', 'hv-2'), {}],
     ]);
-    applyLiveMessages(queryClient, [{ kind: 'domain', provider: 'kvm2-home', target: 'hv-1', name: 'px-a', providerID: 'hosts/hv-1/domains/px-a', event: 'Stopped/Destroyed', proxy: 'a' }]);
+    applyLiveMessages(queryClient, [
+      { kind: 'domain', provider: 'kvm2-home', target: 'hv-1', name: 'px-a', providerID: 'hosts/hv-1/domains/px-a', event: 'Stopped/Destroyed', proxy: 'a' },
+    ]);
     expect(invalidated(queryClient, hostKeys.inventory('kvm2-home', 'hv-1'))).toBe(true);
     expect(invalidated(queryClient, hostKeys.inventory('kvm2-home', 'hv-2'))).toBe(false);
   });

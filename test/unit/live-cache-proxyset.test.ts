@@ -13,7 +13,13 @@ const invalidated = (queryClient: QueryClient, key: readonly unknown[]) => query
 describe('live proxyset messages', () => {
   it('invalidate the list, the named set and its events, and nothing else', () => {
     client = new QueryClient();
-    const keys = [proxySetKeys.list, proxySetKeys.detail('crawl'), proxySetKeys.events('crawl'), proxySetKeys.detail('other'), ['proxysets', 'plan', 'crawl', {}]];
+    const keys = [
+      proxySetKeys.list,
+      proxySetKeys.detail('crawl'),
+      proxySetKeys.events('crawl'),
+      proxySetKeys.detail('other'),
+      ['proxysets', 'plan', 'crawl', {}],
+    ];
     for (const key of keys) client.setQueryData(key, {});
     applyLiveMessages(client, [{ kind: 'proxyset', name: 'crawl' }]);
     expect(keys.map((key) => invalidated(client!, key))).toEqual([true, true, true, false, false]);

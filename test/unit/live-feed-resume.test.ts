@@ -78,7 +78,15 @@ describe('the live feed', () => {
   it('keeps delivering to the others when one subscriber throws', () => {
     const feed = new LiveFeed();
     const good = recorder();
-    feed.subscribe({ event: () => { throw new Error('stream gone'); }, closed: () => undefined }, owner);
+    feed.subscribe(
+      {
+        event: () => {
+          throw new Error('stream gone');
+        },
+        closed: () => undefined,
+      },
+      owner,
+    );
     feed.subscribe(good.subscriber, owner);
     feed.publish(stats('h1'));
     feed.publish(stats('h2'));

@@ -28,7 +28,9 @@ const view: ProxyView = {
   status: {
     phase: 'Failed',
     healthy: false,
-    conditions: [{ type: 'Provisioned', status: 'False', reason: 'ImageFailed', message: `fetching ${secretUrl} failed`, lastTransitionTime: '2026-05-01T10:00:00.000Z' }],
+    conditions: [
+      { type: 'Provisioned', status: 'False', reason: 'ImageFailed', message: `fetching ${secretUrl} failed`, lastTransitionTime: '2026-05-01T10:00:00.000Z' },
+    ],
     specHash: 'h',
     lastError: { class: 'permanent', message: `GET ${secretUrl}: 403`, at: '2026-05-01T10:00:00.000Z' },
   },
@@ -66,7 +68,11 @@ describe('GET /api/events for an API token', () => {
     api = await startApi();
     const created = await api.call(h.tokens.POST, '/api/tokens', 'POST', { session: true, body: { name: 'crawler' } });
     const from = api.runtime.live.head();
-    api.runtime.live.publish({ kind: 'proxy', name: 'alpha', proxy: { ...view, placement: { machineType: 'small', image: 'debian-12' }, status: { ...view.status, conditions: [], lastError: undefined } } });
+    api.runtime.live.publish({
+      kind: 'proxy',
+      name: 'alpha',
+      proxy: { ...view, placement: { machineType: 'small', image: 'debian-12' }, status: { ...view.status, conditions: [], lastError: undefined } },
+    });
     const asToken = await api.call(h.liveEvents.GET, '/api/events', 'GET', { bearer: created.json.token, headers: { 'last-event-id': from } });
     expect(asToken.json[0].proxy.placement.image).toBe('debian-12');
   });

@@ -36,11 +36,18 @@ describe('live publishers', () => {
     await harness.pause();
     // Two writes in one turn (one transaction), one message.
     await harness.store.transaction(async (tx) => {
-      await tx.proxies.insert({ uid: 'u-static', name: 'static', spec: { mode: 'Static', address: '192.0.2.10', port: 3128, labels: {} }, now: new Date().toISOString() });
+      await tx.proxies.insert({
+        uid: 'u-static',
+        name: 'static',
+        spec: { mode: 'Static', address: '192.0.2.10', port: 3128, labels: {} },
+        now: new Date().toISOString(),
+      });
       await tx.proxies.writeStatus('u-static', { phase: 'Running', ip: '192.0.2.10', conditions: [] });
     });
     await tick();
-    expect(messages).toEqual([{ kind: 'proxy', name: 'static', proxy: expect.objectContaining({ name: 'static', status: expect.objectContaining({ ip: '192.0.2.10' }) }) }]);
+    expect(messages).toEqual([
+      { kind: 'proxy', name: 'static', proxy: expect.objectContaining({ name: 'static', status: expect.objectContaining({ ip: '192.0.2.10' }) }) },
+    ]);
     const record = (await harness.store.proxies.get('static'))!;
     await harness.store.proxies.writeStatus(record.uid, { ...record.status });
     await tick();
@@ -73,7 +80,15 @@ describe('live publishers', () => {
     await vi.waitFor(() => expect(messages.filter((message) => message.kind === 'domain')).toHaveLength(2));
     await events.stop();
     expect(messages.filter((message) => message.kind === 'domain')).toEqual([
-      { kind: 'domain', provider: 'fake-1', target: 'host-a', name: instanceName('alpha'), providerID: `fake/${instanceName('alpha')}`, event: 'Stopped/Destroyed', proxy: 'alpha' },
+      {
+        kind: 'domain',
+        provider: 'fake-1',
+        target: 'host-a',
+        name: instanceName('alpha'),
+        providerID: `fake/${instanceName('alpha')}`,
+        event: 'Stopped/Destroyed',
+        proxy: 'alpha',
+      },
       { kind: 'domain', provider: 'fake-1', target: 'host-a', name: 'web-1', providerID: 'fake/web-1', event: 'Suspended/Paused' },
     ]);
   });

@@ -44,7 +44,11 @@ describe('the kvm2 provider log lines', () => {
   it('name host and domain on `kvm2 domain not found`', async () => {
     const harness = makeHarness({ mirror });
     await harness.provider.get(providerIdOf('h1', 'proxy-gone')).catch(() => undefined);
-    expect(harness.logs.find((line) => line.msg === 'kvm2 domain not found')).toMatchObject({ host: 'h1', name: 'proxy-gone', id: providerIdOf('h1', 'proxy-gone') });
+    expect(harness.logs.find((line) => line.msg === 'kvm2 domain not found')).toMatchObject({
+      host: 'h1',
+      name: 'proxy-gone',
+      id: providerIdOf('h1', 'proxy-gone'),
+    });
     expect(withDuplicates(harness.rawLogs)).toEqual([]);
   });
 
@@ -75,12 +79,20 @@ describe('the runtime log lines', () => {
     const entry = makeEntry({ mirror, hosts: ['host-a'] });
     const registry = new ProviderRegistry();
     registry.register('kvm2', (configured, context) => {
-      const provider = createKvm2Provider({ settings: withDefaults(configured as Kvm2Entry), logger: context.logger, backend: new FakeHostBackend({ 'host-a': hypervisor }) });
+      const provider = createKvm2Provider({
+        settings: withDefaults(configured as Kvm2Entry),
+        logger: context.logger,
+        backend: new FakeHostBackend({ 'host-a': hypervisor }),
+      });
       return { provider, close: () => provider.close() };
     });
     runtime = createRuntime({
       // The stub probe below never fetches it; only its redaction in the start line counts.
-      settings: settingsFromEnv({ DATA_DIR: dir.path, PROVIDERS_CONFIG: join(dir.path, 'providers.yaml'), PROBE_URL: 'http://probe:s3cret@192.0.2.7/probe?token=t0k' }),
+      settings: settingsFromEnv({
+        DATA_DIR: dir.path,
+        PROVIDERS_CONFIG: join(dir.path, 'providers.yaml'),
+        PROBE_URL: 'http://probe:s3cret@192.0.2.7/probe?token=t0k',
+      }),
       registry,
       configLoader: async () => [{ ...entry, name: 'kvm2-home' }],
       logger: root,
@@ -89,7 +101,8 @@ describe('the runtime log lines', () => {
     });
     await runtime.start();
     runtime.proxies.create(managedProxy('alpha', { provider: 'kvm2-home', placement: { zone: 'host-a', machineType: 'small', image: 'img' } }));
-    for (let i = 0; i < 300 && !parsed(raw).some((line) => line.msg === 'kvm2 domain ensured running'); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (let i = 0; i < 300 && !parsed(raw).some((line) => line.msg === 'kvm2 domain ensured running'); i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
 
     expect(withDuplicates(raw)).toEqual([]);
     const lines = parsed(raw);

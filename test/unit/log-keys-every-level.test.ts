@@ -46,7 +46,13 @@ describe.each(['trace', 'debug', 'info', 'warn'])('log lines at LOG_LEVEL=%s', (
     const bound = logger.child({ logger: 'kvm2', provider: settings.name });
     const backend = new ObservedBackend(new FakeHostBackend({ h1: new FakeHypervisor() }), bound);
     const provider = createKvm2Provider({ settings, logger, backend, budgets: testBudgets, now: () => fixedNow });
-    const instance = await provider.create({ name: 'proxy-a', uid: 'uid-proxy-a', placement: { machineType: 'small', image: 'img' }, cloudInit: '#cloud-config\n', port: 3128 });
+    const instance = await provider.create({
+      name: 'proxy-a',
+      uid: 'uid-proxy-a',
+      placement: { machineType: 'small', image: 'img' },
+      cloudInit: '#cloud-config\n',
+      port: 3128,
+    });
     await provider.get(instance.providerID);
     await provider.listByTag('managed');
     await provider.delete(instance.providerID);

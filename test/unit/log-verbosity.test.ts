@@ -16,7 +16,11 @@ async function exercise(logLevel: string): Promise<Harness> {
   await harness.provider.get(instance.providerID);
   await harness.provider.listByTag('managed');
   // a booting guest: no address from either source
-  harness.hypervisor.addDomain({ name: 'proxy-boot', state: DomainState.Running, metadata: { [metadataURI]: buildMetadataXML({ managed: true, uid: 'u', created: '2026-01-01T00:00:00Z' }) } });
+  harness.hypervisor.addDomain({
+    name: 'proxy-boot',
+    state: DomainState.Running,
+    metadata: { [metadataURI]: buildMetadataXML({ managed: true, uid: 'u', created: '2026-01-01T00:00:00Z' }) },
+  });
   await harness.provider.get(providerIdOf('h1', 'proxy-boot')).catch(() => undefined);
   await harness.provider.delete(instance.providerID);
   await harness.provider.get(instance.providerID).catch(() => undefined);
@@ -48,7 +52,11 @@ describe('log verbosity', () => {
 
   it('shows every V(1) line at debug, and no V(2) line', async () => {
     const lines = (await exercise('debug')).logs;
-    for (const msg of v1) expect(lines.find((line) => line.msg === msg), msg).toMatchObject({ level: 20 });
+    for (const msg of v1)
+      expect(
+        lines.find((line) => line.msg === msg),
+        msg,
+      ).toMatchObject({ level: 20 });
     const messages = new Set(lines.map((line) => line.msg));
     expect(v2.filter((msg) => messages.has(msg))).toEqual([]);
     expect(lines.find((line) => line.msg === 'domain defined')).not.toHaveProperty('xml');
@@ -56,7 +64,11 @@ describe('log verbosity', () => {
 
   it('adds the V(2) lines at trace, and the domain XML on `domain defined`', async () => {
     const lines = (await exercise('trace')).logs;
-    for (const msg of v2) expect(lines.find((line) => line.msg === msg), msg).toMatchObject({ level: 10 });
+    for (const msg of v2)
+      expect(
+        lines.find((line) => line.msg === msg),
+        msg,
+      ).toMatchObject({ level: 10 });
     expect(lines.find((line) => line.msg === 'domain defined')).toHaveProperty('xml');
   });
 });

@@ -53,7 +53,10 @@ describe('X-Forwarded-For from this machine without TRUST_PROXY', () => {
   const request = (peer: string, forwardedFor?: string) =>
     new Request('http://127.0.0.1:3000/api/auth/login', {
       method: 'POST',
-      headers: { 'x-kvm2-connection': connectionStamp({ peer, localAddress: '127.0.0.1', localPort: 3000 }), ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}) },
+      headers: {
+        'x-kvm2-connection': connectionStamp({ peer, localAddress: '127.0.0.1', localPort: 3000 }),
+        ...(forwardedFor ? { 'x-forwarded-for': forwardedFor } : {}),
+      },
     });
   const recorder = () => {
     const lines: string[] = [];

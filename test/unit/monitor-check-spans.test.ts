@@ -50,9 +50,19 @@ describe('providerhealth.check', () => {
     resources.add(async () => dir.remove());
     const store = await openStore({ dataDir: dir.path });
     resources.add(async () => store.close());
-    const monitor = new Monitor({ providers: await providerSetOf([provider]), store, clock: systemClock, logger: silentLogger(), intervalMs: 60_000, timeoutMs: 15_000 });
+    const monitor = new Monitor({
+      providers: await providerSetOf([provider]),
+      store,
+      clock: systemClock,
+      logger: silentLogger(),
+      intervalMs: 60_000,
+      timeoutMs: 15_000,
+    });
     const [health] = await monitor.runOnce();
-    expect(health?.targets.map((target) => [target.name, target.reason])).toEqual([['beelink', 'Reachable'], ['nuc', 'Reachable']]);
+    expect(health?.targets.map((target) => [target.name, target.reason])).toEqual([
+      ['beelink', 'Reachable'],
+      ['nuc', 'Reachable'],
+    ]);
 
     const spans = exporter.getFinishedSpans();
     const checks = spans.filter((span) => span.name === 'providerhealth.check');
@@ -65,7 +75,14 @@ describe('providerhealth.check', () => {
       const host = check.attributes['provider.target'];
       expect(children.map((span) => span.name).sort()).toEqual(
         // The spec's four calls, and the domain capabilities for the virtualisation type (issue 27, item 5).
-        ['kvm2.ConnectGetHostname', 'kvm2.ConnectGetLibVersion', 'kvm2.StoragePoolGetInfo', 'kvm2.StoragePoolLookupByName', 'kvm2.ConnectGetDomainCapabilities', 'kvm2.dial'].sort(),
+        [
+          'kvm2.ConnectGetHostname',
+          'kvm2.ConnectGetLibVersion',
+          'kvm2.StoragePoolGetInfo',
+          'kvm2.StoragePoolLookupByName',
+          'kvm2.ConnectGetDomainCapabilities',
+          'kvm2.dial',
+        ].sort(),
       );
       for (const child of children) expect(child.attributes['kvm2.host']).toBe(host);
     }
@@ -75,12 +92,21 @@ describe('providerhealth.check', () => {
   });
 
   it('marks a target that is not ready Error, with its reason', async () => {
-    const provider = await kvm2Provider(async (host) => (host === 'nuc' ? '/nowhere/libvirt-sock' : (await startFakeLibvirtd(resources, await resources.tempDir())).path));
+    const provider = await kvm2Provider(async (host) =>
+      host === 'nuc' ? '/nowhere/libvirt-sock' : (await startFakeLibvirtd(resources, await resources.tempDir())).path,
+    );
     const dir = tempDir();
     resources.add(async () => dir.remove());
     const store = await openStore({ dataDir: dir.path });
     resources.add(async () => store.close());
-    const monitor = new Monitor({ providers: await providerSetOf([provider]), store, clock: systemClock, logger: silentLogger(), intervalMs: 60_000, timeoutMs: 15_000 });
+    const monitor = new Monitor({
+      providers: await providerSetOf([provider]),
+      store,
+      clock: systemClock,
+      logger: silentLogger(),
+      intervalMs: 60_000,
+      timeoutMs: 15_000,
+    });
     await monitor.runOnce();
     const nuc = exporter.getFinishedSpans().find((span) => span.name === 'providerhealth.check' && span.attributes['provider.target'] === 'nuc');
     expect(nuc?.status.code).toBe(SpanStatusCode.ERROR);

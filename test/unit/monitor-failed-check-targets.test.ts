@@ -31,7 +31,15 @@ describe('a kvm2 check that fails as a whole', () => {
     vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
     const kvm2 = makeHarness({ mirror, hosts: ['h1', 'h2'] });
     kvm2.provider.check = check;
-    const monitor = new Monitor({ providers: await providerSetOf([kvm2.provider]), store, clock: systemClock, logger: silentLogger(), intervalMs: 60_000, timeoutMs: 15_000, graceMs: 1_000 });
+    const monitor = new Monitor({
+      providers: await providerSetOf([kvm2.provider]),
+      store,
+      clock: systemClock,
+      logger: silentLogger(),
+      intervalMs: 60_000,
+      timeoutMs: 15_000,
+      graceMs: 1_000,
+    });
     const round = monitor.runOnce();
     await vi.advanceTimersByTimeAsync(16_000);
     const [result] = await round;

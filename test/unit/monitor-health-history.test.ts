@@ -39,7 +39,16 @@ afterEach(async () => {
 });
 
 function monitorOver(providers: ProviderSet, options: { intervalMs?: number; timeoutMs?: number } = {}) {
-  monitor = new Monitor({ providers, store, clock: systemClock, logger: silentLogger(), metrics, intervalMs: options.intervalMs ?? 60_000, timeoutMs: options.timeoutMs ?? 15_000, graceMs: 1_000 });
+  monitor = new Monitor({
+    providers,
+    store,
+    clock: systemClock,
+    logger: silentLogger(),
+    metrics,
+    intervalMs: options.intervalMs ?? 60_000,
+    timeoutMs: options.timeoutMs ?? 15_000,
+    graceMs: 1_000,
+  });
   return monitor;
 }
 
@@ -74,7 +83,7 @@ describe('provider health monitor', () => {
     expect(await metrics.registry.metrics()).toContain('proxy_operator_provider_target_up{provider="kvm2-home",target="lab1"} 1');
   });
 
-  it('keeps each check\'s pool free space in the history, for the free-space chart', async () => {
+  it("keeps each check's pool free space in the history, for the free-space chart", async () => {
     vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
     const withSpace = (free: string): Target => ({ ...target('lab1', true), details: { pool: 'default', poolAvailableGiB: free } });
     const provider = new FakeProvider({ name: 'kvm2-home', targets: [withSpace('40.5')] });
@@ -141,7 +150,14 @@ describe('provider health monitor', () => {
       await m.runOnce();
       vi.setSystemTime(Date.now() + day);
     }
-    const housekeeping = new Housekeeping({ store, clock: systemClock, logger: silentLogger(), intervalMs: 600_000, healthHistoryRetentionMs: 7 * day, eventRetentionMs: 7 * day });
+    const housekeeping = new Housekeeping({
+      store,
+      clock: systemClock,
+      logger: silentLogger(),
+      intervalMs: 600_000,
+      healthHistoryRetentionMs: 7 * day,
+      eventRetentionMs: 7 * day,
+    });
     expect((await housekeeping.prune()).healthSamples).toBe(3);
     expect(await store.health.history({ provider: 'kvm2-home', sinceMs: 0 })).toHaveLength(7);
     expect((await store.health.latest('kvm2-home'))[0]?.targets).toHaveLength(1);

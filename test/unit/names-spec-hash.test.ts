@@ -36,7 +36,14 @@ describe('specHash', () => {
 
   it('does not change with labels, nor with the order fields were written in', () => {
     expect(specHash({ ...base, labels: { pool: 'crawlers' } })).toBe(specHash(base));
-    const reordered = { port: 3128, labels: {}, cloudInit: '#cloud-config\n', placement: { image: 'debian-13', machineType: 'small', zone: 'lab1' }, provider: 'kvm2-home', mode: 'Managed' } as ProxySpec;
+    const reordered = {
+      port: 3128,
+      labels: {},
+      cloudInit: '#cloud-config\n',
+      placement: { image: 'debian-13', machineType: 'small', zone: 'lab1' },
+      provider: 'kvm2-home',
+      mode: 'Managed',
+    } as ProxySpec;
     expect(specHash(reordered)).toBe(specHash(base));
   });
 

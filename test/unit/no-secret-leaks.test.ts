@@ -66,15 +66,31 @@ describe('no secret leaks', () => {
     expect((await api.call(h.proxies.POST, '/api/proxies', 'POST', { ...s, body: managed('on-kvm2', 'kvm2-home') })).status).toBe(201);
     // Malformed bodies carrying the marker: the 400 answers must not echo it.
     await api.call(h.proxies.POST, '/api/proxies', 'POST', { ...s, body: managed('Bad_Name', 'fake-1') });
-    await api.call(h.proxies.POST, '/api/proxies', 'POST', { ...s, body: managed('beta', 'fake-1', { cloudInit: cloudInit.repeat(Math.ceil(maxCloudInitBytes / cloudInit.length) + 1) }) });
+    await api.call(h.proxies.POST, '/api/proxies', 'POST', {
+      ...s,
+      body: managed('beta', 'fake-1', { cloudInit: cloudInit.repeat(Math.ceil(maxCloudInitBytes / cloudInit.length) + 1) }),
+    });
     await api.call(h.proxies.POST, '/api/proxies', 'POST', { ...s, body: managed('beta', 'fake-1', { port: 'x' }) });
-    await api.call(h.proxies.POST, '/api/proxies', 'POST', { ...s, rawBody: `{"name":"beta","cloudInit":"${secrets.cloudInit}`, headers: { 'content-type': 'application/json' } });
+    await api.call(h.proxies.POST, '/api/proxies', 'POST', {
+      ...s,
+      rawBody: `{"name":"beta","cloudInit":"${secrets.cloudInit}`,
+      headers: { 'content-type': 'application/json' },
+    });
     await api.call(h.proxies.POST, '/api/proxies', 'POST', { ...s, rawBody: `cloudInit=${secrets.cloudInit}`, headers: { 'content-type': 'text/plain' } });
-    await api.call(h.proxy.PUT, '/api/proxies/alpha', 'PUT', { ...s, params: { name: 'alpha' }, body: { ...managed('alpha', 'fake-1', { port: 3129 }), name: undefined } });
+    await api.call(h.proxy.PUT, '/api/proxies/alpha', 'PUT', {
+      ...s,
+      params: { name: 'alpha' },
+      body: { ...managed('alpha', 'fake-1', { port: 3129 }), name: undefined },
+    });
     await api.call(h.proxy.PUT, '/api/proxies/alpha', 'PUT', { ...s, params: { name: 'alpha' }, body: { ...managed('alpha', 'fake-1'), name: 'alpha' } });
     await expect.poll(async () => (await api.runtime.proxies.get('alpha')).status.phase === 'Ready', { message: 'alpha Ready', timeout: 5_000 }).toBe(true);
     const domain = (await api.runtime.proxies.get('on-kvm2')).instanceName!;
-    await expect.poll(() => api.hypervisor.domains.has(domain) && api.hypervisor.volume(`${domain}-seed.iso`) !== undefined, { message: 'the kvm2 domain', timeout: 5_000 }).toBe(true);
+    await expect
+      .poll(() => api.hypervisor.domains.has(domain) && api.hypervisor.volume(`${domain}-seed.iso`) !== undefined, {
+        message: 'the kvm2 domain',
+        timeout: 5_000,
+      })
+      .toBe(true);
     // The seed really carries the cloud-init: the marker is there to be leaked.
     expect(api.hypervisor.volume(`${domain}-seed.iso`)!.content.includes(secrets.cloudInit)).toBe(true);
 
@@ -88,10 +104,18 @@ describe('no secret leaks', () => {
     // Keystrokes typed into a console (a password at a login prompt, say), well-formed and too long.
     const onKvm2 = { params: { name: 'on-kvm2' } };
     await api.call(h.proxyConsole.GET, '/api/proxies/on-kvm2/console', 'GET', { ...s, ...onKvm2 });
-    const typed = await api.call(h.proxyConsoleInput.POST, '/api/proxies/on-kvm2/console/input', 'POST', { ...s, ...onKvm2, body: { data: `${secrets.consoleKeystrokes}\r` } });
+    const typed = await api.call(h.proxyConsoleInput.POST, '/api/proxies/on-kvm2/console/input', 'POST', {
+      ...s,
+      ...onKvm2,
+      body: { data: `${secrets.consoleKeystrokes}\r` },
+    });
     expect(typed.status, typed.text).toBe(200);
     expect(Buffer.concat(api.hypervisor.consoles.of(domain).input).toString()).toBe(`${secrets.consoleKeystrokes}\r`);
-    const tooLong = await api.call(h.proxyConsoleInput.POST, '/api/proxies/on-kvm2/console/input', 'POST', { ...s, ...onKvm2, body: { data: secrets.consoleKeystrokes.repeat(400) } });
+    const tooLong = await api.call(h.proxyConsoleInput.POST, '/api/proxies/on-kvm2/console/input', 'POST', {
+      ...s,
+      ...onKvm2,
+      body: { data: secrets.consoleKeystrokes.repeat(400) },
+    });
     expect(tooLong.status).toBe(400);
     await api.call(h.host.GET, '/api/providers/kvm2-home/hosts/hv-1', 'GET', { ...s, params: { provider: 'kvm2-home', host: 'hv-1' } });
     await api.call(h.proxyEvents.GET, '/api/proxies/on-kvm2/events', 'GET', { ...s, params: { name: 'on-kvm2' } });

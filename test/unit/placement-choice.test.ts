@@ -31,7 +31,13 @@ interface Row {
 
 const rows: Row[] = [
   { name: 'spread takes the host with the fewest managed VMs', hosts: [host('lab1', { vms: 3 }), host('lab2', { vms: 2 })], chosen: 'lab2', refused: {} },
-  { name: 'pack takes the host with the most managed VMs', policy: 'pack', hosts: [host('lab1', { vms: 3 }), host('lab2', { vms: 2 })], chosen: 'lab1', refused: {} },
+  {
+    name: 'pack takes the host with the most managed VMs',
+    policy: 'pack',
+    hosts: [host('lab1', { vms: 3 }), host('lab2', { vms: 2 })],
+    chosen: 'lab1',
+    refused: {},
+  },
   { name: 'config order breaks a tie', hosts: [host('lab1', { vms: 1 }), host('lab2', { vms: 1 })], chosen: 'lab1', refused: {} },
   {
     name: 'a host without the memory of the machine type is refused',
@@ -82,7 +88,11 @@ describe('choosing a host for a Proxy without placement.zone', () => {
   });
 
   it('names every refused host in the waiting message', () => {
-    const choice = chooseHost({ hosts: [host('lab1', { poolRunning: false }), { host: 'lab2', health: { ready: false, reason: 'Timeout', message: '' } }], needs, policy: 'spread' });
+    const choice = chooseHost({
+      hosts: [host('lab1', { poolRunning: false }), { host: 'lab2', health: { ready: false, reason: 'Timeout', message: '' } }],
+      needs,
+      policy: 'spread',
+    });
     expect(choice.kind).toBe('none');
     expect(describeRefusals(choice.refusals)).toBe('no host fits: lab1: storage pool "default" is not running; lab2: not healthy: Timeout');
   });

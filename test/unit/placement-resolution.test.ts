@@ -43,14 +43,54 @@ function permanentMessage(action: () => unknown): string {
 
 describe('placement', () => {
   it.each([
-    { what: 'unknown zone', settings: two, placement: { zone: 'x', machineType: 'small', image: 'debian-13' }, message: 'placement.zone "x" is not in kvm2.hosts' },
-    { what: 'unknown zone with one host', settings: one, placement: { zone: 'x', machineType: 'small', image: 'debian-13' }, message: 'placement.zone "x" is not in kvm2.hosts' },
-    { what: 'no zone with two hosts', settings: two, placement: { machineType: 'small', image: 'debian-13' }, message: 'placement.zone is required when kvm2.hosts lists more than one host' },
-    { what: 'empty zone with two hosts', settings: two, placement: { zone: '', machineType: 'small', image: 'debian-13' }, message: 'placement.zone is required when kvm2.hosts lists more than one host' },
-    { what: 'unknown machine type', settings: one, placement: { machineType: 'x', image: 'debian-13' }, message: 'placement.machineType "x" is not in kvm2.machineTypes' },
-    { what: 'inherited key as machine type', settings: one, placement: { machineType: 'constructor', image: 'debian-13' }, message: 'placement.machineType "constructor" is not in kvm2.machineTypes' },
-    { what: 'unknown image', settings: one, placement: { machineType: 'small', image: 'x' }, message: 'placement.image "x" is neither a key in kvm2.images nor an http(s) URL' },
-    { what: 'non-http URL image', settings: one, placement: { machineType: 'small', image: 'ftp://example.org/x.qcow2' }, message: 'placement.image "ftp://example.org/x.qcow2" is neither a key in kvm2.images nor an http(s) URL' },
+    {
+      what: 'unknown zone',
+      settings: two,
+      placement: { zone: 'x', machineType: 'small', image: 'debian-13' },
+      message: 'placement.zone "x" is not in kvm2.hosts',
+    },
+    {
+      what: 'unknown zone with one host',
+      settings: one,
+      placement: { zone: 'x', machineType: 'small', image: 'debian-13' },
+      message: 'placement.zone "x" is not in kvm2.hosts',
+    },
+    {
+      what: 'no zone with two hosts',
+      settings: two,
+      placement: { machineType: 'small', image: 'debian-13' },
+      message: 'placement.zone is required when kvm2.hosts lists more than one host',
+    },
+    {
+      what: 'empty zone with two hosts',
+      settings: two,
+      placement: { zone: '', machineType: 'small', image: 'debian-13' },
+      message: 'placement.zone is required when kvm2.hosts lists more than one host',
+    },
+    {
+      what: 'unknown machine type',
+      settings: one,
+      placement: { machineType: 'x', image: 'debian-13' },
+      message: 'placement.machineType "x" is not in kvm2.machineTypes',
+    },
+    {
+      what: 'inherited key as machine type',
+      settings: one,
+      placement: { machineType: 'constructor', image: 'debian-13' },
+      message: 'placement.machineType "constructor" is not in kvm2.machineTypes',
+    },
+    {
+      what: 'unknown image',
+      settings: one,
+      placement: { machineType: 'small', image: 'x' },
+      message: 'placement.image "x" is neither a key in kvm2.images nor an http(s) URL',
+    },
+    {
+      what: 'non-http URL image',
+      settings: one,
+      placement: { machineType: 'small', image: 'ftp://example.org/x.qcow2' },
+      message: 'placement.image "ftp://example.org/x.qcow2" is neither a key in kvm2.images nor an http(s) URL',
+    },
     {
       what: 'non-http URL image with credentials and a query',
       settings: one,

@@ -17,7 +17,11 @@ describe('pool events re-check host health', () => {
   it('kvm2 reports a pool lifecycle or refresh event on a host as a change of that target', async () => {
     const h1 = new FakeHypervisor();
     const backend = new FakeHostBackend({ h1 });
-    const provider = createKvm2Provider({ settings: kvm2Settings({ hosts: [{ name: 'h1', address: 'h1.lan', user: 'admin', bridge: 'br0' }] }), backend, logger: createLogger({ level: 'silent' }) });
+    const provider = createKvm2Provider({
+      settings: kvm2Settings({ hosts: [{ name: 'h1', address: 'h1.lan', user: 'admin', bridge: 'br0' }] }),
+      backend,
+      logger: createLogger({ level: 'silent' }),
+    });
     const changed: Array<[string, string]> = [];
     const watch = provider.watchInstances({ changed: () => {}, targetChanged: (target, what) => changed.push([target, what]) });
     await expect.poll(() => backend.pooledConnection('h1')?.subscriptionCount ?? 0, { timeout: 2_000, interval: 2 }).toBe(3);
@@ -41,7 +45,14 @@ describe('pool events re-check host health', () => {
       checks += 1;
       return new Promise<void>((resolve) => (finish = resolve));
     };
-    const events = new InstanceEvents({ store, providers: { list: () => [provider] }, logger: silentLogger(), enqueue: () => {}, resyncAll: async () => {}, recheckHealth });
+    const events = new InstanceEvents({
+      store,
+      providers: { list: () => [provider] },
+      logger: silentLogger(),
+      enqueue: () => {},
+      resyncAll: async () => {},
+      recheckHealth,
+    });
     events.start();
     const targetChanged = (what: string) => {
       for (const watcher of provider.watchers) watcher.targetChanged?.('host-a', what);

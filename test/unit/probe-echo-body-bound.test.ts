@@ -38,7 +38,13 @@ describe('the egress-IP probe facing an endless echo body', () => {
     const port = (server.address() as AddressInfo).port;
 
     const started = performance.now();
-    const result = await probeProxy({ host: '127.0.0.1', port, targetUrl: 'http://203.0.113.1/health', ipEchoUrl: 'http://203.0.113.2/echo', timeoutMs: 20_000 });
+    const result = await probeProxy({
+      host: '127.0.0.1',
+      port,
+      targetUrl: 'http://203.0.113.1/health',
+      ipEchoUrl: 'http://203.0.113.2/echo',
+      timeoutMs: 20_000,
+    });
     expect(result).toMatchObject({ healthy: true, reason: 'TargetReachable', egressIP: '203.0.113.7' });
     expect(performance.now() - started).toBeLessThan(10_000);
     await expect.poll(() => floodClosed).toBe(true);

@@ -64,7 +64,13 @@ const targetUrl = () => `http://127.0.0.1:${target.port}/health`;
 
 describe('probeProxy', () => {
   it('reaches the target through the proxy and records the egress IP from the echo URL', async () => {
-    const result = await probeProxy({ host: '127.0.0.1', port: proxy.port, targetUrl: targetUrl(), ipEchoUrl: `http://127.0.0.1:${echo.port}/`, timeoutMs: 2_000 });
+    const result = await probeProxy({
+      host: '127.0.0.1',
+      port: proxy.port,
+      targetUrl: targetUrl(),
+      ipEchoUrl: `http://127.0.0.1:${echo.port}/`,
+      timeoutMs: 2_000,
+    });
     expect(result).toMatchObject({ healthy: true, reason: 'TargetReachable', statusCode: 200, egressIP: '203.0.113.7' });
     expect(proxy.seen).toEqual([targetUrl(), `http://127.0.0.1:${echo.port}/`]);
     expect(target.seen).toEqual(['/health']);
@@ -123,7 +129,16 @@ describe('Prober', () => {
     const { uid } = await proxies.create({ name: 'edge', mode: 'Static', address: '127.0.0.1', port: proxy.port });
     await store.proxies.writeStatus(uid, { phase: 'Running', ip: '127.0.0.1', conditions: [] });
     let url = targetUrl();
-    const prober = new Prober({ store, clock, logger: silentLogger(), intervalMs: 60_000, timeoutMs: 2_000, get targetUrl() { return url; } });
+    const prober = new Prober({
+      store,
+      clock,
+      logger: silentLogger(),
+      intervalMs: 60_000,
+      timeoutMs: 2_000,
+      get targetUrl() {
+        return url;
+      },
+    });
 
     await prober.probeAll();
     const ready = await proxies.get('edge');

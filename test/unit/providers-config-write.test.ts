@@ -26,7 +26,8 @@ afterEach(() => dir.remove());
 describe('editing the config text', () => {
   it('adds a host after the last one and leaves every other byte as it was', () => {
     const edited = addHostText(sample, { provider, host: lab3 });
-    const inserted = '      - name: lab3\n        address: 198.18.3.2:2222\n        user: kvm2lab\n        bridge: kvm2lab-br0\n        pool: default\n        virtType: qemu\n';
+    const inserted =
+      '      - name: lab3\n        address: 198.18.3.2:2222\n        user: kvm2lab\n        bridge: kvm2lab-br0\n        pool: default\n        virtType: qemu\n';
     const at = edited.indexOf(inserted);
     expect(at).toBeGreaterThan(0);
     expect(edited.slice(0, at) + edited.slice(at + inserted.length)).toBe(sample);
@@ -36,8 +37,8 @@ describe('editing the config text', () => {
   it('changes only the fields an edit names, keeping inline comments', () => {
     const edited = updateHostText(sample, { provider, host: 'beelink', fields: { address: 'beelink.lan:2200', user: 'admin', bridge: 'br1', pool: 'fast' } });
     expect(edited).toContain('        address: beelink.lan:2200   # SSH endpoint, host:port\n');
-    expect(edited).toContain('        bridge: br1                       # host bridge with DHCP for the VMs\' NIC\n');
-    expect(edited).toContain('        user: admin                       # SSH user in the host\'s libvirt group\n');
+    expect(edited).toContain("        bridge: br1                       # host bridge with DHCP for the VMs' NIC\n");
+    expect(edited).toContain("        user: admin                       # SSH user in the host's libvirt group\n");
     expect(hostsOf(edited)[0]).toEqual({ name: 'beelink', address: 'beelink.lan:2200', user: 'admin', bridge: 'br1', pool: 'fast' });
     // Only the two lines edited and the one added differ.
     const before = sample.split('\n');
@@ -45,13 +46,15 @@ describe('editing the config text', () => {
     expect(after.length).toBe(before.length + 1);
     expect(after.filter((line) => !before.includes(line))).toEqual([
       '        address: beelink.lan:2200   # SSH endpoint, host:port',
-      '        bridge: br1                       # host bridge with DHCP for the VMs\' NIC',
+      "        bridge: br1                       # host bridge with DHCP for the VMs' NIC",
       '        pool: fast',
     ]);
   });
 
   it('keeps a field an edit leaves out, removes one it sets to null, and removes a host with its own lines only', () => {
-    expect(updateHostText(sample, { provider, host: 'nuc', fields: { user: 'root' } })).toBe(sample.replace('        user: admin\n        bridge: br0\n        pool: vms', '        user: root\n        bridge: br0\n        pool: vms'));
+    expect(updateHostText(sample, { provider, host: 'nuc', fields: { user: 'root' } })).toBe(
+      sample.replace('        user: admin\n        bridge: br0\n        pool: vms', '        user: root\n        bridge: br0\n        pool: vms'),
+    );
     const withoutPool = updateHostText(sample, { provider, host: 'nuc', fields: { pool: null } });
     expect(sample.replace('        pool: vms\n', '')).toBe(withoutPool);
     const removed = removeHostText(sample, { provider, host: 'nuc' });
@@ -95,6 +98,10 @@ describe('saving the config file', () => {
   it('keeps every edit of saves made at once', async () => {
     const names = Array.from({ length: 8 }, (_, index) => `host-${index}`);
     await Promise.all(names.map((name) => file.update((text) => addHostText(text, { provider, host: { ...lab3, name } }))));
-    expect(hostsOf(readFileSync(file.path, 'utf8')).map((host) => host.name).sort()).toEqual(['beelink', 'nuc', ...names].sort());
+    expect(
+      hostsOf(readFileSync(file.path, 'utf8'))
+        .map((host) => host.name)
+        .sort(),
+    ).toEqual(['beelink', 'nuc', ...names].sort());
   });
 });

@@ -16,7 +16,13 @@ const proxy = (name: string, labels: Record<string, string> = {}): ProxyView => 
 
 describe('bulk actions', () => {
   it('delete plain Proxies and replace members grouped by their set', () => {
-    const plan = planBulk([proxy('a'), proxy('crawl-aaaaa', { proxyset: 'crawl' }), proxy('b'), proxy('crawl-bbbbb', { proxyset: 'crawl' }), proxy('eu-ccccc', { proxyset: 'eu' })]);
+    const plan = planBulk([
+      proxy('a'),
+      proxy('crawl-aaaaa', { proxyset: 'crawl' }),
+      proxy('b'),
+      proxy('crawl-bbbbb', { proxyset: 'crawl' }),
+      proxy('eu-ccccc', { proxyset: 'eu' }),
+    ]);
     expect(plan.deletable).toEqual(['a', 'b']);
     expect([...plan.replaceable]).toEqual([
       ['crawl', ['crawl-aaaaa', 'crawl-bbbbb']],

@@ -7,7 +7,16 @@ import type { Placement } from '@/server/providers/contract';
 import type { DownloadProgress } from '@/server/providers/host-inventory';
 import type { Runtime } from '@/server/runtime';
 
-const progress: DownloadProgress = { host: 'h2', volume: 'base-t-img.qcow2', urlHost: 'mirror', totalBytes: 10, doneBytes: 5, startedAt: 0, bytesPerSecond: 1, etaSeconds: 5 };
+const progress: DownloadProgress = {
+  host: 'h2',
+  volume: 'base-t-img.qcow2',
+  urlHost: 'mirror',
+  totalBytes: 10,
+  doneBytes: 5,
+  startedAt: 0,
+  bytesPerSecond: 1,
+  etaSeconds: 5,
+};
 
 function runtimeWith(view: Partial<ProxyView>, asked: Placement[]): Runtime {
   const inventory = { placementDownload: (placement: Placement) => (asked.push(placement), placement.zone === 'h2' ? progress : undefined) };

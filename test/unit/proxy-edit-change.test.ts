@@ -22,7 +22,13 @@ describe('the Proxy edit form', () => {
   it('sends the whole spec again and leaves the stored cloud-init out when kept', () => {
     const { input, errors } = buildUpdate(editStateFrom(view), view);
     expect(errors).toEqual({});
-    expect(input).toEqual({ mode: 'Managed', provider: 'kvm', placement: { zone: 'lab1', machineType: 'small', image: 'debian-12' }, port: 3128, labels: { pool: 'crawl' } });
+    expect(input).toEqual({
+      mode: 'Managed',
+      provider: 'kvm',
+      placement: { zone: 'lab1', machineType: 'small', image: 'debian-12' },
+      port: 3128,
+      labels: { pool: 'crawl' },
+    });
   });
 
   it.each([
@@ -32,7 +38,11 @@ describe('the Proxy edit form', () => {
       (state: ReturnType<typeof editStateFrom>) => ({ ...state, labels: [{ id: 1, key: 'pool', value: 'search' }] }),
       { kind: 'labels', message: expect.stringMatching(/labels only: the VM is not replaced/i) },
     ],
-    ['the port', (state: ReturnType<typeof editStateFrom>) => ({ ...state, port: '8080' }), { kind: 'replace', message: expect.stringMatching(/VM is replaced.*port/) }],
+    [
+      'the port',
+      (state: ReturnType<typeof editStateFrom>) => ({ ...state, port: '8080' }),
+      { kind: 'replace', message: expect.stringMatching(/VM is replaced.*port/) },
+    ],
     [
       'the cloud-init',
       (state: ReturnType<typeof editStateFrom>) => ({ ...state, cloudInit: { source: 'paste' as const, networks: '', pasted: '#cloud-config\n{}\n' } }),

@@ -30,7 +30,15 @@ describe('the proxy-set controller', () => {
     expect(spreadOf(members)).toEqual({ b: 2, a: 1 });
     expect(members.every((member) => member.spec.labels.proxyset === 'crawl' && member.status.phase === 'Running')).toBe(true);
     const set = await h.sets.get('crawl');
-    expect(set.status).toMatchObject({ members: 3, ready: 0, updated: 3, hosts: [{ host: 'a', members: 1 }, { host: 'b', members: 2 }] });
+    expect(set.status).toMatchObject({
+      members: 3,
+      ready: 0,
+      updated: 3,
+      hosts: [
+        { host: 'a', members: 1 },
+        { host: 'b', members: 2 },
+      ],
+    });
     expect((await h.sets.events('crawl')).filter((event) => event.reason === 'MemberCreated')).toHaveLength(3);
     expect((await h.proxies.events(members[0]!.name)).map((event) => event.reason)).toContain('CreatedBySet');
   });
@@ -42,7 +50,9 @@ describe('the proxy-set controller', () => {
     const [first] = await live();
     await expect(h.proxies.delete(first!.name)).rejects.toThrow(ProxyOwnedError);
     await expect(h.proxies.delete(first!.name)).rejects.toThrow(/scale the set down, replace the member/);
-    await expect(h.proxies.create({ name: 'sneaky', mode: 'Managed', provider: 'fake-1', placement: { machineType: 'small', image: 'x' }, labels: { proxyset: 'crawl' } })).rejects.toThrow(/labels.proxyset/);
+    await expect(
+      h.proxies.create({ name: 'sneaky', mode: 'Managed', provider: 'fake-1', placement: { machineType: 'small', image: 'x' }, labels: { proxyset: 'crawl' } }),
+    ).rejects.toThrow(/labels.proxyset/);
     await h.sets.replace('crawl', { members: [first!.name] });
     await h.pass();
     const after = await live();
@@ -85,7 +95,10 @@ describe('the proxy-set controller', () => {
     // 2 members, then 2 replacements (the default budget: replicas per 30 min), then nothing.
     expect(creates()).toBe(4);
     const set = await h.sets.get('crawl');
-    expect(set.status.conditions.find((condition) => condition.type === 'ReplacementsExhausted')).toMatchObject({ status: 'True', message: expect.stringContaining('first failure: cloud-init') });
+    expect(set.status.conditions.find((condition) => condition.type === 'ReplacementsExhausted')).toMatchObject({
+      status: 'True',
+      message: expect.stringContaining('first failure: cloud-init'),
+    });
     expect(set.status.replacements.map((replacement) => replacement.firstFailure)).toEqual(['cloud-init', 'cloud-init']);
     await h.sets.resume('crawl');
     await h.pass();
@@ -127,8 +140,20 @@ describe('the proxy-set controller', () => {
   it('looks again a second after a member is written (one pass for a burst), not for other Proxies', async () => {
     h = await setHarness({ hosts: { a: 4 } });
     const timers: Array<{ callback: () => void; delayMs: number }> = [];
-    const clock = { now: () => h.nowMs(), setTimeout: (callback: () => void, delayMs: number) => timers.push({ callback, delayMs }), clearTimeout: () => undefined };
-    const controller = new ProxySetController({ store: h.store, proxies: h.proxies, providers: h.providers, clock, logger: silentLogger(), intervalMs: 60_000, diagnose: async () => null });
+    const clock = {
+      now: () => h.nowMs(),
+      setTimeout: (callback: () => void, delayMs: number) => timers.push({ callback, delayMs }),
+      clearTimeout: () => undefined,
+    };
+    const controller = new ProxySetController({
+      store: h.store,
+      proxies: h.proxies,
+      providers: h.providers,
+      clock,
+      logger: silentLogger(),
+      intervalMs: 60_000,
+      diagnose: async () => null,
+    });
     const passes = vi.spyOn(controller, 'pass');
     controller.start();
     await vi.waitFor(() => expect(timers.map((timer) => timer.delayMs)).toEqual([60_000]));

@@ -10,7 +10,8 @@ afterEach(async () => {
   await h?.close();
 });
 
-const preview = (replicas: number) => previewSet({ provider: h.providers.get('fake-1')!, set: proxySetCreateSchema.parse(setInput({ replicas })), health: h.store.health, nowMs: h.nowMs() });
+const preview = (replicas: number) =>
+  previewSet({ provider: h.providers.get('fake-1')!, set: proxySetCreateSchema.parse(setInput({ replicas })), health: h.store.health, nowMs: h.nowMs() });
 
 describe('the ProxySet preview', () => {
   it('spreads 3 members 2/1 with the roomier host first, and creates nothing', async () => {

@@ -7,14 +7,24 @@ import { ProxySetExistsError } from '@/server/store/errors';
 import { storeEngines, storeEnginesForFile } from '@/test/fakes/store-engines';
 
 const engines = storeEnginesForFile();
-const { name: _, ...spec } = proxySetCreateSchema.parse({ name: 'crawl', template: { provider: 'kvm2-home', placement: { machineType: 'small', image: 'debian-13' } }, replicas: 3 });
+const { name: _, ...spec } = proxySetCreateSchema.parse({
+  name: 'crawl',
+  template: { provider: 'kvm2-home', placement: { machineType: 'small', image: 'debian-13' } },
+  replicas: 3,
+});
 const now = '2026-12-01T10:00:00.000Z';
 
 describe.each(storeEngines)('proxy-set records on %s', (engine) => {
   it('keep a set with its spec and status, bump the generation on spec changes, refuse a second one of the same name', async () => {
     const store = await engines.open(engine);
     const created = await store.proxySets.insert({ uid: 's1', name: 'crawl', spec, now });
-    expect(created).toMatchObject({ uid: 's1', name: 'crawl', spec, generation: 1, status: { conditions: [], replacements: [], displaced: [], hostsDown: {} } });
+    expect(created).toMatchObject({
+      uid: 's1',
+      name: 'crawl',
+      spec,
+      generation: 1,
+      status: { conditions: [], replacements: [], displaced: [], hostsDown: {} },
+    });
     await expect(store.proxySets.insert({ uid: 's2', name: 'crawl', spec, now })).rejects.toThrow(ProxySetExistsError);
     expect(await store.proxySets.updateSpec({ uid: 's1', spec: { ...spec, replicas: 5 }, now })).toBe(true);
     const status = {

@@ -33,7 +33,11 @@ describe('a ProxySet rolling change', () => {
       // A new member stays not Ready through one pass (booting), then answers its probe.
       for (const name of booting) await h.markReady(name);
       readySeen.push(await readyCount());
-      booting = new Set((await live()).filter((member) => memberTemplateHash(member.spec) === newHash && !booting.has(member.name) && member.probe === undefined).map((member) => member.name));
+      booting = new Set(
+        (await live())
+          .filter((member) => memberTemplateHash(member.spec) === newHash && !booting.has(member.name) && member.probe === undefined)
+          .map((member) => member.name),
+      );
     }
     const members = await live();
     expect(members.every((member) => memberTemplateHash(member.spec) === newHash && !original.has(member.name))).toBe(true);
@@ -69,7 +73,10 @@ describe('a ProxySet rolling change', () => {
     await h.pass();
     const after = await live();
     expect(after.map((member) => member.uid).sort()).toEqual(before);
-    expect(after.map((member) => member.spec.labels)).toEqual([{ pool: 'eu', proxyset: 'crawl' }, { pool: 'eu', proxyset: 'crawl' }]);
+    expect(after.map((member) => member.spec.labels)).toEqual([
+      { pool: 'eu', proxyset: 'crawl' },
+      { pool: 'eu', proxyset: 'crawl' },
+    ]);
     expect(h.fake.callsOf('create')).toHaveLength(2);
   });
 });

@@ -75,19 +75,31 @@ describe('the Proxy spec schema', () => {
 
   it('says a missing placement.machineType is required', () => {
     expect(messagesOf({ ...managed, placement: { image: 'debian-13' } })).toEqual([{ path: 'placement.machineType', message: 'is required' }]);
-    expect(messagesOf({ ...managed, placement: { machineType: 7, image: 'debian-13' } })).toEqual([{ path: 'placement.machineType', message: 'must be a string' }]);
+    expect(messagesOf({ ...managed, placement: { machineType: 7, image: 'debian-13' } })).toEqual([
+      { path: 'placement.machineType', message: 'must be a string' },
+    ]);
   });
 
   it('accepts cloud-init as base64 (gzipped user-data), capped on the decoded bytes', () => {
     const gzip = Buffer.from([0x1f, 0x8b, 0x08, 0x00, 0xff, 0x00, 0x80]);
     expect(errorsOf({ ...managed, cloudInit: undefined, cloudInitBase64: gzip.toString('base64') })).toEqual([]);
     // line-wrapped as `base64` prints it
-    expect(errorsOf({ ...managed, cloudInit: undefined, cloudInitBase64: Buffer.alloc(100).toString('base64').replace(/(.{76})/g, '$1\n') })).toEqual([]);
+    expect(
+      errorsOf({
+        ...managed,
+        cloudInit: undefined,
+        cloudInitBase64: Buffer.alloc(100)
+          .toString('base64')
+          .replace(/(.{76})/g, '$1\n'),
+      }),
+    ).toEqual([]);
     expect(errorsOf({ ...managed, cloudInit: undefined, cloudInitBase64: Buffer.alloc(maxCloudInitBytes).toString('base64') })).toEqual([]);
     expect(messagesOf({ ...managed, cloudInit: undefined, cloudInitBase64: Buffer.alloc(maxCloudInitBytes + 1).toString('base64') })).toEqual([
       { path: 'cloudInitBase64', message: `must decode to at most ${maxCloudInitBytes} bytes` },
     ]);
-    expect(messagesOf({ ...managed, cloudInit: undefined, cloudInitBase64: 'not base64!' })).toEqual([{ path: 'cloudInitBase64', message: 'must be base64 (RFC 4648, padded)' }]);
+    expect(messagesOf({ ...managed, cloudInit: undefined, cloudInitBase64: 'not base64!' })).toEqual([
+      { path: 'cloudInitBase64', message: 'must be base64 (RFC 4648, padded)' },
+    ]);
     expect(messagesOf({ ...managed, cloudInitBase64: gzip.toString('base64') })).toEqual([
       { path: 'cloudInitBase64', message: 'give cloudInit (text) or cloudInitBase64 (bytes), not both' },
     ]);

@@ -2,13 +2,27 @@
 import { describe, expect, it } from 'vitest';
 import { buildSetCreate, buildSetUpdate, initialSetState } from '@/components/proxysets/set-form-model';
 
-const filled = { ...initialSetState([]), name: 'crawl', provider: 'kvm', machineType: 'small', image: 'debian-12', cloudInit: { source: 'none' as const, networks: '', pasted: '' } };
+const filled = {
+  ...initialSetState([]),
+  name: 'crawl',
+  provider: 'kvm',
+  machineType: 'small',
+  image: 'debian-12',
+  cloudInit: { source: 'none' as const, networks: '', pasted: '' },
+};
 
 describe('the set form', () => {
   it('builds the POST body with the defaults the server would apply', () => {
     const { input, errors } = buildSetCreate(filled);
     expect(errors).toEqual({});
-    expect(input).toMatchObject({ name: 'crawl', replicas: 3, template: { provider: 'kvm', placement: { machineType: 'small', image: 'debian-12' }, port: 3128, cloudInit: '' }, maxSurge: 1, maxUnavailable: 0, readyTimeout: '10m' });
+    expect(input).toMatchObject({
+      name: 'crawl',
+      replicas: 3,
+      template: { provider: 'kvm', placement: { machineType: 'small', image: 'debian-12' }, port: 3128, cloudInit: '' },
+      maxSurge: 1,
+      maxUnavailable: 0,
+      readyTimeout: '10m',
+    });
   });
 
   it.each([

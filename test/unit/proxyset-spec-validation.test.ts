@@ -27,7 +27,13 @@ describe('the ProxySet schema', () => {
 
   it('reads durations as hours, minutes and seconds', () => {
     expect([durationMs('10m'), durationMs('90s'), durationMs('1h30m'), durationMs('2h'), durationMs(''), durationMs('10'), durationMs('5 m')]).toEqual([
-      600_000, 90_000, 5_400_000, 7_200_000, undefined, undefined, undefined,
+      600_000,
+      90_000,
+      5_400_000,
+      7_200_000,
+      undefined,
+      undefined,
+      undefined,
     ]);
   });
 

@@ -12,7 +12,10 @@ class MultiHostProvider extends FakeProvider {
   readonly capacity: HostCapacityReader;
 
   constructor(hosts: string[], policy: PlacementPolicy = 'spread') {
-    super({ name: 'fake-1', targets: hosts.map((name): Target => ({ name, ready: true, reason: 'Reachable', message: '', details: {}, latencyMs: 1, checkedAt: '' })) });
+    super({
+      name: 'fake-1',
+      targets: hosts.map((name): Target => ({ name, ready: true, reason: 'Reachable', message: '', details: {}, latencyMs: 1, checkedAt: '' })),
+    });
     this.measured = Object.fromEntries(
       hosts.map((host) => [host, { host, pool: 'default', poolRunning: true, poolAvailableBytes: 180 * gib, freeMemoryBytes: 4 * gib, managedInstances: 0 }]),
     );

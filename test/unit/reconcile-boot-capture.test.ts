@@ -51,7 +51,10 @@ describe('boot capture hook', () => {
     expect(observed).toEqual([['alpha', providerID]]);
     await harness.restart();
     await harness.settle();
-    expect(observed).toEqual([['alpha', providerID], ['alpha', providerID]]);
+    expect(observed).toEqual([
+      ['alpha', providerID],
+      ['alpha', providerID],
+    ]);
     provider.setState(providerID, 'Stopped');
     const stopped = observed.length;
     harness.reconciler.enqueue('alpha');

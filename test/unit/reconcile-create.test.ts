@@ -62,7 +62,14 @@ describe('reconciling a new Managed proxy', () => {
     const record = (await harness.store.proxies.get('alpha'))!;
     // What a kill right after the provider made the instance leaves: the intent, no providerID.
     await harness.store.proxies.writeStatus(created.uid, { ...record.status, phase: 'Provisioning', instanceSpecHash: specHash(record.spec) });
-    provider.put({ providerID: `fake/${instanceName('alpha')}`, name: instanceName('alpha'), uid: created.uid, state: 'Running', ip: '198.51.100.9', managed: true });
+    provider.put({
+      providerID: `fake/${instanceName('alpha')}`,
+      name: instanceName('alpha'),
+      uid: created.uid,
+      state: 'Running',
+      ip: '198.51.100.9',
+      managed: true,
+    });
 
     await harness.restart();
     await harness.settle();
@@ -95,4 +102,3 @@ describe('reconciling a new Managed proxy', () => {
     expect((await harness.proxies.get('alpha')).status.phase).toBe('Running');
   });
 });
-

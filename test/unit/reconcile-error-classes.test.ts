@@ -15,10 +15,38 @@ const start = Date.UTC(2026, 0, 1);
 
 // One row per error class a Create can throw: what the Proxy shows and when it is tried again.
 const createReactions = [
-  { name: 'permanent', error: new ErrPermanent('placement.machineType "huge" is not in kvm2.machineTypes'), phase: 'Failed', reason: 'ProvisioningFailed', errorClass: 'permanent', retryInMs: undefined },
-  { name: 'quota', error: new ErrQuotaExceeded('pool default: 1 GiB available, 11 GiB needed'), phase: 'Provisioning', reason: 'QuotaExceeded', errorClass: 'quotaExceeded', retryInMs: 300_000 },
-  { name: 'transient', error: new ErrTransient('dial tcp: connection refused'), phase: 'Provisioning', reason: 'ReconcileError', errorClass: 'transient', retryInMs: 1_000 },
-  { name: 'notFound (forbidden from Create, retried)', error: new ErrNotFound('no such volume'), phase: 'Provisioning', reason: 'ReconcileError', errorClass: 'notFound', retryInMs: 1_000 },
+  {
+    name: 'permanent',
+    error: new ErrPermanent('placement.machineType "huge" is not in kvm2.machineTypes'),
+    phase: 'Failed',
+    reason: 'ProvisioningFailed',
+    errorClass: 'permanent',
+    retryInMs: undefined,
+  },
+  {
+    name: 'quota',
+    error: new ErrQuotaExceeded('pool default: 1 GiB available, 11 GiB needed'),
+    phase: 'Provisioning',
+    reason: 'QuotaExceeded',
+    errorClass: 'quotaExceeded',
+    retryInMs: 300_000,
+  },
+  {
+    name: 'transient',
+    error: new ErrTransient('dial tcp: connection refused'),
+    phase: 'Provisioning',
+    reason: 'ReconcileError',
+    errorClass: 'transient',
+    retryInMs: 1_000,
+  },
+  {
+    name: 'notFound (forbidden from Create, retried)',
+    error: new ErrNotFound('no such volume'),
+    phase: 'Provisioning',
+    reason: 'ReconcileError',
+    errorClass: 'notFound',
+    retryInMs: 1_000,
+  },
   { name: 'unclassified', error: new Error('something odd'), phase: 'Provisioning', reason: 'ReconcileError', errorClass: 'unclassified', retryInMs: 1_000 },
 ] as const;
 
@@ -92,7 +120,10 @@ describe('the reconciler reacts to what Get reports', () => {
     provider.failNext('get', new ErrPermanent('host "gone" is not in kvm2.hosts'));
     harness!.reconciler.enqueue('alpha');
     await harness!.settle();
-    expect((await harness!.proxies.get('alpha')).status).toMatchObject({ phase: 'Failed', lastError: { class: 'permanent', message: 'host "gone" is not in kvm2.hosts' } });
+    expect((await harness!.proxies.get('alpha')).status).toMatchObject({
+      phase: 'Failed',
+      lastError: { class: 'permanent', message: 'host "gone" is not in kvm2.hosts' },
+    });
   });
 
   it('keeps a Running proxy Running through a transient Get failure, with the error recorded', async () => {

@@ -48,7 +48,10 @@ describe('a paused instance', () => {
     provider.setState(providerID, 'Running');
     await vi.advanceTimersByTimeAsync(10_000);
     expect((await harness.proxies.get('alpha')).status).toMatchObject({ phase: 'Running', providerID });
-    expect((await harness.proxies.get('alpha')).status.conditions.find((c) => c.type === 'Provisioned')).toMatchObject({ status: 'True', reason: 'InstanceRunning' });
+    expect((await harness.proxies.get('alpha')).status.conditions.find((c) => c.type === 'Provisioned')).toMatchObject({
+      status: 'True',
+      reason: 'InstanceRunning',
+    });
     expect(provider.callsOf('delete')).toHaveLength(0);
     expect(provider.callsOf('create')).toHaveLength(1);
   });

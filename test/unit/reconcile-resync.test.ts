@@ -25,7 +25,12 @@ describe('periodic resync', () => {
     await vi.advanceTimersByTimeAsync(59_999);
     expect(provider.callsOf('get')).toHaveLength(0);
     await vi.advanceTimersByTimeAsync(1);
-    expect(provider.callsOf('get').map((call) => call.subject).sort()).toEqual([`fake/${instanceName('alpha')}`, `fake/${instanceName('beta')}`].sort());
+    expect(
+      provider
+        .callsOf('get')
+        .map((call) => call.subject)
+        .sort(),
+    ).toEqual([`fake/${instanceName('alpha')}`, `fake/${instanceName('beta')}`].sort());
     expect(provider.callsOf('create')).toHaveLength(3);
     expect((await harness.proxies.get('alpha')).status.phase).toBe('Running');
   });

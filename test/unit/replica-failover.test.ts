@@ -20,7 +20,13 @@ replicaFailoverSuite('two replicas over the fake provider', () => ({
   databaseUrl: async () => (await engines.location('postgres')).databaseUrl!,
   entry: { name: 'fake-1', type: 'fake' } as never,
   env: { FAKE_STATE: stateFile },
-  proxy: (name) => ({ name, mode: 'Managed', provider: 'fake-1', placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' }, cloudInit: '#cloud-config\n' }),
+  proxy: (name) => ({
+    name,
+    mode: 'Managed',
+    provider: 'fake-1',
+    placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' },
+    cloudInit: '#cloud-config\n',
+  }),
   instancesNamed: async (instance) => {
     const instances = JSON.parse(readFileSync(stateFile, 'utf8')) as Array<{ name: string }>;
     return instances.filter((entry) => entry.name === instance).length;

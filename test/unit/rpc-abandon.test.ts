@@ -73,9 +73,7 @@ describe('abandoning a call kills its connection', () => {
   it('an already aborted signal refuses the call and leaves the connection alone', async () => {
     const peer = new FakePeer();
     const conn = new RpcConnection(peer.transport);
-    await expect(conn.call('connectGetHostname', undefined, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(
-      CallAbortedError,
-    );
+    await expect(conn.call('connectGetHostname', undefined, { signal: AbortSignal.abort() })).rejects.toBeInstanceOf(CallAbortedError);
     expect(conn.alive).toBe(true);
     expect(peer.written).toHaveLength(0);
   });

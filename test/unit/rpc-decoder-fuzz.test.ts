@@ -36,10 +36,7 @@ const validFrame = fc
   .tuple(fc.constantFrom(...retShapes), fc.nat({ max: 2 ** 32 - 1 }))
   .chain(([shape, serial]) =>
     arbitraryFor(shape).map((value) =>
-      encodeFrame(
-        { program: REMOTE_PROGRAM, version: 1, procedure: 1, type: MessageType.Reply, serial, status: MessageStatus.Ok },
-        encodeXdr(shape, value),
-      ),
+      encodeFrame({ program: REMOTE_PROGRAM, version: 1, procedure: 1, type: MessageType.Reply, serial, status: MessageStatus.Ok }, encodeXdr(shape, value)),
     ),
   );
 

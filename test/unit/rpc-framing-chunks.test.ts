@@ -31,9 +31,7 @@ describe('framing across chunk boundaries', () => {
   it('writes the length word counting itself, then the 24-byte header', () => {
     const bytes = encodeFrame(header(9), Buffer.from('01020304', 'hex'));
     expect(bytes.readUInt32BE(0)).toBe(4 + 24 + 4);
-    expect(bytes.subarray(4, 28).toString('hex')).toBe(
-      '20008086' + '00000001' + '0000009d' + '00000001' + '00000009' + '00000000',
-    );
+    expect(bytes.subarray(4, 28).toString('hex')).toBe('20008086' + '00000001' + '0000009d' + '00000001' + '00000009' + '00000000');
   });
 
   it('decodes a stream fed one byte at a time', () => {

@@ -14,7 +14,12 @@ function pendingWork(conn: RpcConnection) {
   const stream = (async () => {
     for await (const chunk of conn.download('storageVolDownload', { vol, offset: 0, length: 0, flags: 0 })) void chunk;
   })();
-  return [call, stream].map((p) => p.then(() => 'resolved', (e: unknown) => e));
+  return [call, stream].map((p) =>
+    p.then(
+      () => 'resolved',
+      (e: unknown) => e,
+    ),
+  );
 }
 
 describe('the peer going away', () => {

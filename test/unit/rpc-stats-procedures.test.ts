@@ -50,7 +50,13 @@ const rows: Row[] = [
       {
         proc: 227,
         args: { cpuNum: -1, nparams: 2, flags: 0 },
-        ret: { params: [{ field: 'user', value: 197_280_000_000n }, { field: 'idle', value: 480_270_000_000n }], nparams: 2 },
+        ret: {
+          params: [
+            { field: 'user', value: 197_280_000_000n },
+            { field: 'idle', value: 480_270_000_000n },
+          ],
+          nparams: 2,
+        },
       },
     ],
     expected: { user: 197_280_000_000n, idle: 480_270_000_000n },
@@ -63,7 +69,13 @@ const rows: Row[] = [
       {
         proc: 228,
         args: { nparams: 2, cellNum: -1, flags: 0 },
-        ret: { params: [{ field: 'total', value: 24_683_584n }, { field: 'free', value: 22_514_252n }], nparams: 2 },
+        ret: {
+          params: [
+            { field: 'total', value: 24_683_584n },
+            { field: 'free', value: 22_514_252n },
+          ],
+          nparams: 2,
+        },
       },
     ],
     expected: { total: 24_683_584n, free: 22_514_252n },
@@ -119,9 +131,7 @@ const rows: Row[] = [
         state: { state: 1, reason: 1 },
         cpu: { timeNs: 6_920_000_000n, userNs: 6_790_000_000n, systemNs: 130_000_000n },
         balloon: { currentKiB: 131_072n, maximumKiB: 131_072n, rssKiB: 47_000n },
-        interfaces: [
-          { name: 'vnet1', rxBytes: 2132n, rxPackets: 18n, rxErrors: 0n, rxDrops: 0n, txBytes: 1844n, txPackets: 11n, txErrors: 0n, txDrops: 0n },
-        ],
+        interfaces: [{ name: 'vnet1', rxBytes: 2132n, rxPackets: 18n, rxErrors: 0n, rxDrops: 0n, txBytes: 1844n, txPackets: 11n, txErrors: 0n, txDrops: 0n }],
         blocks: [{ name: 'vda', path: '/pool/web-1.qcow2', readBytes: 4096n, readRequests: 2n, writeBytes: 512n, writeRequests: 1n }],
         params: expect.objectContaining({ 'perf.x': 0.5, 'vm.flag': true, 'net.count': 1 }),
       }),
@@ -135,8 +145,7 @@ const rows: Row[] = [
   },
 ];
 
-const nameOf = (proc: number) =>
-  (Object.keys(procedures) as ProcedureName[]).find((name) => procedures[name].proc === proc) as ProcedureName;
+const nameOf = (proc: number) => (Object.keys(procedures) as ProcedureName[]).find((name) => procedures[name].proc === proc) as ProcedureName;
 
 describe('telemetry procedures on the wire', () => {
   it.each(rows)('$name', async ({ call, exchanges, expected }) => {

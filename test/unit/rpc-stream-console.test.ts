@@ -6,14 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { LibvirtClient } from '@/server/libvirt/api';
 import { RpcConnection } from '@/server/libvirt/client';
-import {
-  CallTimeoutError,
-  ConnectionClosedError,
-  ConsoleBusyError,
-  isLibvirtError,
-  LibvirtError,
-  StreamClosedError,
-} from '@/server/libvirt/errors';
+import { CallTimeoutError, ConnectionClosedError, ConsoleBusyError, isLibvirtError, LibvirtError, StreamClosedError } from '@/server/libvirt/errors';
 import { DomainConsoleFlags } from '@/server/libvirt/flags';
 import { encodeFrame, type Packet } from '@/server/libvirt/framing';
 import { MessageStatus, MessageType } from '@/server/libvirt/net-protocol';

@@ -44,7 +44,9 @@ describe('the runtime', () => {
     await expect.poll(async () => (await rt.proxies.list({ phase: 'Ready' })).length === 2, { timeout: 2_000 }).toBe(true);
     const alphaUid = (await rt.proxies.get('alpha')).uid;
     const alphaIp = [...provider.instances.values()].find((instance) => instance.uid === alphaUid)?.ip;
-    expect(await rt.proxies.discover({ labels: { pool: 'crawlers' } })).toEqual([{ name: 'alpha', url: `http://${alphaIp}:3128`, labels: { pool: 'crawlers' }, egressIP: '203.0.113.9' }]);
+    expect(await rt.proxies.discover({ labels: { pool: 'crawlers' } })).toEqual([
+      { name: 'alpha', url: `http://${alphaIp}:3128`, labels: { pool: 'crawlers' }, egressIP: '203.0.113.9' },
+    ]);
     expect((await rt.proxies.get('alpha')).cloudInit).toEqual({ bytes: Buffer.byteLength('#cloud-config\npackages: [squid]\n') });
     expect(JSON.stringify(await rt.proxies.list())).not.toContain('packages: [squid]');
     expect(await rt.providers.list()).toMatchObject([{ name: 'fake-1', type: 'fake', available: true, targets: [{ name: 'host-a', ready: true }] }]);
@@ -89,12 +91,21 @@ describe('the runtime', () => {
   it('starts once per process however often it is asked', async () => {
     dir = tempDir();
     const signalsBefore = { term: process.listeners('SIGTERM'), int: process.listeners('SIGINT') };
-    const options = { settings: settingsFromEnv({ DATA_DIR: dir.path }), registry: new ProviderRegistry(), logger: silentLogger(), metrics: createMetrics(), probe: stubProbe };
+    const options = {
+      settings: settingsFromEnv({ DATA_DIR: dir.path }),
+      registry: new ProviderRegistry(),
+      logger: silentLogger(),
+      metrics: createMetrics(),
+      probe: stubProbe,
+    };
     const [first, second] = await Promise.all([startRuntimeOnce(options), startRuntimeOnce(options)]);
     expect(second).toBe(first);
     expect(await getRuntime()).toBe(first);
     runtime = first;
-    for (const [signal, before] of [['SIGTERM', signalsBefore.term], ['SIGINT', signalsBefore.int]] as const) {
+    for (const [signal, before] of [
+      ['SIGTERM', signalsBefore.term],
+      ['SIGINT', signalsBefore.int],
+    ] as const) {
       for (const listener of process.listeners(signal)) if (!before.includes(listener)) process.removeListener(signal, listener);
     }
     await stopRuntimeForTests();

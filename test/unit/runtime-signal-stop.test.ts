@@ -56,7 +56,11 @@ async function bundleChild(): Promise<string> {
 describe('SIGTERM with a host handler that exits (next start)', () => {
   it('stops the runtime before the host handler runs', async () => {
     const script = await bundleChild();
-    const child = spawn(process.execPath, [script], { cwd: root, env: { ...process.env, DATA_DIR: join(scratch.path, 'data') }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [script], {
+      cwd: root,
+      env: { ...process.env, DATA_DIR: join(scratch.path, 'data') },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
@@ -77,7 +81,10 @@ describe('SIGTERM with a host handler that exits (next start)', () => {
       .map((line) => (line.startsWith('{') ? (JSON.parse(line) as { msg: string }).msg : line));
     // Other lines (a loop's first pass) may interleave under load; the order of these is the point.
     const milestones = ['control plane started', 'ready', 'control plane stopped', 'host-exit'];
-    expect(messages.filter((message) => milestones.includes(message)), `${stdout}\n${stderr}`).toEqual(milestones);
+    expect(
+      messages.filter((message) => milestones.includes(message)),
+      `${stdout}\n${stderr}`,
+    ).toEqual(milestones);
     expect(code).toBe(143);
   });
 });

@@ -74,7 +74,11 @@ describe('seed ISO', () => {
 
   it.each([
     { what: 'the agent script alone', options: { installGuestAgent: true }, expected: guestAgentScript },
-    { what: 'the admin document alone', options: { installGuestAgent: false, vendorData: '#cloud-config\nntp: {enabled: true}\n' }, expected: '#cloud-config\nntp: {enabled: true}\n' },
+    {
+      what: 'the admin document alone',
+      options: { installGuestAgent: false, vendorData: '#cloud-config\nntp: {enabled: true}\n' },
+      expected: '#cloud-config\nntp: {enabled: true}\n',
+    },
     { what: 'nothing', options: { installGuestAgent: false }, expected: '' },
     {
       what: 'a multipart of both',

@@ -94,7 +94,9 @@ function runScript(stubs: string[], agentPreinstalled = false) {
     const installs = ['apt-get', 'dnf', 'yum', 'zypper', 'apk'];
     for (const stub of stubs) {
       // A package manager "installs" the agent by creating qemu-ga.
-      const effect = installs.includes(stub) ? `case "$*" in *install*|*add*) printf '#!/bin/sh\\n' > ${bin}/qemu-ga; /bin/chmod +x ${bin}/qemu-ga;; esac\n` : '';
+      const effect = installs.includes(stub)
+        ? `case "$*" in *install*|*add*) printf '#!/bin/sh\\n' > ${bin}/qemu-ga; /bin/chmod +x ${bin}/qemu-ga;; esac\n`
+        : '';
       writeFileSync(join(bin, stub), `#!/bin/sh\necho "${stub} $*" >> ${calls}\n${effect}`);
       chmodSync(join(bin, stub), 0o755);
     }

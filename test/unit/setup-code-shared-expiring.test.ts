@@ -21,7 +21,11 @@ function replica() {
   const printedCodes = () => lines.map((line) => /setup code to choose it: ([A-Z0-9-]+)/.exec(line)?.[1]).filter((code) => code !== undefined);
   return { auth, lines, printedCodes };
 }
-const failure = (promise: Promise<unknown>) => promise.then(() => undefined, (err: unknown) => err);
+const failure = (promise: Promise<unknown>) =>
+  promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
 
 describe.each(storeEngines)('the setup code in the %s store', (engine) => {
   beforeEach(async () => {

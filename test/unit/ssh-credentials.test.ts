@@ -12,9 +12,11 @@ afterEach(() => resources.cleanup());
 
 const pem = (type: 'rsa' | 'ec' | 'ed25519', encoding: 'pkcs1' | 'sec1' | 'pkcs8'): string => {
   const pair =
-    type === 'rsa' ? generateKeyPairSync('rsa', { modulusLength: 2048 })
-    : type === 'ec' ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
-    : generateKeyPairSync('ed25519');
+    type === 'rsa'
+      ? generateKeyPairSync('rsa', { modulusLength: 2048 })
+      : type === 'ec'
+        ? generateKeyPairSync('ec', { namedCurve: 'P-256' })
+        : generateKeyPairSync('ed25519');
   return pair.privateKey.export({ type: encoding, format: 'pem' }).toString();
 };
 
@@ -62,7 +64,10 @@ describe('reading credentials', () => {
   const invalidKeys = [
     { name: 'an OpenSSH .pub', text: () => generateKey().public },
     { name: 'a PEM public key', text: () => createPublicKey(pem('rsa', 'pkcs1')).export({ type: 'spki', format: 'pem' }).toString() },
-    { name: 'a passphrase-protected key', text: () => ssh2.utils.generateKeyPairSync('ed25519', { passphrase: 'pw', cipher: 'aes256-cbc', rounds: 4 }).private },
+    {
+      name: 'a passphrase-protected key',
+      text: () => ssh2.utils.generateKeyPairSync('ed25519', { passphrase: 'pw', cipher: 'aes256-cbc', rounds: 4 }).private,
+    },
     { name: 'a known_hosts file', text: () => `beelink ${generateKey().publicFields}\n` },
     { name: 'random text', text: () => 'not a key at all\n' },
     { name: 'an empty file', text: () => '' },

@@ -30,9 +30,11 @@ export function generateKey(type: 'ed25519' | 'ecdsa' = 'ed25519'): TestKey {
 export function generateOpenSshKeyPair(type: 'ed25519' | 'ecdsa' | 'rsa'): { private: string; public: string } {
   for (;;) {
     const pair =
-      type === 'ecdsa' ? ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 })
-      : type === 'rsa' ? ssh2.utils.generateKeyPairSync('rsa', { bits: 2048 })
-      : ssh2.utils.generateKeyPairSync('ed25519');
+      type === 'ecdsa'
+        ? ssh2.utils.generateKeyPairSync('ecdsa', { bits: 256 })
+        : type === 'rsa'
+          ? ssh2.utils.generateKeyPairSync('rsa', { bits: 2048 })
+          : ssh2.utils.generateKeyPairSync('ed25519');
     if (!(ssh2.utils.parseKey(pair.private) instanceof Error)) return pair;
   }
 }
@@ -240,10 +242,7 @@ export interface DialScenario {
  * A client key authorised on an in-process server, its host key in a plain known_hosts line
  * under `[127.0.0.1]:port`, and a unix echo socket to forward.
  */
-export async function startDialScenario(
-  resources: Resources,
-  options: Partial<Pick<TestSshServerOptions, 'streamlocal'>> = {},
-): Promise<DialScenario> {
+export async function startDialScenario(resources: Resources, options: Partial<Pick<TestSshServerOptions, 'streamlocal'>> = {}): Promise<DialScenario> {
   const dir = await resources.tempDir();
   const clientKey = generateKey();
   const hostKey = generateKey();

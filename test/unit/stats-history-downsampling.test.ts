@@ -37,7 +37,10 @@ const vmRow = (atMs: number, values: Partial<VmStatsRow> = {}): VmStatsRow => ({
 /** One row per VM and host every 10 s from `fromMs` (inclusive) to `toMs` (exclusive). */
 async function seed(fromMs: number, toMs: number, values: (atMs: number) => Partial<VmStatsRow> = () => ({})): Promise<void> {
   for (let at = fromMs; at < toMs; at += 10_000) {
-    await store.stats.record({ host: { provider: 'kvm2-home', target: 'hv-1', sampledAtMs: at, cpuPercent: 20, memoryUsedBytes: 3, memoryTotalBytes: 8 }, vms: [vmRow(at, values(at))] });
+    await store.stats.record({
+      host: { provider: 'kvm2-home', target: 'hv-1', sampledAtMs: at, cpuPercent: 20, memoryUsedBytes: 3, memoryTotalBytes: 8 },
+      vms: [vmRow(at, values(at))],
+    });
   }
 }
 
@@ -70,7 +73,11 @@ describe.each(storeEngines)('stats history consolidation on %s', (engine) => {
 
   it('averages each bucket (a minute of 0 and 60 % is 30 %), ignoring intervals without a rate', async () => {
     const start = now - 2 * hour;
-    await seed(start, start + minute, (at) => ({ cpuPercent: (at - start) / 1_000 < 30 ? 0 : 60, netRxBps: at === start ? null : 100, spanMs: at === start ? null : 10_000 }));
+    await seed(start, start + minute, (at) => ({
+      cpuPercent: (at - start) / 1_000 < 30 ? 0 : 60,
+      netRxBps: at === start ? null : 100,
+      spanMs: at === start ? null : 10_000,
+    }));
     await store.stats.consolidate(now);
     const rows = await store.sql.all(`SELECT sampled_at, bucket_ms, span_ms, cpu_percent, net_rx_bps FROM vm_stats`);
     expect(rows).toEqual([{ sampled_at: start, bucket_ms: minute, span_ms: 50_000, cpu_percent: 30, net_rx_bps: 100 }]);
@@ -84,7 +91,16 @@ describe.each(storeEngines)('stats history consolidation on %s', (engine) => {
     expect(await points('1h')).toHaveLength(360);
     expect(await points('24h')).toHaveLength(3 * 60);
     expect(await points('7d')).toHaveLength(3 * 6);
-    expect((await points('7d'))[0]).toEqual({ atMs: now - 3 * hour, cpuPercent: 10, memoryBytes: 1_000, memoryTotalBytes: 2_000, netRxBps: 100, netTxBps: 50, diskReadBps: 0, diskWriteBps: 0 });
+    expect((await points('7d'))[0]).toEqual({
+      atMs: now - 3 * hour,
+      cpuPercent: 10,
+      memoryBytes: 1_000,
+      memoryTotalBytes: 2_000,
+      netRxBps: 100,
+      netTxBps: 50,
+      diskReadBps: 0,
+      diskWriteBps: 0,
+    });
     const host = await store.stats.hostHistory({ provider: 'kvm2-home', target: 'hv-1', sinceMs: now - hour, stepMs: minute });
     expect(host).toHaveLength(60);
     expect(host[0]).toEqual({ atMs: now - hour, cpuPercent: 20, memoryUsedBytes: 3, memoryTotalBytes: 8 });

@@ -21,7 +21,9 @@ describe('stats on the live feed', () => {
     const unsubscribe = api.runtime.live.subscribe({ event: (event) => events.push(event), closed: () => {} }, { owner: 'test', limit: 1 });
     await api.runtime.sampler.runOnce();
     unsubscribe();
-    expect(events.map((event) => event.message).filter((message) => message.kind === 'stats')).toEqual([{ kind: 'stats', provider: 'kvm2-home', host: 'hv-1' }]);
+    expect(events.map((event) => event.message).filter((message) => message.kind === 'stats')).toEqual([
+      { kind: 'stats', provider: 'kvm2-home', host: 'hv-1' },
+    ]);
   });
 
   it('reaches the host’s charts and its Proxies’ charts, in every window, and no other host’s', () => {

@@ -33,7 +33,9 @@ function countersAt(host: HostName, atMs: number): HostCounters {
     cpuTotalNs: ns * 2n,
     memoryTotalBytes: 8 * 1024 ** 3,
     memoryFreeBytes: 4 * 1024 ** 3,
-    domains: [{ name: instanceName(vmOf[host]), runId: 7, state: 'running', running: true, cpuTimeNs: ns / 2n, netRxBytes: elapsedMs, netTxBytes: elapsedMs / 2n }],
+    domains: [
+      { name: instanceName(vmOf[host]), runId: 7, state: 'running', running: true, cpuTimeNs: ns / 2n, netRxBytes: elapsedMs, netTxBytes: elapsedMs / 2n },
+    ],
   };
 }
 

@@ -45,7 +45,9 @@ function runningDomain(h1: FakeHypervisor, name: string, counters: { cpuNs: bigi
     stats: {
       cpu: { timeNs: counters.cpuNs },
       balloon: { currentKiB: 262_144n, rssKiB: 131_072n },
-      interfaces: [{ name: 'vnet0', rxBytes: counters.rx, txBytes: counters.tx, rxPackets: 0n, rxErrors: 0n, rxDrops: 0n, txPackets: 0n, txErrors: 0n, txDrops: 0n }],
+      interfaces: [
+        { name: 'vnet0', rxBytes: counters.rx, txBytes: counters.tx, rxPackets: 0n, rxErrors: 0n, rxDrops: 0n, txPackets: 0n, txErrors: 0n, txDrops: 0n },
+      ],
       blocks: [{ name: 'vda', readBytes: 0n, writeBytes: 0n, readRequests: 0n, writeRequests: 0n }],
     },
   });
@@ -53,7 +55,11 @@ function runningDomain(h1: FakeHypervisor, name: string, counters: { cpuNs: bigi
 
 async function setup(options: { extraDomains?: number } = {}) {
   const h1 = new FakeHypervisor();
-  const provider = createKvm2Provider({ settings: kvm2Settings({ hosts: [{ name: 'h1', address: 'h1.lan', user: 'admin', bridge: 'br0' }] }), backend: new FakeHostBackend({ h1 }), logger: silentLogger() });
+  const provider = createKvm2Provider({
+    settings: kvm2Settings({ hosts: [{ name: 'h1', address: 'h1.lan', user: 'admin', bridge: 'br0' }] }),
+    backend: new FakeHostBackend({ h1 }),
+    logger: silentLogger(),
+  });
   await addProxy('alpha', 'uid-alpha');
   const alpha = runningDomain(h1, instanceName('alpha'), { cpuNs: 1_000_000_000n, rx: 1_000n, tx: 500n });
   runningDomain(h1, 'someone-elses-vm', { cpuNs: 5n, rx: 5n, tx: 5n });
@@ -92,7 +98,9 @@ describe('stats sampler', () => {
     const history = await store.stats.proxyHistory({ proxyUid: 'uid-alpha', sinceMs: 0, stepMs: 10_000 });
     expect(history.map((point) => point.cpuPercent)).toEqual([null, 20]);
     expect(await store.stats.proxyHistory({ proxyUid: 'uid-stopped', sinceMs: 0, stepMs: 10_000 })).toEqual([]);
-    expect((await store.stats.domainHistories({ provider: 'kvm2-home', target: 'h1', sinceMs: 0, stepMs: 10_000 })).map((series) => series.domain)).toEqual([instanceName('alpha')]);
+    expect((await store.stats.domainHistories({ provider: 'kvm2-home', target: 'h1', sinceMs: 0, stepMs: 10_000 })).map((series) => series.domain)).toEqual([
+      instanceName('alpha'),
+    ]);
     expect(await store.stats.trafficByProxy(0)).toEqual([{ proxyUid: 'uid-alpha', rxBytes: 100_000, txBytes: 20_000 }]);
   });
 
@@ -119,7 +127,14 @@ describe('stats sampler', () => {
     await store.sql.run('DELETE FROM proxies');
     const many = await setup({ extraDomains: 100 });
     const manyRpcs = await rpcsOf(many.h1, () => many.sampler.runOnce());
-    expect(fewRpcs.sort()).toEqual(['connectGetAllDomainStats', 'nodeGetCpuStats', 'nodeGetCpuStats', 'nodeGetInfo', 'nodeGetMemoryStats', 'nodeGetMemoryStats']);
+    expect(fewRpcs.sort()).toEqual([
+      'connectGetAllDomainStats',
+      'nodeGetCpuStats',
+      'nodeGetCpuStats',
+      'nodeGetInfo',
+      'nodeGetMemoryStats',
+      'nodeGetMemoryStats',
+    ]);
     expect(manyRpcs.sort()).toEqual(fewRpcs);
   });
 

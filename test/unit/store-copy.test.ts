@@ -26,7 +26,11 @@ async function filledSqlite() {
   await store.proxies.writeStatus('u1', { phase: 'Running', ip: '192.0.2.10', conditions: [] });
   for (let i = 0; i < 3; i++) await store.events.record('u1', { type: 'Normal', reason: `Step${i}`, message: `step ${i}`, atMs: 1_000 + i });
   await store.probes.record({ proxyUid: 'u1', target: '192.0.2.10:3128', healthy: true, latencyMs: 1.5, probedAtMs: 2_000 });
-  await store.health.record({ provider: 'kvm', targets: [{ name: 'h1', ready: true, reason: 'Reachable', message: '', details: {}, latencyMs: 2, checkedAt: new Date(3_000).toISOString() }], nowMs: 3_000 });
+  await store.health.record({
+    provider: 'kvm',
+    targets: [{ name: 'h1', ready: true, reason: 'Reachable', message: '', details: {}, latencyMs: 2, checkedAt: new Date(3_000).toISOString() }],
+    nowMs: 3_000,
+  });
   return { where, store, session, token };
 }
 
@@ -35,7 +39,17 @@ describe('copying a SQLite store into PostgreSQL', () => {
     const { store: source, session, token } = await filledSqlite();
     const target = await engines.open('postgres');
     const copied = await copyStore({ from: source, to: target });
-    expect(copied).toMatchObject({ proxies: 1, proxy_events: 3, probe_history: 1, provider_health: 1, provider_health_history: 1, admin_password: 1, auth_secrets: 1, sessions: 1, api_tokens: 1 });
+    expect(copied).toMatchObject({
+      proxies: 1,
+      proxy_events: 3,
+      probe_history: 1,
+      provider_health: 1,
+      provider_health_history: 1,
+      admin_password: 1,
+      auth_secrets: 1,
+      sessions: 1,
+      api_tokens: 1,
+    });
 
     const auth = new AuthService({ db: target.sql, cost: cheapCost });
     await auth.init();
@@ -79,22 +93,31 @@ describe('copying a SQLite store into PostgreSQL', () => {
     expect(bad.stderr).toContain('npm run store:copy -- --from sqlite|postgres --to sqlite|postgres');
   });
 
-  it('refuses a password on the command line (the process list and shell history show it), naming the variables to use instead', { timeout: 60_000 }, async () => {
-    const refused = await runCopy(['--from', 'sqlite', '--to', 'postgres://kvm2:hunter2@127.0.0.1:5432/kvm2'], { DATA_DIR: '/nonexistent' });
-    expect(refused.code).toBe(2);
-    expect(refused.stderr).toMatch(/--to: .*password.*DATABASE_URL.*--to postgres.*PGPASSWORD/);
-    expect(refused.stderr + refused.stdout).not.toContain('hunter2');
-    const unset = await runCopy(['--from', 'sqlite', '--to', 'postgres'], { DATA_DIR: '/nonexistent', DATABASE_URL: '' });
-    expect(unset.code).toBe(2);
-    expect(unset.stderr).toContain('--to postgres reads the URL from DATABASE_URL, which is not set');
-    const insecure = await runCopy(['--from', 'sqlite', '--to', 'postgres'], { DATA_DIR: '/nonexistent', DATABASE_URL: 'postgres://kvm2:hunter2@db.lan/kvm2' });
-    expect(insecure.code).toBe(2);
-    expect(insecure.stderr).toMatch(/^DATABASE_URL: the database host db.lan is not this machine/);
-  });
+  it(
+    'refuses a password on the command line (the process list and shell history show it), naming the variables to use instead',
+    { timeout: 60_000 },
+    async () => {
+      const refused = await runCopy(['--from', 'sqlite', '--to', 'postgres://kvm2:hunter2@127.0.0.1:5432/kvm2'], { DATA_DIR: '/nonexistent' });
+      expect(refused.code).toBe(2);
+      expect(refused.stderr).toMatch(/--to: .*password.*DATABASE_URL.*--to postgres.*PGPASSWORD/);
+      expect(refused.stderr + refused.stdout).not.toContain('hunter2');
+      const unset = await runCopy(['--from', 'sqlite', '--to', 'postgres'], { DATA_DIR: '/nonexistent', DATABASE_URL: '' });
+      expect(unset.code).toBe(2);
+      expect(unset.stderr).toContain('--to postgres reads the URL from DATABASE_URL, which is not set');
+      const insecure = await runCopy(['--from', 'sqlite', '--to', 'postgres'], {
+        DATA_DIR: '/nonexistent',
+        DATABASE_URL: 'postgres://kvm2:hunter2@db.lan/kvm2',
+      });
+      expect(insecure.code).toBe(2);
+      expect(insecure.stderr).toMatch(/^DATABASE_URL: the database host db.lan is not this machine/);
+    },
+  );
 });
 
 function runCopy(args: string[], env: Record<string, string>) {
-  return promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/store-copy.ts', ...args], { env: { ...process.env, DATABASE_URL: undefined, ...env } }).then(
+  return promisify(execFile)(process.execPath, ['--import', 'tsx', 'scripts/store-copy.ts', ...args], {
+    env: { ...process.env, DATABASE_URL: undefined, ...env },
+  }).then(
     (out) => ({ code: 0, ...out }),
     (err: { code: number; stdout: string; stderr: string }) => err,
   );

@@ -17,10 +17,21 @@ describe.each(storeEngines)('store records on %s', (engine) => {
     await expect(store.proxies.insert({ uid: 'u2', name: 'alpha', spec, now })).rejects.toThrow(ProxyExistsError);
     expect(await store.proxies.updateSpec({ uid: 'u1', spec: { ...spec, port: 8080 }, now })).toBe(true);
     expect(await store.proxies.writeStatus('u1', { phase: 'Running', ip: '192.0.2.10', conditions: [] })).toBe(true);
-    const probe = { target: '192.0.2.10:8080', healthy: true, condition: { type: 'Healthy' as const, status: 'True' as const, reason: 'ProxyAnswered', message: 'ok', lastTransitionTime: now }, probedAt: now };
+    const probe = {
+      target: '192.0.2.10:8080',
+      healthy: true,
+      condition: { type: 'Healthy' as const, status: 'True' as const, reason: 'ProxyAnswered', message: 'ok', lastTransitionTime: now },
+      probedAt: now,
+    };
     expect(await store.proxies.writeProbe('u1', probe)).toBe(true);
     expect(await store.proxies.requestDeletion({ uid: 'u1', now })).toBe(true);
-    expect(await store.proxies.get('alpha')).toMatchObject({ generation: 2, spec: { port: 8080 }, status: { phase: 'Running' }, probe, deletionRequestedAt: now });
+    expect(await store.proxies.get('alpha')).toMatchObject({
+      generation: 2,
+      spec: { port: 8080 },
+      status: { phase: 'Running' },
+      probe,
+      deletionRequestedAt: now,
+    });
     expect(await store.proxies.names()).toEqual(['alpha']);
     expect(await store.proxies.uids()).toEqual(new Set(['u1']));
     expect(await store.proxies.writeStatus('nobody', { phase: 'Running', conditions: [] })).toBe(false);
@@ -45,17 +56,38 @@ describe.each(storeEngines)('store records on %s', (engine) => {
 
   it('keep the latest health per target in order, the history, and thin old history to one sample per bucket', async () => {
     const store = await engines.open(engine);
-    const target = (name: string, ready: boolean, atMs: number) => ({ name, ready, reason: ready ? 'Reachable' : 'Unreachable', message: '', details: { poolAvailableGiB: '12.5' }, latencyMs: 1.5, checkedAt: new Date(atMs).toISOString() });
+    const target = (name: string, ready: boolean, atMs: number) => ({
+      name,
+      ready,
+      reason: ready ? 'Reachable' : 'Unreachable',
+      message: '',
+      details: { poolAvailableGiB: '12.5' },
+      latencyMs: 1.5,
+      checkedAt: new Date(atMs).toISOString(),
+    });
     for (let minute = 0; minute < 10; minute++) {
-      await store.health.record({ provider: 'kvm', targets: [target('b', true, minute * 60_000), target('a', minute % 2 === 0, minute * 60_000)], nowMs: minute * 60_000 });
+      await store.health.record({
+        provider: 'kvm',
+        targets: [target('b', true, minute * 60_000), target('a', minute % 2 === 0, minute * 60_000)],
+        nowMs: minute * 60_000,
+      });
     }
-    expect((await store.health.latest())[0]).toMatchObject({ provider: 'kvm', targets: [{ name: 'b', ready: true }, { name: 'a', ready: false, latencyMs: 1.5 }] });
+    expect((await store.health.latest())[0]).toMatchObject({
+      provider: 'kvm',
+      targets: [
+        { name: 'b', ready: true },
+        { name: 'a', ready: false, latencyMs: 1.5 },
+      ],
+    });
     const history = await store.health.history({ provider: 'kvm', sinceMs: 0, target: 'a' });
     expect(history).toHaveLength(10);
     expect(history[0]).toMatchObject({ ready: true, poolAvailableGiB: 12.5, checkedAt: new Date(0).toISOString() });
     // Five-minute buckets before minute 10: minutes 0 and 5 stay for each target.
     expect(await store.health.downsampleBefore(10 * 60_000, 5 * 60_000)).toBe(16);
-    expect((await store.health.history({ provider: 'kvm', sinceMs: 0, target: 'b' })).map((sample) => sample.checkedAt)).toEqual([new Date(0).toISOString(), new Date(300_000).toISOString()]);
+    expect((await store.health.history({ provider: 'kvm', sinceMs: 0, target: 'b' })).map((sample) => sample.checkedAt)).toEqual([
+      new Date(0).toISOString(),
+      new Date(300_000).toISOString(),
+    ]);
     expect(await store.health.pruneBefore(60_000)).toBe(2);
 
     await store.probes.record({ proxyUid: 'u1', target: 't', healthy: true, latencyMs: 2.25, probedAtMs: 1_000 });

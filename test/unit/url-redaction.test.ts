@@ -45,7 +45,9 @@ describe('an image URL with credentials and a query', () => {
   });
 
   it('is redacted in the download lines of a fetch that works', async () => {
-    mirror.routes.set('/image.qcow2?sig=S3CRET', (req, res) => res.writeHead(200, { 'content-length': testImage.length }).end(req.method === 'HEAD' ? undefined : testImage));
+    mirror.routes.set('/image.qcow2?sig=S3CRET', (req, res) =>
+      res.writeHead(200, { 'content-length': testImage.length }).end(req.method === 'HEAD' ? undefined : testImage),
+    );
     const harness = makeHarness({ mirror });
     await harness.provider.create(harness.request('proxy-s', { placement: { machineType: 'small', image: withSecrets('/image.qcow2') } }));
     expect(harness.logs.find((line) => line.msg === 'fetching base image into host pool')).toMatchObject({ url: `${mirror.url}/image.qcow2` });
@@ -57,7 +59,9 @@ describe('an image URL with credentials and a query', () => {
     mirror.routes.set('/404?sig=S3CRET', (_req, res) => res.writeHead(404).end());
     const harness = makeHarness({ mirror });
     control = await controlPlane({ providers: [harness.provider] });
-    await control.proxies.create(managedProxy('leaky', { provider: harness.provider.name, placement: { zone: 'h1', machineType: 'small', image: withSecrets('/404') } }));
+    await control.proxies.create(
+      managedProxy('leaky', { provider: harness.provider.name, placement: { zone: 'h1', machineType: 'small', image: withSecrets('/404') } }),
+    );
     await control.settle();
     const view = await control.proxies.get('leaky');
     expect(view.status.phase).toBe('Failed');

@@ -7,7 +7,12 @@ describe('the virtualisation a host card shows', () => {
     ['KVM detected', { virtType: 'kvm', kvm: 'offered' }, 'KVM', undefined],
     ['no KVM, detected', { virtType: 'qemu', kvm: 'not offered' }, 'QEMU (software emulation)', undefined],
     ['qemu configured where KVM is offered', { virtType: 'qemu', kvm: 'offered' }, 'QEMU (software emulation)', undefined],
-    ['KVM lost since an earlier check', { virtType: 'qemu', kvm: 'not offered', kvmLostAt: '2026-12-02T04:00:00.000Z' }, 'QEMU (software emulation)', 'KVM no longer offered'],
+    [
+      'KVM lost since an earlier check',
+      { virtType: 'qemu', kvm: 'not offered', kvmLostAt: '2026-12-02T04:00:00.000Z' },
+      'QEMU (software emulation)',
+      'KVM no longer offered',
+    ],
     ['kvm configured, none offered', { virtType: 'kvm', kvm: 'not offered' }, 'KVM', 'KVM configured but not offered'],
     ['a check that did not learn it', {}, undefined, undefined],
   ] as const)('%s', (_what, details, label, warning) => {

@@ -75,9 +75,7 @@ describe('XDR wire layout', () => {
 
   it('encodes a typed parameter (remote_typed_param) as field, type, value', () => {
     const param = { field: 'cpu.time', value: { type: 4 as const, value: 6920000000n } };
-    expect(encodeXdr(typedParam, param).toString('hex')).toBe(
-      '00000008' + Buffer.from('cpu.time').toString('hex') + '00000004' + '000000019c76d200',
-    );
+    expect(encodeXdr(typedParam, param).toString('hex')).toBe('00000008' + Buffer.from('cpu.time').toString('hex') + '00000004' + '000000019c76d200');
   });
 
   it('encodes the connectOpen arguments as libvirt expects', () => {

@@ -9,7 +9,10 @@ export const metadata: Metadata = { title: 'Settings' };
 export default function SettingsPage() {
   return (
     <>
-      <PageHeader title="Settings" description="The SSH key the server logs in to hosts with, API tokens for crawler clients and metrics, and the admin password." />
+      <PageHeader
+        title="Settings"
+        description="The SSH key the server logs in to hosts with, API tokens for crawler clients and metrics, and the admin password."
+      />
       <div className="space-y-6">
         <Panel title="SSH identity">
           <SshIdentityPanel />

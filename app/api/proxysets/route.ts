@@ -7,4 +7,7 @@ export const dynamic = 'force-dynamic';
 export const GET = route({ access: 'admin' }, async ({ runtime }) => ({ proxysets: await runtime.proxySets.list() }) satisfies ProxySetList);
 
 /** Created now; the set controller (on the leader) makes its members. */
-export const POST = route({ access: 'admin', body: proxySetCreateSchema, status: 201 }, async ({ runtime, body }) => (await runtime.proxySets.create(body)) satisfies ProxySetView);
+export const POST = route(
+  { access: 'admin', body: proxySetCreateSchema, status: 201 },
+  async ({ runtime, body }) => (await runtime.proxySets.create(body)) satisfies ProxySetView,
+);

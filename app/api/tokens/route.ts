@@ -9,6 +9,7 @@ export const dynamic = 'force-dynamic';
 export const GET = route({ access: 'admin' }, async ({ auth }) => ({ tokens: await auth.listTokens() }) satisfies TokenList);
 
 /** The answer's `token` is the only time the whole token is shown. */
-export const POST = route({ access: 'admin', body: createTokenSchema, bodyLimitBytes: authBodyLimitBytes, status: 201 }, async ({ auth, body }) =>
-  (await auth.createToken(body.name)) satisfies CreatedToken,
+export const POST = route(
+  { access: 'admin', body: createTokenSchema, bodyLimitBytes: authBodyLimitBytes, status: 201 },
+  async ({ auth, body }) => (await auth.createToken(body.name)) satisfies CreatedToken,
 );

@@ -39,7 +39,9 @@ export async function addVirtTypeDetails(details: Record<string, string>, option
   details.kvmLostAt = lostAt;
   if (previous?.kvmLostAt === undefined) {
     const consequence =
-      host.virtType === 'kvm' ? 'Creates there fail until it is back (virtType: kvm)' : 'new Proxies there boot under software emulation (qemu), many times slower';
+      host.virtType === 'kvm'
+        ? 'Creates there fail until it is back (virtType: kvm)'
+        : 'new Proxies there boot under software emulation (qemu), many times slower';
     logger.warn({ host: host.name, virtType: details.virtType }, `kvm2 host no longer offers KVM: ${consequence}`);
   }
 }

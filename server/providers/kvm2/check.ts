@@ -4,14 +4,7 @@
 // ConnectGetLibVersion, ConnectGetHostname, StoragePoolLookupByName and StoragePoolGetInfo, and
 // closes it. Details gather as the answers arrive, so a check that breaks late still says what
 // the host answered before; the reason says where it broke.
-import {
-  AuthUnsupportedError,
-  CallTimeoutError,
-  isLibvirtError,
-  LibvirtError,
-  StoragePoolState,
-  storagePoolStateWords,
-} from '@/server/libvirt';
+import { AuthUnsupportedError, CallTimeoutError, isLibvirtError, LibvirtError, StoragePoolState, storagePoolStateWords } from '@/server/libvirt';
 import type { CheckOptions, Target } from '@/server/providers/contract';
 import { SshError, type SshErrorCode } from '@/server/ssh';
 import type { Logger } from '@/server/telemetry/logger';
@@ -21,15 +14,7 @@ import type { Kvm2Host, Kvm2Settings } from './kvm2';
 import type { FreshConnection, HostBackend } from './libvirt-api';
 
 export type CheckReason =
-  | 'Reachable'
-  | 'CredentialsUnavailable'
-  | 'Unreachable'
-  | 'Unauthorized'
-  | 'Forbidden'
-  | 'Timeout'
-  | 'PoolNotFound'
-  | 'PoolNotActive'
-  | 'APIError';
+  'Reachable' | 'CredentialsUnavailable' | 'Unreachable' | 'Unauthorized' | 'Forbidden' | 'Timeout' | 'PoolNotFound' | 'PoolNotActive' | 'APIError';
 
 export interface CheckReasonInfo {
   ready: boolean;
@@ -53,7 +38,7 @@ export const checkReason: Record<CheckReason, CheckReasonInfo> = {
   },
   Unauthorized: {
     ready: false,
-    meaning: "the SSH server rejected the key, or the host key is missing from known_hosts or has changed",
+    meaning: 'the SSH server rejected the key, or the host key is missing from known_hosts or has changed',
     lookAt: "the user's authorized_keys; the known_hosts entry (re-run ssh-keyscan -H and update the file)",
   },
   Forbidden: {
@@ -84,8 +69,7 @@ const sshCodeIn = (codes: SshErrorCode[]) => (err: unknown) => {
 };
 const libvirtCodeIn = (names: Parameters<typeof isLibvirtError>[1][]) => (err: unknown) =>
   names.some((name) => findInCauses(err, (e): e is LibvirtError => isLibvirtError(e, name)) !== undefined);
-const has = (type: abstract new (...args: never[]) => Error) => (err: unknown) =>
-  findInCauses(err, (e): e is Error => e instanceof type) !== undefined;
+const has = (type: abstract new (...args: never[]) => Error) => (err: unknown) => findInCauses(err, (e): e is Error => e instanceof type) !== undefined;
 
 // First match wins; what matches nothing is Unreachable (the SSH transport, a refused socket, a
 // link that died, a dial that ran out of its own budget).

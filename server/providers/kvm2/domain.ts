@@ -107,11 +107,6 @@ export const existingDomainAction: Record<number, ExistingDomainAction> = {
 };
 
 /** While waiting for running after a start, these end the wait at once. */
-export const failsRightAfterStart: ReadonlySet<number> = new Set([
-  DomainState.Shutoff,
-  DomainState.Crashed,
-  DomainState.Paused,
-  DomainState.PmSuspended,
-]);
+export const failsRightAfterStart: ReadonlySet<number> = new Set([DomainState.Shutoff, DomainState.Crashed, DomainState.Paused, DomainState.PmSuspended]);
 
 export const isRunningState = (state: number): boolean => stateClassOf[state] === 'active';

@@ -2,18 +2,8 @@
 // classes* table). Errors that already carry a class from their source (validation, the image
 // fetch, the dial) keep it; libvirt errors are classified by code through a table; SSH errors by
 // their `permanent` flag; everything else is transient. Callers never match message text.
-import {
-  AuthUnsupportedError,
-  LibvirtError,
-  libvirtErrorCodes,
-  type LibvirtErrorCodeName,
-} from '@/server/libvirt';
-import {
-  errorClassOf,
-  ProviderError,
-  tagError,
-  type ProviderErrorClass,
-} from '@/server/providers/errors';
+import { AuthUnsupportedError, LibvirtError, libvirtErrorCodes, type LibvirtErrorCodeName } from '@/server/libvirt';
+import { errorClassOf, ProviderError, tagError, type ProviderErrorClass } from '@/server/providers/errors';
 import { SshError } from '@/server/ssh';
 
 /** The provider operation an error came out of; only `create` changes a class (no NotFound). */
@@ -39,10 +29,7 @@ export const libvirtCodeClasses: Partial<Record<LibvirtErrorCodeName, ProviderEr
 };
 
 const classByCodeNumber = new Map<number, ProviderErrorClass>(
-  (Object.entries(libvirtCodeClasses) as Array<[LibvirtErrorCodeName, ProviderErrorClass]>).map(([name, errorClass]) => [
-    libvirtErrorCodes[name],
-    errorClass,
-  ]),
+  (Object.entries(libvirtCodeClasses) as Array<[LibvirtErrorCodeName, ProviderErrorClass]>).map(([name, errorClass]) => [libvirtErrorCodes[name], errorClass]),
 );
 
 interface ClassRule {

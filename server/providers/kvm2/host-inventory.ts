@@ -13,7 +13,14 @@ import type { HostBackend } from './libvirt-api';
 
 export function catalogue(settings: Kvm2Settings): Catalogue {
   return {
-    hosts: settings.hosts.map((host) => ({ name: host.name, address: host.address, user: host.user, pool: host.pool, bridge: host.bridge, virtType: host.virtType })),
+    hosts: settings.hosts.map((host) => ({
+      name: host.name,
+      address: host.address,
+      user: host.user,
+      pool: host.pool,
+      bridge: host.bridge,
+      virtType: host.virtType,
+    })),
     images: [...settings.images].map(([key, image]) => ({
       key,
       url: redactUrl(image.url),

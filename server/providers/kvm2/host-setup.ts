@@ -53,8 +53,10 @@ export function fixFor(reason: CheckReason, context: { host: Kvm2Host; authorise
   if (reason === 'Unreachable' && ssh && 'stage' in ssh && ssh.stage === 'socket') {
     return `SSH works, but the libvirt socket ${host.socket} refused the connection: libvirtd is not running, or listens elsewhere. On the host: systemctl enable --now libvirtd (check the socket path with: ls -l ${host.socket}).`;
   }
-  if (reason === 'Unreachable') return `Nothing answered SSH at ${host.address}: check the address and port, that sshd runs, and any firewall between this server and the host.`;
-  if (reason === 'CredentialsUnavailable') return "The server's SSH key or known_hosts file is missing or does not parse: generate the key under Settings, and trust the host key in step 1.";
+  if (reason === 'Unreachable')
+    return `Nothing answered SSH at ${host.address}: check the address and port, that sshd runs, and any firewall between this server and the host.`;
+  if (reason === 'CredentialsUnavailable')
+    return "The server's SSH key or known_hosts file is missing or does not parse: generate the key under Settings, and trust the host key in step 1.";
   return checkReason[reason].lookAt;
 }
 
@@ -126,7 +128,9 @@ async function interfaceBridges(api: LibvirtAPI, options: { signal?: AbortSignal
     interfaces = await api.connectListAllInterfaces({ signal: options.signal });
   } catch (err) {
     if (!findInCauses(err, (e): e is LibvirtError => isLibvirtError(e, 'ErrNoSupport'))) throw err;
-    options.notes.push("libvirt on this host has no interface driver, so it cannot list the host's bridges; only libvirt networks are listed. Type the bridge's name if it is not among them (ip -br link show type bridge on the host).");
+    options.notes.push(
+      "libvirt on this host has no interface driver, so it cannot list the host's bridges; only libvirt networks are listed. Type the bridge's name if it is not among them (ip -br link show type bridge on the host).",
+    );
     return [];
   }
   const bridges = await Promise.all(
@@ -161,7 +165,10 @@ export function listResources(context: SetupContext): Promise<SetupResult<HostRe
     const bridges = found.filter((bridge, index) => found.findIndex((other) => other.name === bridge.name) === index);
     const pool = pools.find((candidate) => candidate.name === 'default')?.name ?? (pools.length === 1 ? pools[0]?.name : undefined);
     const bridge = bridges.length === 1 ? bridges[0]?.name : undefined;
-    if (pools.length === 0) notes.push('The host has no storage pool: define one (virsh pool-define-as default dir --target /var/lib/libvirt/images; virsh pool-start default; virsh pool-autostart default).');
+    if (pools.length === 0)
+      notes.push(
+        'The host has no storage pool: define one (virsh pool-define-as default dir --target /var/lib/libvirt/images; virsh pool-start default; virsh pool-autostart default).',
+      );
     return { pools, bridges, defaults: { ...(pool ? { pool } : {}), ...(bridge ? { bridge } : {}) }, notes };
   });
 }
@@ -186,7 +193,9 @@ export function readCapabilities(context: SetupContext): Promise<SetupResult<Hos
     const virtType = offeredVirtType(await api.connectGetDomainCapabilities({ signal: context.signal }));
     const uefi = uefiOffered(await api.connectGetDomainCapabilities({ virttype: virtType, signal: context.signal }));
     const runs = virtType === 'kvm' ? 'KVM (hardware virtualisation)' : 'software emulation (qemu: no usable /dev/kvm; slow)';
-    const firmware = uefi ? 'UEFI guests (OVMF found)' : 'no UEFI firmware: install ovmf (Debian/Ubuntu) or edk2-ovmf (Fedora/RHEL), or use only firmware: bios images';
+    const firmware = uefi
+      ? 'UEFI guests (OVMF found)'
+      : 'no UEFI firmware: install ovmf (Debian/Ubuntu) or edk2-ovmf (Fedora/RHEL), or use only firmware: bios images';
     return { virtType, uefi, summary: `Guests run under ${runs}; ${firmware}.` };
   });
 }

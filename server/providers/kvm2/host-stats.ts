@@ -11,7 +11,8 @@ import { domainStateWords } from './inventory';
 import { configuredHost } from './kvm2';
 import { formatProviderID } from './provider-id';
 
-export const sampledGroups = DomainStatsTypes.State | DomainStatsTypes.CpuTotal | DomainStatsTypes.Balloon | DomainStatsTypes.Interface | DomainStatsTypes.Block;
+export const sampledGroups =
+  DomainStatsTypes.State | DomainStatsTypes.CpuTotal | DomainStatsTypes.Balloon | DomainStatsTypes.Interface | DomainStatsTypes.Block;
 
 const kib = 1024;
 const active = new Set<number>([DomainState.Running, DomainState.Blocked, DomainState.Paused]);

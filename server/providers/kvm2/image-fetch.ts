@@ -168,7 +168,9 @@ async function requestFollowing(url: string, options: { method: 'GET' | 'HEAD'; 
         throw new ErrPermanent(`image URL ${described()} answered HTTP ${response.statusCode} without a usable http(s) Location`);
       }
       if (new URL(current).protocol === 'https:' && new URL(next).protocol === 'http:') {
-        throw new ErrPermanent(`image URL ${described()} redirects from https to http (${redactUrl(next)}): refused, a redirect may not drop TLS; point the catalogue at the image's final https URL`);
+        throw new ErrPermanent(
+          `image URL ${described()} redirects from https to http (${redactUrl(next)}): refused, a redirect may not drop TLS; point the catalogue at the image's final https URL`,
+        );
       }
       if (chain.includes(next)) throw new ErrPermanent(`image URL redirects in a loop: ${described()} -> ${redactUrl(next)}`);
       chain.push(next);

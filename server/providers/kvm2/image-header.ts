@@ -52,7 +52,7 @@ export function externalFiles(header: Uint8Array): ExternalFile[] {
 /** The data-file extension's name ('' when present but unreadable), or undefined when there is none. */
 function dataFileName(header: Uint8Array, start: number): string | undefined {
   const view = new DataView(header.buffer, header.byteOffset, header.byteLength);
-  for (let at = start; at + 8 <= header.byteLength; ) {
+  for (let at = start; at + 8 <= header.byteLength;) {
     const type = view.getUint32(at);
     const length = view.getUint32(at + 4);
     if (type === extensionEnd) return undefined;

@@ -37,7 +37,8 @@ async function openConsole(context: Kvm2Context, providerID: string, options: Op
   const dom = await lookupDomain(api, address.domain, signal);
   if (!dom) throw new ErrNotFound(`domain ${JSON.stringify(address.domain)} not found on host ${host.name}`);
   const mark = await readMark(api, dom, signal);
-  if (!mark?.managed) throw new ErrPermanent(`domain ${JSON.stringify(address.domain)} on host ${host.name} is not managed by this provider; its console stays closed`);
+  if (!mark?.managed)
+    throw new ErrPermanent(`domain ${JSON.stringify(address.domain)} on host ${host.name} is not managed by this provider; its console stays closed`);
   let stream: DuplexStream;
   try {
     stream = await api.domainOpenConsole(dom, { flags: options.force ? DomainConsoleFlags.Force : 0, signal });

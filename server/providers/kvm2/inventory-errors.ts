@@ -3,7 +3,10 @@
 
 export class HostNotFoundError extends Error {
   readonly code = 'ERR_HOST_NOT_FOUND';
-  constructor(readonly hostName: string, provider: string) {
+  constructor(
+    readonly hostName: string,
+    provider: string,
+  ) {
     super(`provider ${JSON.stringify(provider)} has no host named ${JSON.stringify(hostName)}`);
     this.name = 'HostNotFoundError';
   }
@@ -11,7 +14,10 @@ export class HostNotFoundError extends Error {
 
 export class ImageNotFoundError extends Error {
   readonly code = 'ERR_IMAGE_NOT_FOUND';
-  constructor(readonly volume: string, reason: string) {
+  constructor(
+    readonly volume: string,
+    reason: string,
+  ) {
     super(`${JSON.stringify(volume)} ${reason}`);
     this.name = 'ImageNotFoundError';
   }
@@ -45,7 +51,10 @@ export class ImageInUseError extends Error {
 /** The image's (host, volume) lock is held: a download of it, or a Create using it, is running. */
 export class ImageBusyError extends Error {
   readonly code = 'ERR_IMAGE_BUSY';
-  constructor(readonly volume: string, readonly holder: string) {
+  constructor(
+    readonly volume: string,
+    readonly holder: string,
+  ) {
     super(`base image ${volume} is busy: ${holder}; not evicting it now, try again once that has finished`);
     this.name = 'ImageBusyError';
   }

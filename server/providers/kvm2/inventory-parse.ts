@@ -93,7 +93,11 @@ export function domainFacts(xml: string): DomainFacts {
  * Every file a domain depends on: its disks' files, then whatever those back onto according to
  * the pool's volumes (`backingOf`: path → backing path), followed to the end of each chain.
  */
-export function dependencyClosure(options: { facts: DomainFacts; backingOf: ReadonlyMap<string, string>; pathOfVolume: (ref: VolumeReference) => string | undefined }): Set<string> {
+export function dependencyClosure(options: {
+  facts: DomainFacts;
+  backingOf: ReadonlyMap<string, string>;
+  pathOfVolume: (ref: VolumeReference) => string | undefined;
+}): Set<string> {
   const { facts, backingOf, pathOfVolume } = options;
   const pending = [...facts.files, ...facts.volumes.map(pathOfVolume).filter((path): path is string => path !== undefined)];
   const seen = new Set<string>();

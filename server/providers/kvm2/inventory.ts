@@ -10,7 +10,16 @@
 // takes, and is refused while any domain on the host or any volume in the pool backs onto the
 // base (libvirt would unlink it under running guests). A marker without its base, or a base
 // without its marker, is cleaned up the same way.
-import { DomainState, isLibvirtError, LibvirtError, StoragePoolState, storagePoolStateWords, type Domain, type StoragePool, type StorageVol } from '@/server/libvirt';
+import {
+  DomainState,
+  isLibvirtError,
+  LibvirtError,
+  StoragePoolState,
+  storagePoolStateWords,
+  type Domain,
+  type StoragePool,
+  type StorageVol,
+} from '@/server/libvirt';
 import { ErrPermanent, ErrTransient, ProviderError } from '@/server/providers/errors';
 import type { CachedImageListing, DomainListing, EvictOutcome, HostListing, PoolListing } from '@/server/providers/host-inventory';
 import { classify } from './errors';
@@ -128,7 +137,13 @@ async function readMarkerDigest(api: LibvirtAPI, marker: StorageVol, signal?: Ab
   return /^[0-9a-f]{64}$/.test(text) ? text : undefined;
 }
 
-async function cachedImages(options: { api: LibvirtAPI; entry: string; volumes: PoolVolume[]; users: Map<string, string[]>; signal?: AbortSignal }): Promise<CachedImageListing[]> {
+async function cachedImages(options: {
+  api: LibvirtAPI;
+  entry: string;
+  volumes: PoolVolume[];
+  users: Map<string, string[]>;
+  signal?: AbortSignal;
+}): Promise<CachedImageListing[]> {
   const { api, entry, volumes, users, signal } = options;
   const byName = new Map(volumes.map((volume) => [volume.description.name, volume]));
   const bases = new Map<string, CachedImageName>();
@@ -186,7 +201,14 @@ async function classified<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work();
   } catch (err) {
-    if (err instanceof HostNotFoundError || err instanceof ImageNotFoundError || err instanceof ImageInUseError || err instanceof ImageBusyError || err instanceof ProviderError) throw err;
+    if (
+      err instanceof HostNotFoundError ||
+      err instanceof ImageNotFoundError ||
+      err instanceof ImageInUseError ||
+      err instanceof ImageBusyError ||
+      err instanceof ProviderError
+    )
+      throw err;
     throw classify(err, { op: 'get' });
   }
 }
@@ -231,7 +253,10 @@ function volumesBackedBy(volumes: PoolVolume[], basePath: string): string[] {
     }
     return false;
   };
-  return volumes.filter(({ description }) => reaches(description)).map(({ description }) => description.name).sort();
+  return volumes
+    .filter(({ description }) => reaches(description))
+    .map(({ description }) => description.name)
+    .sort();
 }
 
 /** Who holds the image's lock, in words: its download, or a Create preparing or using it. */

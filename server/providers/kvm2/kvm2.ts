@@ -87,10 +87,7 @@ export function withDefaults(entry: Kvm2Entry): Kvm2Settings {
       firmware: image.firmware ?? kvm2Defaults.firmware,
     },
   ]);
-  const machineTypes = Object.entries(block.machineTypes).map(([key, type]): [string, MachineType] => [
-    key,
-    { vcpus: type.vcpus, memoryMiB: type.memoryMiB },
-  ]);
+  const machineTypes = Object.entries(block.machineTypes).map(([key, type]): [string, MachineType] => [key, { vcpus: type.vcpus, memoryMiB: type.memoryMiB }]);
   return {
     name: entry.name,
     sshKeyFile: block.sshKeyFile,
@@ -163,10 +160,7 @@ export function machineType(settings: Kvm2Settings, key: string | undefined): Ma
  * "permissions are too open"); a world-writable key file is refused at every dial. Returns the
  * warnings it logged.
  */
-export function startupWarnings(
-  settings: Kvm2Settings,
-  options: { log: Logger; fileMode?: (path: string) => number | undefined },
-): string[] {
+export function startupWarnings(settings: Kvm2Settings, options: { log: Logger; fileMode?: (path: string) => number | undefined }): string[] {
   const fileMode = options.fileMode ?? modeOf;
   const warnings: { message: string; fields: Record<string, string> }[] = [];
   const keyMode = fileMode(settings.sshKeyFile);

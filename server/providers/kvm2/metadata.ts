@@ -114,9 +114,7 @@ function readInstance(element: NamespacedElement): InstanceMetadata {
 }
 
 function instancesIn(container: XmlElement, uri: string, scope: Scope = new Map()): NamespacedElement[] {
-  return namespacedChildren(container, scope).filter(
-    (element) => element.uri === uri && element.local === metadataElementName,
-  );
+  return namespacedChildren(container, scope).filter((element) => element.uri === uri && element.local === metadataElementName);
 }
 
 /**

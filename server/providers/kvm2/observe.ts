@@ -123,9 +123,7 @@ export function observe(api: LibvirtAPI, options: ObserveOptions): LibvirtAPI {
       // The call is made on the first iteration, so that is where the span starts.
       wrapped[method] = (...args: unknown[]) => ({
         [Symbol.asyncIterator]: () =>
-          observeIterable(() => target.apply(api, args) as AsyncIterable<unknown>, new ObservedCall(call, args, options))[
-            Symbol.asyncIterator
-          ](),
+          observeIterable(() => target.apply(api, args) as AsyncIterable<unknown>, new ObservedCall(call, args, options))[Symbol.asyncIterator](),
       });
       continue;
     }

@@ -181,10 +181,7 @@ export class Kvm2Provider implements Provider {
   get(providerID: string, options: CallOptions = {}): Promise<Instance> {
     return this.operation({ op: 'get', span: 'provider.get', attributes: { id: providerID }, instance: instanceOf(providerID) }, async () => {
       const instance = await getInstance(this.context, providerID, options);
-      this.logger.debug(
-        { host: hostOf(providerID), name: instance.name, state: instance.state, ip: instance.ip, uid: instance.uid },
-        'kvm2 domain fetched',
-      );
+      this.logger.debug({ host: hostOf(providerID), name: instance.name, state: instance.state, ip: instance.ip, uid: instance.uid }, 'kvm2 domain fetched');
       return instance;
     });
   }

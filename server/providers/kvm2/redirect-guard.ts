@@ -67,7 +67,9 @@ export class RedirectRefusedError extends Error {
   override readonly name = 'RedirectRefusedError';
   readonly code = 'ERR_IMAGE_REDIRECT_REFUSED';
   constructor(readonly fields: { host: string; address: string; kind: AddressKind; first: AddressKind }) {
-    super(`${fields.host === fields.address ? fields.address : `${fields.host} resolves to ${fields.address}`}, ${/^[aeiou]/.test(fields.kind) ? 'an' : 'a'} ${fields.kind} address, and the image URL's own is ${fields.first}`);
+    super(
+      `${fields.host === fields.address ? fields.address : `${fields.host} resolves to ${fields.address}`}, ${/^[aeiou]/.test(fields.kind) ? 'an' : 'a'} ${fields.kind} address, and the image URL's own is ${fields.first}`,
+    );
   }
 }
 

@@ -127,9 +127,7 @@ export const rpcCalls: { [M in RpcMethod]: RpcCall<M> } = {
     optionsAt: 1,
     ids: ([pool]) => poolOf(pool),
     detail: (_args, info) =>
-      info
-        ? { state: storagePoolStateWords[info.state] ?? info.state, capacity: info.capacity, allocation: info.allocation, available: info.available }
-        : {},
+      info ? { state: storagePoolStateWords[info.state] ?? info.state, capacity: info.capacity, allocation: info.allocation, available: info.available } : {},
   },
   storagePoolRefresh: { name: 'StoragePoolRefresh', optionsAt: 1, ids: ([pool]) => poolOf(pool) },
   storagePoolListAllVolumes: {

@@ -74,12 +74,7 @@ export function buildVolumeXML(spec: VolumeSpec): string {
 }
 
 /** The per-domain disk: qcow2, `diskSizeGb` GiB, backed by the base image's file. */
-export function overlayVolumeXML(options: {
-  domain: string;
-  diskSizeGb: number;
-  basePath: string;
-  baseFormat: ImageFormat;
-}): string {
+export function overlayVolumeXML(options: { domain: string; diskSizeGb: number; basePath: string; baseFormat: ImageFormat }): string {
   return buildVolumeXML({
     name: overlayVolumeName(options.domain),
     capacityBytes: diskSizeBytes(options.diskSizeGb),

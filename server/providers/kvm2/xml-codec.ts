@@ -50,8 +50,7 @@ export function parseXml(xml: string, what: string): XmlElement {
   return parser.parse(xml) as XmlElement;
 }
 
-const isElement = (value: XmlValue | undefined): value is XmlElement =>
-  typeof value === 'object' && value !== null && !Array.isArray(value);
+const isElement = (value: XmlValue | undefined): value is XmlElement => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Every child element named `tag`, as elements (a text-only child becomes `{ '#text': ... }`). */
 export function childElements(parent: XmlElement | undefined, tag: string): XmlElement[] {

@@ -86,9 +86,7 @@ function firmwareOf(os: XmlElement | undefined): Firmware {
 }
 
 function secureBootOf(os: XmlElement | undefined): boolean | undefined {
-  const feature = childElements(childElement(os, 'firmware'), 'feature').find(
-    (item) => attributeOf(item, 'name') === 'secure-boot',
-  );
+  const feature = childElements(childElement(os, 'firmware'), 'feature').find((item) => attributeOf(item, 'name') === 'secure-boot');
   const enabled = attributeOf(feature, 'enabled');
   return enabled === undefined ? undefined : enabled === 'yes';
 }

@@ -143,7 +143,12 @@ export async function startApp(options: StartAppOptions = {}): Promise<AppServer
   if (!options.providersConfig) delete env.PROVIDERS_CONFIG;
   if (password) env.ADMIN_PASSWORD = password;
   else delete env.ADMIN_PASSWORD;
-  const child = spawn(process.execPath, [nextBin, 'start', '-H', '127.0.0.1', '-p', String(port)], { cwd: repoDir, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(process.execPath, [nextBin, 'start', '-H', '127.0.0.1', '-p', String(port)], {
+    cwd: repoDir,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -69,7 +69,8 @@ export class ApiClient {
   /** The console stream's start: the buffered output (as text) and the first status; then it hangs up. */
   async consoleStart(name: string): Promise<{ text: string; status: ConsoleStatusView }> {
     const response = await fetch(`${this.url}/api/proxies/${name}/console`, { headers: { cookie: this.cookie }, signal: AbortSignal.timeout(30_000) });
-    if (!response.ok || !response.body) throw new ApiError(`GET /api/proxies/${name}/console answered ${response.status}: ${await response.text()}`, response.status);
+    if (!response.ok || !response.body)
+      throw new ApiError(`GET /api/proxies/${name}/console answered ${response.status}: ${await response.text()}`, response.status);
     const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
     let pending = '';
     let text = '';

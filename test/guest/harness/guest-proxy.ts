@@ -99,7 +99,12 @@ export class GuestProxy {
       if (!(err instanceof ProxyWaitError)) throw err;
       this.instance ??= (await this.session.api.proxy(this.options.name))?.instanceName;
       if (!this.instance) throw err;
-      const dump = await dumpStuckBoot({ api: this.session.api, proxy: this.options.name, domain: this.domain, reportsDir: join(this.session.lab.dir, 'reports') });
+      const dump = await dumpStuckBoot({
+        api: this.session.api,
+        proxy: this.options.name,
+        domain: this.domain,
+        reportsDir: join(this.session.lab.dir, 'reports'),
+      });
       throw new ProxyWaitError(`${dump}\n${err.message}`);
     }
   }

@@ -211,7 +211,10 @@ export function hostDaemonPid(host: LabHost, daemon: string): number {
   for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
     try {
       if (readlinkSync(`/proc/${entry}/ns/pid`) !== pidNamespace) continue;
-      const nspid = /^NSpid:\s+(.+)$/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1]?.trim().split(/\s+/);
+      const nspid = /^NSpid:\s+(.+)$/m
+        .exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1]
+        ?.trim()
+        .split(/\s+/);
       if (nspid?.at(-1) === inHost) return Number(entry);
     } catch {
       // exited meanwhile
@@ -253,12 +256,18 @@ export function labLibvirtUri(lab: Lab, host: LabHost, user = lab.user): string 
 /** OpenSSH client options that dial HOST exactly as the provider does (key, known_hosts, strict). */
 export function sshArgs(lab: Lab, host: LabHost, user = lab.user): string[] {
   return [
-    '-i', lab.sshKeyFile,
-    '-p', String(host.port),
-    '-o', `UserKnownHostsFile=${lab.knownHostsFile}`,
-    '-o', 'StrictHostKeyChecking=yes',
-    '-o', 'BatchMode=yes',
-    '-o', 'IdentitiesOnly=yes',
+    '-i',
+    lab.sshKeyFile,
+    '-p',
+    String(host.port),
+    '-o',
+    `UserKnownHostsFile=${lab.knownHostsFile}`,
+    '-o',
+    'StrictHostKeyChecking=yes',
+    '-o',
+    'BatchMode=yes',
+    '-o',
+    'IdentitiesOnly=yes',
     `${user}@${host.host}`,
   ];
 }

@@ -77,9 +77,7 @@ const guest = {
   rootAddress: env('VM_LINK_ROOT_IP'),
   imageServerVmUrl: env('IMAGE_SERVER_VM_URL'),
   guestImageBuilder: join(env('LAB_SRC'), 'guest-image', 'build.sh'),
-  hosts: Object.fromEntries(
-    hosts.map((h) => [h.name, { vmNetwork: h.vmNetwork, vmGateway: h.bridgeAddress.split('/')[0], dhcpLeases: h.dhcpLeasesFromRoot }]),
-  ),
+  hosts: Object.fromEntries(hosts.map((h) => [h.name, { vmNetwork: h.vmNetwork, vmGateway: h.bridgeAddress.split('/')[0], dhcpLeases: h.dhcpLeasesFromRoot }])),
 };
 
 const hostYaml = (h) => `      - name: ${h.name}

@@ -5,4 +5,7 @@ import { discoveryQuery } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'reader', query: discoveryQuery }, async ({ runtime, query }) => ({ proxies: await runtime.proxies.discover(query) }) satisfies DiscoveryList);
+export const GET = route(
+  { access: 'reader', query: discoveryQuery },
+  async ({ runtime, query }) => ({ proxies: await runtime.proxies.discover(query) }) satisfies DiscoveryList,
+);

@@ -6,4 +6,7 @@ import { route } from '@/server/http/route';
 export const dynamic = 'force-dynamic';
 
 /** The set as POST /api/proxysets takes it; answers where its members would go now, creating nothing. */
-export const POST = route({ access: 'admin', body: proxySetCreateSchema }, async ({ runtime, body }) => (await proxySetPreview(runtime, body)) satisfies ProxySetPreview);
+export const POST = route(
+  { access: 'admin', body: proxySetCreateSchema },
+  async ({ runtime, body }) => (await proxySetPreview(runtime, body)) satisfies ProxySetPreview,
+);

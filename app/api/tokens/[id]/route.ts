@@ -4,4 +4,7 @@ import { route } from '@/server/http/route';
 
 export const dynamic = 'force-dynamic';
 
-export const DELETE = route({ access: 'admin', params: tokenParamsSchema }, async ({ auth, params }) => (await auth.revokeToken(params.id)) satisfies RevokedToken);
+export const DELETE = route(
+  { access: 'admin', params: tokenParamsSchema },
+  async ({ auth, params }) => (await auth.revokeToken(params.id)) satisfies RevokedToken,
+);

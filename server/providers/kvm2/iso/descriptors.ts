@@ -1,14 +1,5 @@
 // Volume descriptors (ECMA-119 8.4 primary, 8.5 supplementary for Joliet, 8.3 terminator).
-import {
-  asciiField,
-  descriptorDate,
-  sectorSize,
-  ucs2Field,
-  uint16Both,
-  uint32BE,
-  uint32Both,
-  uint32LE,
-} from './encoding';
+import { asciiField, descriptorDate, sectorSize, ucs2Field, uint16Both, uint32BE, uint32Both, uint32LE } from './encoding';
 
 export interface VolumeDescriptorFields {
   /** 'primary' writes ASCII fields; 'joliet' writes UCS-2 fields and the UCS-2 level 3 escape */

@@ -1,16 +1,6 @@
 // Directory records (ECMA-119 9.1), directory extents and path tables (9.4) for a volume whose
 // only directory is the root.
-import {
-  recordingDate,
-  sectorSize,
-  uint16Both,
-  uint16BE,
-  uint16LE,
-  uint32BE,
-  uint32Both,
-  uint32LE,
-  writeParts,
-} from './encoding';
+import { recordingDate, sectorSize, uint16Both, uint16BE, uint16LE, uint32BE, uint32Both, uint32LE, writeParts } from './encoding';
 
 export interface DirectoryRecordFields {
   /** first sector of the file's (or directory's) data */
@@ -74,8 +64,7 @@ export function directoryExtent(records: readonly Uint8Array[]): Uint8Array {
 
 /** 9.4: the path table of a volume with only a root directory, in both byte orders. */
 export function rootPathTables(rootExtent: number): { littleEndian: Uint8Array; bigEndian: Uint8Array } {
-  const build = (extent: Uint8Array, parent: Uint8Array) =>
-    Buffer.concat([Uint8Array.of(1, 0), extent, parent, Uint8Array.of(0, 0)]);
+  const build = (extent: Uint8Array, parent: Uint8Array) => Buffer.concat([Uint8Array.of(1, 0), extent, parent, Uint8Array.of(0, 0)]);
   return {
     littleEndian: build(uint32LE(rootExtent), uint16LE(1)),
     bigEndian: build(uint32BE(rootExtent), uint16BE(1)),

@@ -5,16 +5,7 @@
 import { sectorSize, sectorsFor, ucs2BE, writeParts } from './encoding';
 import { volumeDescriptor, terminatorDescriptor } from './descriptors';
 import { directoryExtent, directoryRecord, parentIdentifier, rootPathTables, selfIdentifier } from './directory';
-import {
-  alternateName,
-  continuation,
-  extensionReference,
-  posixAttributes,
-  posixMode,
-  rockRidgeFlags,
-  suspIndicator,
-  timestamps,
-} from './rock-ridge';
+import { alternateName, continuation, extensionReference, posixAttributes, posixMode, rockRidgeFlags, suspIndicator, timestamps } from './rock-ridge';
 
 export interface IsoFile {
   /** the name readers see: letters, digits, dots, dashes and underscores, at most 64 characters */
@@ -112,12 +103,7 @@ function primaryRecords(files: readonly PlacedFile[], root: { extent: number; si
       isDirectory: false,
       identifier: Buffer.from(file.level1, 'ascii'),
       recorded: created,
-      systemUse: Buffer.concat([
-        rockRidgeFlags(['PX', 'TF', 'NM']),
-        fileAttributes,
-        timestamps(created),
-        alternateName(file.name),
-      ]),
+      systemUse: Buffer.concat([rockRidgeFlags(['PX', 'TF', 'NM']), fileAttributes, timestamps(created), alternateName(file.name)]),
     }),
   );
   return [self, parent, ...records];
@@ -177,8 +163,7 @@ export function writeIso9660(options: IsoOptions): Uint8Array {
     created,
     applicationId: options.applicationId ?? '',
   };
-  const rootRecord = (root: { extent: number; size: number }) =>
-    directoryRecord({ ...root, isDirectory: true, identifier: selfIdentifier, recorded: created });
+  const rootRecord = (root: { extent: number; size: number }) => directoryRecord({ ...root, isDirectory: true, identifier: selfIdentifier, recorded: created });
 
   image.set(
     volumeDescriptor({

@@ -39,15 +39,7 @@ export interface PosixAttributes {
 
 /** RRIP 4.1.1 PX: POSIX mode, link count, owner and group (36-byte 1991A form). */
 export function posixAttributes(attributes: PosixAttributes): Uint8Array {
-  return entry(
-    'PX',
-    concat([
-      uint32Both(attributes.mode),
-      uint32Both(attributes.links),
-      uint32Both(attributes.uid),
-      uint32Both(attributes.gid),
-    ]),
-  );
+  return entry('PX', concat([uint32Both(attributes.mode), uint32Both(attributes.links), uint32Both(attributes.uid), uint32Both(attributes.gid)]));
 }
 
 const tfFlag = { modify: 0x02, access: 0x04, attributes: 0x08 } as const;
@@ -76,8 +68,7 @@ export function continuation(area: ContinuationArea): Uint8Array {
 
 const rripIdentifier = 'RRIP_1991A';
 const rripDescriptor = 'THE ROCK RIDGE INTERCHANGE PROTOCOL PROVIDES SUPPORT FOR POSIX FILE SYSTEM SEMANTICS';
-const rripSource =
-  'PLEASE CONTACT DISC PUBLISHER FOR SPECIFICATION SOURCE.  SEE PUBLISHER IDENTIFIER IN PRIMARY VOLUME DESCRIPTOR FOR CONTACT INFORMATION.';
+const rripSource = 'PLEASE CONTACT DISC PUBLISHER FOR SPECIFICATION SOURCE.  SEE PUBLISHER IDENTIFIER IN PRIMARY VOLUME DESCRIPTOR FOR CONTACT INFORMATION.';
 
 /**
  * SUSP 5.5 ER: declares Rock Ridge. Linux prefers Rock Ridge over Joliet names only once it has
@@ -88,10 +79,7 @@ export function extensionReference(): Uint8Array {
   const identifier = Buffer.from(rripIdentifier, 'ascii');
   const descriptor = Buffer.from(rripDescriptor, 'ascii');
   const source = Buffer.from(rripSource, 'ascii');
-  return entry(
-    'ER',
-    concat([Uint8Array.of(identifier.length, descriptor.length, source.length, 1), identifier, descriptor, source]),
-  );
+  return entry('ER', concat([Uint8Array.of(identifier.length, descriptor.length, source.length, 1), identifier, descriptor, source]));
 }
 
 export const posixMode = {

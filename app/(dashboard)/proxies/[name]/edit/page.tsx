@@ -25,7 +25,10 @@ export default async function EditProxyPage({ params }: EditProxyPageProps) {
           {name}
         </Link>
       </nav>
-      <PageHeader title={`Edit ${name}`} description="Labels change in place; a change to anything else replaces the VM. The form says which before you save." />
+      <PageHeader
+        title={`Edit ${name}`}
+        description="Labels change in place; a change to anything else replaces the VM. The form says which before you save."
+      />
       <EditProxyForm name={name} />
     </>
   );

@@ -25,7 +25,10 @@ export default async function EditSetPage({ params }: EditSetPageProps) {
           {name}
         </Link>
       </nav>
-      <PageHeader title={`Edit set ${name}`} description="Labels change in place; a template change replaces the members one surge at a time, never below the Ready count you allow. The form says which before you save." />
+      <PageHeader
+        title={`Edit set ${name}`}
+        description="Labels change in place; a template change replaces the members one surge at a time, never below the Ready count you allow. The form says which before you save."
+      />
       <EditSetForm name={name} />
     </>
   );

@@ -5,4 +5,7 @@ import { proxyParams } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin', params: proxyParams }, async ({ runtime, params }) => (await runtime.diagnosis.diagnose(params.name)) satisfies Diagnosis);
+export const GET = route(
+  { access: 'admin', params: proxyParams },
+  async ({ runtime, params }) => (await runtime.diagnosis.diagnose(params.name)) satisfies Diagnosis,
+);

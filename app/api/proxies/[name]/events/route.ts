@@ -4,6 +4,7 @@ import { eventsQuery, proxyParams } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin', params: proxyParams, query: eventsQuery }, async ({ runtime, params, query }) =>
-  ({ events: await runtime.proxies.events(params.name, query.limit) }) satisfies ProxyEventList,
+export const GET = route(
+  { access: 'admin', params: proxyParams, query: eventsQuery },
+  async ({ runtime, params, query }) => ({ events: await runtime.proxies.events(params.name, query.limit) }) satisfies ProxyEventList,
 );

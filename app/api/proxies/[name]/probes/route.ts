@@ -6,8 +6,12 @@ import { probesQuery, proxyParams } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin', params: proxyParams, query: probesQuery }, async ({ runtime, params, query }) => ({
-  proxy: params.name,
-  since: new Date(query.sinceMs).toISOString(),
-  samples: await runtime.proxies.probes(params.name, query.sinceMs),
-}) satisfies ProbeHistory);
+export const GET = route(
+  { access: 'admin', params: proxyParams, query: probesQuery },
+  async ({ runtime, params, query }) =>
+    ({
+      proxy: params.name,
+      since: new Date(query.sinceMs).toISOString(),
+      samples: await runtime.proxies.probes(params.name, query.sinceMs),
+    }) satisfies ProbeHistory,
+);

@@ -5,4 +5,6 @@ import { proxyStats } from '@/server/http/stats-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin', params: proxyParams, query: statsQuery }, ({ runtime, params, query }) => proxyStats(runtime, { name: params.name, ...query }));
+export const GET = route({ access: 'admin', params: proxyParams, query: statsQuery }, ({ runtime, params, query }) =>
+  proxyStats(runtime, { name: params.name, ...query }),
+);

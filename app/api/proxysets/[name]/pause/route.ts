@@ -5,4 +5,7 @@ import { proxySetParams } from '@/server/http/schemas';
 export const dynamic = 'force-dynamic';
 
 /** Holds a rolling change where it is; the count is still kept. */
-export const POST = route({ access: 'admin', params: proxySetParams }, async ({ runtime, params }) => (await runtime.proxySets.pause(params.name)) satisfies ProxySetView);
+export const POST = route(
+  { access: 'admin', params: proxySetParams },
+  async ({ runtime, params }) => (await runtime.proxySets.pause(params.name)) satisfies ProxySetView,
+);

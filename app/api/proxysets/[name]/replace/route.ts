@@ -6,6 +6,7 @@ import { proxySetParams } from '@/server/http/schemas';
 export const dynamic = 'force-dynamic';
 
 /** `{members: [...]}`: deleted now, new members made in their place (not counted against the budget). */
-export const POST = route({ access: 'admin', params: proxySetParams, body: proxySetReplaceSchema }, async ({ runtime, params, body }) =>
-  (await runtime.proxySets.replace(params.name, body)) satisfies ProxySetView,
+export const POST = route(
+  { access: 'admin', params: proxySetParams, body: proxySetReplaceSchema },
+  async ({ runtime, params, body }) => (await runtime.proxySets.replace(params.name, body)) satisfies ProxySetView,
 );

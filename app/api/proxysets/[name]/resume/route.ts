@@ -5,4 +5,7 @@ import { proxySetParams } from '@/server/http/schemas';
 export const dynamic = 'force-dynamic';
 
 /** Continues a rolling change, and releases a ReplacementsExhausted stop. */
-export const POST = route({ access: 'admin', params: proxySetParams }, async ({ runtime, params }) => (await runtime.proxySets.resume(params.name)) satisfies ProxySetView);
+export const POST = route(
+  { access: 'admin', params: proxySetParams },
+  async ({ runtime, params }) => (await runtime.proxySets.resume(params.name)) satisfies ProxySetView,
+);

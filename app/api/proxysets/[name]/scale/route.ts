@@ -6,6 +6,7 @@ import { proxySetParams } from '@/server/http/schemas';
 export const dynamic = 'force-dynamic';
 
 /** `{replicas}`: extra members go not-Ready first, then newest. */
-export const POST = route({ access: 'admin', params: proxySetParams, body: proxySetScaleSchema }, async ({ runtime, params, body }) =>
-  (await runtime.proxySets.scale(params.name, body)) satisfies ProxySetView,
+export const POST = route(
+  { access: 'admin', params: proxySetParams, body: proxySetScaleSchema },
+  async ({ runtime, params, body }) => (await runtime.proxySets.scale(params.name, body)) satisfies ProxySetView,
 );

@@ -5,4 +5,6 @@ import { hostStats } from '@/server/http/stats-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin', params: hostParams, query: statsQuery }, ({ runtime, params, query }) => hostStats(runtime, { ...params, ...query }));
+export const GET = route({ access: 'admin', params: hostParams, query: statsQuery }, ({ runtime, params, query }) =>
+  hostStats(runtime, { ...params, ...query }),
+);

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm test`: the Debian packages every test needs (before any test: unit tests read seeds with
+# `npm test`: the formatting check, the Debian packages every test needs (before any test: unit tests read seeds with
 # isoinfo/blkid), unit tests, then the lab (brought up here, idempotently), lab integration and browser
 # tests, the security tests, the real-guest tests, then the lab tear-down test. Prints `N passed, N failed` from vitest's JSON reports.
 set -uo pipefail
@@ -13,6 +13,12 @@ run() { # run NAME VITEST_ARGS...: one vitest run with its own JSON report
   local name=$1; shift
   npx vitest run "$@" --reporter=default --reporter=json --outputFile.json="$reports/$name.json" || status=1
 }
+
+# The tree is formatted by Prettier (npm run format); a change that is not fails the run, saying so.
+if ! npx prettier --check . --log-level warn; then
+  echo "formatting: the files above are not formatted; run npm run format" >&2
+  status=1
+fi
 
 if ! bash test/lab/install-packages.sh; then
   # Unit tests still run: the ones needing a missing tool fail naming its Debian package.

@@ -22,6 +22,11 @@ export interface Metrics {
   hostMemoryTotalBytes: Gauge<'provider' | 'target'>;
   /** per ProxySet: desired, members, ready, updated, updating, failing (set by the set controller) */
   proxySetReplicas: Gauge<'set' | 'state'>;
+  /** the gateway's traffic per Proxy (in: from the Proxy towards the crawler), counted while tunnels are open */
+  gatewayBytes: Counter<'proxy' | 'direction'>;
+  gatewayTunnelsOpen: Gauge<'proxy'>;
+  /** every gateway connection by Proxy and result (`ok`, a failure cause); refusals before a Proxy was chosen have proxy="" */
+  gatewayConnections: Counter<'proxy' | 'result'>;
 }
 
 const vmLabels = ['provider', 'target', 'proxy'] as const;
@@ -92,6 +97,24 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Metri
       name: 'proxy_operator_proxyset_replicas',
       help: 'Members of a ProxySet by state: desired, members, ready, updated (current template), updating, failing.',
       labelNames: ['set', 'state'],
+      registers: [registry],
+    }),
+    gatewayBytes: new Counter({
+      name: 'proxy_operator_gateway_bytes_total',
+      help: 'Bytes through the gateway per Proxy, by direction (in: from the Proxy towards the crawler).',
+      labelNames: ['proxy', 'direction'],
+      registers: [registry],
+    }),
+    gatewayTunnelsOpen: new Gauge({
+      name: 'proxy_operator_gateway_tunnels_open',
+      help: 'Gateway connections open now, per Proxy.',
+      labelNames: ['proxy'],
+      registers: [registry],
+    }),
+    gatewayConnections: new Counter({
+      name: 'proxy_operator_gateway_connections_total',
+      help: 'Gateway connections by Proxy and result (ok or the failure cause; proxy="" when refused before one was chosen).',
+      labelNames: ['proxy', 'result'],
       registers: [registry],
     }),
   };

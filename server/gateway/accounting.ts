@@ -24,17 +24,43 @@ export interface TokenTraffic extends ByteCounts {
   tunnels: number;
 }
 
+export interface SessionTraffic extends ByteCounts {
+  session: string;
+  /** the Proxy its latest connection went through */
+  proxy: string;
+  open: number;
+  tunnels: number;
+}
+
+export interface Refusal {
+  /** epoch ms */
+  at: number;
+  client: string;
+  cause: string;
+  message: string;
+}
+
 export interface GatewaySnapshot {
   proxies: ProxyTraffic[];
   tokens: TokenTraffic[];
+  /** the busiest sticky sessions, most bytes first */
+  sessions: SessionTraffic[];
   /** connections refused before any Proxy was chosen, by cause */
   refusals: Record<string, number>;
+  /** the last refusals, newest first */
+  recentRefusals: Refusal[];
 }
 
 interface OpenConnection extends ByteCounts {
   proxy: string;
   token: string;
+  session?: string;
 }
+
+/** Sessions remembered for the busiest list; beyond it the idle ones seen longest ago are dropped. */
+const sessionsKept = 1000;
+const busiestShown = 10;
+const refusalsKept = 20;
 
 type GatewayMetrics = Pick<Metrics, 'gatewayBytes' | 'gatewayTunnelsOpen' | 'gatewayConnections'>;
 
@@ -43,21 +69,23 @@ export class GatewayAccounting {
   private readonly open = new Map<number, OpenConnection>();
   private readonly proxies = new Map<string, ProxyTraffic>();
   private readonly tokens = new Map<string, TokenTraffic>();
+  private readonly sessions = new Map<string, SessionTraffic>();
   private readonly refusals: Record<string, number> = {};
+  private readonly recentRefusals: Refusal[] = [];
 
   constructor(options: { metrics: GatewayMetrics }) {
     this.metrics = options.metrics;
   }
 
-  /** A connection now goes through PROXY for the holder of TOKEN (a gateway token's id). */
-  opened(connection: { connection: number; proxy: string; token: string }): void {
-    this.open.set(connection.connection, { proxy: connection.proxy, token: connection.token, bytesIn: 0, bytesOut: 0 });
-    const proxy = this.proxyTraffic(connection.proxy);
-    const token = this.tokenTraffic(connection.token);
-    proxy.open += 1;
-    proxy.tunnels += 1;
-    token.open += 1;
-    token.tunnels += 1;
+  /** A connection now goes through PROXY for the holder of TOKEN (a gateway token's id), in SESSION when sticky. */
+  opened(connection: { connection: number; proxy: string; token: string; session?: string }): void {
+    const { proxy: proxyName, token: tokenId, session } = connection;
+    this.open.set(connection.connection, { proxy: proxyName, token: tokenId, ...(session ? { session } : {}), bytesIn: 0, bytesOut: 0 });
+    const proxy = this.proxyTraffic(proxyName);
+    for (const traffic of [proxy, this.tokenTraffic(tokenId), ...(session ? [this.sessionTraffic(session, proxyName)] : [])]) {
+      traffic.open += 1;
+      traffic.tunnels += 1;
+    }
     this.metrics.gatewayTunnelsOpen.set({ proxy: connection.proxy }, proxy.open);
   }
 
@@ -76,15 +104,18 @@ export class GatewayAccounting {
     const proxy = this.proxyTraffic(entry.proxy);
     proxy.open -= 1;
     this.tokenTraffic(entry.token).open -= 1;
+    if (entry.session) this.sessionTraffic(entry.session, entry.proxy).open -= 1;
     if (final.result !== 'ok') proxy.failures[final.result] = (proxy.failures[final.result] ?? 0) + 1;
     this.metrics.gatewayTunnelsOpen.set({ proxy: entry.proxy }, proxy.open);
     this.metrics.gatewayConnections.inc({ proxy: entry.proxy, result: final.result });
   }
 
   /** A connection refused before a Proxy was chosen (bad credentials, nothing eligible...). */
-  refused(cause: string): void {
-    this.refusals[cause] = (this.refusals[cause] ?? 0) + 1;
-    this.metrics.gatewayConnections.inc({ proxy: '', result: cause });
+  refused(refusal: Refusal): void {
+    this.refusals[refusal.cause] = (this.refusals[refusal.cause] ?? 0) + 1;
+    this.recentRefusals.unshift(refusal);
+    this.recentRefusals.length = Math.min(this.recentRefusals.length, refusalsKept);
+    this.metrics.gatewayConnections.inc({ proxy: '', result: refusal.cause });
   }
 
   snapshot(): GatewaySnapshot {
@@ -92,7 +123,12 @@ export class GatewayAccounting {
     return {
       proxies: byName(this.proxies.values(), (entry) => entry.proxy).map((entry) => ({ ...entry, failures: { ...entry.failures } })),
       tokens: byName(this.tokens.values(), (entry) => entry.token).map((entry) => ({ ...entry })),
+      sessions: [...this.sessions.values()]
+        .sort((a, b) => b.bytesIn + b.bytesOut - (a.bytesIn + a.bytesOut))
+        .slice(0, busiestShown)
+        .map((entry) => ({ ...entry })),
       refusals: { ...this.refusals },
+      recentRefusals: this.recentRefusals.map((entry) => ({ ...entry })),
     };
   }
 
@@ -102,7 +138,8 @@ export class GatewayAccounting {
     if (grownIn === 0 && grownOut === 0) return;
     entry.bytesIn += grownIn;
     entry.bytesOut += grownOut;
-    for (const traffic of [this.proxyTraffic(entry.proxy), this.tokenTraffic(entry.token)]) {
+    const session = entry.session ? [this.sessionTraffic(entry.session, entry.proxy)] : [];
+    for (const traffic of [this.proxyTraffic(entry.proxy), this.tokenTraffic(entry.token), ...session]) {
       traffic.bytesIn += grownIn;
       traffic.bytesOut += grownOut;
     }
@@ -114,6 +151,25 @@ export class GatewayAccounting {
     let traffic = this.proxies.get(name);
     if (!traffic) this.proxies.set(name, (traffic = { proxy: name, bytesIn: 0, bytesOut: 0, open: 0, tunnels: 0, failures: {} }));
     return traffic;
+  }
+
+  /** The session's entry, moved to the newest end of the map (Map keeps insertion order) and on PROXY. */
+  private sessionTraffic(name: string, proxy: string): SessionTraffic {
+    const traffic = this.sessions.get(name) ?? { session: name, proxy, bytesIn: 0, bytesOut: 0, open: 0, tunnels: 0 };
+    traffic.proxy = proxy;
+    this.sessions.delete(name);
+    this.sessions.set(name, traffic);
+    if (this.sessions.size > sessionsKept) this.forgetOldestIdleSession();
+    return traffic;
+  }
+
+  private forgetOldestIdleSession(): void {
+    for (const [name, traffic] of this.sessions) {
+      if (traffic.open === 0) {
+        this.sessions.delete(name);
+        return;
+      }
+    }
   }
 
   private tokenTraffic(name: string): TokenTraffic {

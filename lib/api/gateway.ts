@@ -1,0 +1,66 @@
+// What GET /api/gateway answers: where crawlers connect and the gateway's live traffic in this
+// replica (per Proxy, per gateway token, the busiest sticky sessions, the last refusals).
+// Direction: `bytesIn` came from the Proxy towards the crawler, `bytesOut` went the other way.
+import { z } from 'zod';
+
+const trafficFields = {
+  bytesIn: z.number(),
+  bytesOut: z.number(),
+  /** connections open now */
+  open: z.number(),
+  /** connections since the server started */
+  tunnels: z.number(),
+};
+
+export const gatewayProxyTrafficSchema = z.strictObject({
+  proxy: z.string(),
+  ...trafficFields,
+  /** closed connections by failure cause */
+  failures: z.record(z.string(), z.number()),
+});
+export type GatewayProxyTraffic = z.infer<typeof gatewayProxyTrafficSchema>;
+
+export const gatewayTokenTrafficSchema = z.strictObject({
+  /** the gateway token's id; `name` is its name in Settings (absent once revoked) */
+  token: z.string(),
+  name: z.string().optional(),
+  ...trafficFields,
+});
+export type GatewayTokenTraffic = z.infer<typeof gatewayTokenTrafficSchema>;
+
+export const gatewaySessionTrafficSchema = z.strictObject({
+  session: z.string(),
+  /** the Proxy the session is on now */
+  proxy: z.string(),
+  ...trafficFields,
+});
+export type GatewaySessionTraffic = z.infer<typeof gatewaySessionTrafficSchema>;
+
+export const gatewayRefusalSchema = z.strictObject({
+  /** RFC 3339 */
+  at: z.string(),
+  /** the crawler's address */
+  client: z.string(),
+  /** a short code: bad-credentials, no-ready-proxy, proxy-not-ready, unknown-proxy, unknown-set, bad-username, upstream-failed */
+  cause: z.string(),
+  /** the sentence the crawler got in X-Gateway-Error */
+  message: z.string(),
+});
+export type GatewayRefusal = z.infer<typeof gatewayRefusalSchema>;
+
+export const gatewayViewSchema = z.strictObject({
+  /** false when GATEWAY_PORT=0 */
+  enabled: z.boolean(),
+  /** the address the gateway listens on (as configured: 0.0.0.0 means every interface) */
+  host: z.string(),
+  port: z.number(),
+  /** how long a Proxy being deleted keeps its open tunnels */
+  drainMs: z.number(),
+  proxies: z.array(gatewayProxyTrafficSchema),
+  tokens: z.array(gatewayTokenTrafficSchema),
+  /** the busiest sticky sessions, most bytes first (at most 10) */
+  sessions: z.array(gatewaySessionTrafficSchema),
+  /** the last refusals, newest first (at most 20) */
+  refusals: z.array(gatewayRefusalSchema),
+});
+export type GatewayView = z.infer<typeof gatewayViewSchema>;

@@ -61,8 +61,12 @@ export class PasswordManagedByEnvironmentError extends Error {
 
 export class TokenNotFoundError extends Error {
   readonly code = 'ERR_TOKEN_NOT_FOUND';
-  constructor(readonly tokenId: string) {
-    super(`no API token with id ${JSON.stringify(tokenId)}`);
+  /** `kind` names the list it was looked for in: `API token` or `gateway token`. */
+  constructor(
+    readonly tokenId: string,
+    kind = 'API token',
+  ) {
+    super(`no ${kind} with id ${JSON.stringify(tokenId)}`);
     this.name = 'TokenNotFoundError';
   }
 }

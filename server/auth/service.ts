@@ -15,6 +15,7 @@ import {
   TokenNotFoundError,
   TooManyAttemptsError,
 } from './errors';
+import { GatewayTokens } from './gateway-tokens';
 import { defaultCost, hashPassword, type ScryptCost, verifyPassword } from './password';
 import { defaultLoginLimits, type LoginAttempt, LoginRateLimiter, type LoginLimits } from './rate-limit';
 import { newSetupCode, sameSetupCode } from './setup-code';
@@ -61,6 +62,8 @@ export class AuthService {
   private readonly admin: AdminStore;
   private readonly sessions: SessionStore;
   private readonly tokens: TokenStore;
+  /** the crawlers' gateway passwords: a kind apart, which tokenPrincipal never accepts */
+  readonly gatewayTokens: GatewayTokens;
   private readonly limiter: LoginRateLimiter;
   private readonly now: () => number;
   private readonly setupCodes: SetupCodeStore;
@@ -72,6 +75,7 @@ export class AuthService {
     this.admin = new AdminStore(options.db);
     this.sessions = new SessionStore(options.db, () => this.admin.secret(sessionKeyName));
     this.tokens = new TokenStore(options.db);
+    this.gatewayTokens = new GatewayTokens({ db: options.db, now: this.now });
     this.setupCodes = new SetupCodeStore(options.db);
     this.limiter = new LoginRateLimiter(options.limits ?? defaultLoginLimits, this.now);
   }
@@ -211,8 +215,8 @@ export class AuthService {
 
   /** The principal a bearer token stands for, or undefined for anything but a live token. */
   async tokenPrincipal(token: string): Promise<Principal | undefined> {
-    const tokenId = await this.tokens.verify(token, this.now());
-    return tokenId === undefined ? undefined : { kind: 'token', tokenId };
+    const identity = await this.tokens.verify(token, this.now());
+    return identity === undefined ? undefined : { kind: 'token', tokenId: identity.id };
   }
 
   createToken(name: string): Promise<CreatedApiToken> {

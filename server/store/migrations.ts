@@ -195,6 +195,20 @@ export const migrations: readonly Migration[] = [
         deletion_requested_at TEXT
       );`,
   },
+  {
+    // server/auth/gateway-tokens: the crawlers' gateway passwords, a kind apart from API tokens
+    // (so neither can stand in for the other), stored like them by the sha256 of their secret.
+    version: 9,
+    name: 'gateway tokens',
+    up: `
+      CREATE TABLE gateway_tokens (
+        id TEXT PRIMARY KEY,
+        name TEXT NOT NULL,
+        secret_hash TEXT NOT NULL,
+        created_at INTEGER NOT NULL,
+        last_used_at INTEGER
+      );`,
+  },
 ];
 
 /**

@@ -18,6 +18,7 @@ const allTables = [
   'admin_password',
   'api_tokens',
   'auth_secrets',
+  'gateway_tokens',
   'host_stats',
   'probe_history',
   'provider_health',

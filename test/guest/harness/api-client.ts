@@ -34,7 +34,7 @@ export class ApiClient {
   }
 
   /** METHOD PATH with an optional JSON body; resolves with the status and the parsed answer. */
-  async call(request: { method: 'GET' | 'POST' | 'DELETE'; path: string; body?: unknown }): Promise<{ status: number; json: unknown }> {
+  async call(request: { method: 'GET' | 'POST' | 'PUT' | 'DELETE'; path: string; body?: unknown }): Promise<{ status: number; json: unknown }> {
     const { method, path, body } = request;
     const response = await fetch(`${this.url}${path}`, {
       method,
@@ -49,6 +49,13 @@ export class ApiClient {
     });
     const text = await response.text();
     return { status: response.status, json: text === '' ? undefined : JSON.parse(text) };
+  }
+
+  /** GET PATH as a Server-Sent Events stream (e.g. the live feed, /api/events), open until SIGNAL aborts. */
+  async stream(path: string, signal: AbortSignal): Promise<ReadableStream<string>> {
+    const response = await fetch(`${this.url}${path}`, { headers: { cookie: this.cookie, accept: 'text/event-stream' }, signal });
+    if (!response.ok || !response.body) throw new ApiError(`GET ${path} answered ${response.status}: ${await response.text()}`, response.status);
+    return response.body.pipeThrough(new TextDecoderStream());
   }
 
   /** The proxy, or undefined once it is gone (404). */

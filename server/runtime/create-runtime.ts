@@ -3,8 +3,7 @@
 // housekeeping, stats sampler), which run only while this replica leads (server/cluster) → the
 // services the HTTP routes call, which every replica serves. All process state lives here (the auth
 // service, the HTTP logger, the provider registry, each provider's caches): Next bundles each route
-// separately, so module-level state would be per bundle. One runtime per server process: Next's
-// dev server evaluates modules more than once, so the process-wide instance lives on globalThis.
+// separately, so module-level state would be per bundle. The process's one instance: singleton.ts.
 import type { ClusterView } from '@/lib/api/cluster';
 import { authOptionsFromEnv } from '@/server/auth/access';
 import { AdvisoryLockLeadership } from '@/server/cluster/advisory-lock';
@@ -21,30 +20,30 @@ import type { HealthSample } from '@/server/store/provider-health';
 import { type Logger, logger as childLogger, rootLogger } from '@/server/telemetry/logger';
 import { type Metrics, processMetrics } from '@/server/telemetry/metrics';
 import { redactUrl } from '@/server/telemetry/redact-url';
-import { type Clock, systemClock } from './control/clock';
-import { type ConfigLoader, ConfigManager, type ConfigStatus } from './control/config-reload';
-import { ConsoleManager } from './control/console-manager';
-import { DiagnosisService } from './control/diagnosis';
-import { OrphanCollector } from './control/gc';
-import { Housekeeping } from './control/housekeeping';
-import { InstanceEvents } from './control/instance-events';
-import { LiveFeed } from './control/live-feed';
-import { publishHealth, publishInstanceChange, publishProxyWrites } from './control/live-publishers';
-import { Monitor } from './control/monitor';
-import { errorMessage } from './control/pass';
-import { type PortCheck, checkPort } from './control/port-check';
-import { probeProxy } from './control/probe';
-import { Prober, type ProberOptions } from './control/prober';
-import { HostConfig } from './control/host-config';
-import { HostSetup } from './control/host-setup';
-import { ProviderSet } from './control/provider-set';
-import { ProxyService } from './control/proxy-service';
-import { ProxySetController } from './control/proxy-set-controller';
-import { ProxySetService } from './control/proxy-set-service';
-import { toProxyView } from './control/proxy-view';
-import { Reconciler } from './control/reconciler';
-import { Sampler } from './control/sampler';
-import { type RuntimeSettings, settingsFromEnv } from './control/settings';
+import { type Clock, systemClock } from '@/server/control/clock';
+import { type ConfigLoader, ConfigManager, type ConfigStatus } from '@/server/control/config-reload';
+import { ConsoleManager } from '@/server/control/console-manager';
+import { DiagnosisService } from '@/server/control/diagnosis';
+import { OrphanCollector } from '@/server/control/gc';
+import { Housekeeping } from '@/server/control/housekeeping';
+import { InstanceEvents } from '@/server/control/instance-events';
+import { LiveFeed } from '@/server/control/live-feed';
+import { publishHealth, publishInstanceChange, publishProxyWrites } from '@/server/control/live-publishers';
+import { Monitor } from '@/server/control/monitor';
+import { errorMessage } from '@/server/control/pass';
+import { type PortCheck, checkPort } from '@/server/control/port-check';
+import { probeProxy } from '@/server/control/probe';
+import { Prober, type ProberOptions } from '@/server/control/prober';
+import { HostConfig } from '@/server/control/host-config';
+import { HostSetup } from '@/server/control/host-setup';
+import { ProviderSet } from '@/server/control/provider-set';
+import { ProxyService } from '@/server/control/proxy-service';
+import { ProxySetController } from '@/server/control/proxy-set-controller';
+import { ProxySetService } from '@/server/control/proxy-set-service';
+import { toProxyView } from '@/server/control/proxy-view';
+import { Reconciler } from '@/server/control/reconciler';
+import { Sampler } from '@/server/control/sampler';
+import type { RuntimeSettings } from '@/server/control/settings';
 
 export interface RuntimeOptions {
   settings: RuntimeSettings;
@@ -438,60 +437,4 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       return stopping;
     },
   };
-}
-
-const globalKey = Symbol.for('kvm2-proxies.runtime');
-type GlobalWithRuntime = typeof globalThis & { [globalKey]?: Promise<Runtime> };
-
-/**
- * Starts the process's runtime once (settings from the environment) and stops it on SIGTERM or
- * SIGINT. Later calls, including from a second evaluation of this module, get the same runtime.
- */
-export function startRuntimeOnce(options: Partial<RuntimeOptions> = {}): Promise<Runtime> {
-  const holder = globalThis as GlobalWithRuntime;
-  holder[globalKey] ??= (async () => {
-    const runtime = createRuntime({ ...options, settings: options.settings ?? settingsFromEnv() });
-    await runtime.start();
-    stopOnSignals(runtime);
-    return runtime;
-  })().catch((err: unknown) => {
-    // A failed start (bad settings, unreadable store) is not cached: the next call tries again.
-    delete holder[globalKey];
-    throw err;
-  });
-  return holder[globalKey];
-}
-
-/** Stops the process's runtime, if one was started, so the next startRuntimeOnce starts afresh (tests). */
-export async function stopRuntimeForTests(): Promise<void> {
-  const holder = globalThis as GlobalWithRuntime;
-  const pending = holder[globalKey];
-  delete holder[globalKey];
-  const runtime = await pending?.catch(() => undefined);
-  await runtime?.stop();
-}
-
-/** The runtime started by startRuntimeOnce; the HTTP routes call this. */
-export function getRuntime(): Promise<Runtime> {
-  const existing = (globalThis as GlobalWithRuntime)[globalKey];
-  return existing ?? startRuntimeOnce();
-}
-
-type SignalListener = (signal: NodeJS.Signals) => void;
-
-function stopOnSignals(runtime: Runtime): void {
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    // `next start` registered its handler before instrumentation ran, and that handler exits the
-    // process as soon as the HTTP server has closed: milliseconds, long before the loops end and
-    // the connections and the store close. So the handlers already there run after the stop.
-    const host = process.listeners(signal) as SignalListener[];
-    for (const listener of host) process.removeListener(signal, listener);
-    process.once(signal, () => {
-      void runtime.stop().finally(() => {
-        for (const listener of host) listener(signal);
-        // With no other listener (a plain node process), restore the default: exit.
-        if (host.length === 0 && process.listenerCount(signal) === 0) process.exit(0);
-      });
-    });
-  }
 }

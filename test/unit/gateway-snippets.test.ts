@@ -88,7 +88,9 @@ async function python(script: string, stubs: Record<string, string>): Promise<un
 
 describe('Python requests', () => {
   it('passes proxies whose URL requests decodes to the username and token', async () => {
-    const stub = ['calls = []', 'def get(url, **kwargs):', '    calls.append({"url": url, **kwargs})', '    class R: status_code = 407', '    return R()'].join('\n');
+    const stub = ['calls = []', 'def get(url, **kwargs):', '    calls.append({"url": url, **kwargs})', '    class R: status_code = 407', '    return R()'].join(
+      '\n',
+    );
     // requests.utils.get_auth_from_url: urlparse, then unquote the user and the password.
     const script = [
       'import contextlib, io, json, requests',

@@ -11,7 +11,15 @@ describe('the username builder', () => {
     { choice: { client: '' }, username: '', selector: { client: '', labels: {} } },
     { choice: { client: 'crawler', set: 'eu' }, username: 'crawler-set-eu', selector: { client: 'crawler', set: 'eu', labels: {} } },
     {
-      choice: { client: 'crawler', set: 'eu', labels: [{ key: 'example.com/team', value: 'a.b' }, { key: 'tier', value: '' }], session: 'user-42' },
+      choice: {
+        client: 'crawler',
+        set: 'eu',
+        labels: [
+          { key: 'example.com/team', value: 'a.b' },
+          { key: 'tier', value: '' },
+        ],
+        session: 'user-42',
+      },
       username: 'crawler-set-eu-label-example.com/team=a.b-label-tier=-session-user-42',
       selector: { client: 'crawler', set: 'eu', labels: { 'example.com/team': 'a.b', tier: '' }, session: 'user-42' },
     },

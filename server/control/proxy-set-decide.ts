@@ -129,26 +129,42 @@ export function replacementsAllowed(input: Pick<DecideInput, 'policy' | 'history
   return Math.max(0, input.policy.budget.max - recent.length);
 }
 
+/**
+ * Members per host, to place new ones. A rollout's old-template members are leaving, so hosts are
+ * compared by the members of the current template first (what the set ends with) and by all members
+ * only between equals: counting the leaving ones alone, a tie put both new members of a 2-member
+ * rollout on one host and the set ended 2/0 (seen on the lab's real guests).
+ */
 class Spread {
-  private readonly counts = new Map<string, number>();
+  private readonly counts = new Map<string, { current: number; all: number }>();
 
   constructor(
     private readonly hosts: SetHost[],
     members: SetMember[],
   ) {
-    for (const member of members) if (member.host !== undefined) this.add(member.host, 1);
+    for (const member of members) if (member.host !== undefined) this.add(member.host, { delta: 1, current: member.current });
   }
 
-  add(host: string, delta: number): void {
-    this.counts.set(host, (this.counts.get(host) ?? 0) + delta);
+  add(host: string, change: { delta: number; current: boolean }): void {
+    const count = this.count(host);
+    this.counts.set(host, { current: count.current + (change.current ? change.delta : 0), all: count.all + change.delta });
   }
 
-  /** The eligible host with the fewest members; ties go to the earlier host in placement order. */
+  private count(host: string): { current: number; all: number } {
+    return this.counts.get(host) ?? { current: 0, all: 0 };
+  }
+
+  /** The eligible host with the fewest current-template members, then the fewest members; ties go to the earlier host in placement order. */
   pick(): string | undefined {
     let best: SetHost | undefined;
     for (const host of this.hosts) {
       if (!host.eligible || host.downSinceMs !== undefined) continue;
-      if (!best || (this.counts.get(host.name) ?? 0) < (this.counts.get(best.name) ?? 0)) best = host;
+      if (!best) {
+        best = host;
+        continue;
+      }
+      const [candidate, leader] = [this.count(host.name), this.count(best.name)];
+      if (candidate.current < leader.current || (candidate.current === leader.current && candidate.all < leader.all)) best = host;
     }
     return best?.name;
   }
@@ -219,14 +235,14 @@ export function decide(input: DecideInput): SetDecision {
         continue;
       }
     }
-    if (member.host !== undefined) spread.add(member.host, -1);
+    if (member.host !== undefined) spread.add(member.host, { delta: -1, current: member.current });
     const host = spread.pick();
     if (host === undefined) {
-      if (member.host !== undefined) spread.add(member.host, 1);
+      if (member.host !== undefined) spread.add(member.host, { delta: 1, current: member.current });
       noHost();
       break;
     }
-    spread.add(host, 1);
+    spread.add(host, { delta: 1, current: true });
     allowed -= 1;
     actions.push({ kind: 'replace', member: member.name, host, cause, firstFailure });
     const replacement: SetMember = {
@@ -279,7 +295,7 @@ export function decide(input: DecideInput): SetDecision {
       if (paired > 0) paired -= 1;
       actions.push({ kind: 'delete', member: member.name, reason: 'Rollout' });
       leaving.add(member.name);
-      if (member.host !== undefined) spread.add(member.host, -1);
+      if (member.host !== undefined) spread.add(member.host, { delta: -1, current: false });
       ready = readyAfter;
       total -= 1;
     }
@@ -291,7 +307,7 @@ export function decide(input: DecideInput): SetDecision {
       noHost();
       break;
     }
-    spread.add(host, 1);
+    spread.add(host, { delta: 1, current: true });
     const displaced = toDisplace.shift();
     const reason: CreateReason = displaced ? 'HostDown' : rolling ? 'Rollout' : 'ScaleUp';
     actions.push({ kind: 'create', host, reason, ...(displaced ? { displaces: displaced.name } : {}) });

@@ -297,6 +297,30 @@ const rows: Array<[string, Partial<DecideInput>, SetAction[]]> = [
     { members: [member('s-3', 'c', { current: false }), member('s-4', 'a'), member('s-5', 'b'), member('s-6', 'c', { age: 1 })], hosts: hosts('a', 'b', 'c') },
     [remove('s-3', 'Rollout')],
   ],
+  [
+    // Found by the real-guest rollout (test/guest/proxy-set-rolling): counting the old member that
+    // is leaving, the hosts tied and placement order put both new members on b, a 2/0 set at the end.
+    'a rollout puts the next new member where the fewest members of the new template are, so the set ends spread',
+    {
+      policy: policy({ replicas: 2 }),
+      members: [member('s-1', 'a', { current: false, age: 90 }), member('s-2', 'b', { current: false, age: 80 }), member('s-3', 'b', { age: 2 })],
+      hosts: hosts('b', 'a'),
+    },
+    [remove('s-2', 'Rollout'), create('a', 'Rollout')],
+  ],
+  [
+    'among hosts with as few new-template members, the one with fewer members in all gets the next',
+    {
+      members: [
+        member('s-1', 'a', { current: false, age: 90 }),
+        member('s-2', 'a', { current: false, age: 80 }),
+        member('s-3', 'b', { current: false, age: 70 }),
+        member('s-4', 'c', { age: 2 }),
+      ],
+      hosts: hosts('a', 'b', 'c'),
+    },
+    [remove('s-3', 'Rollout'), create('b', 'Rollout')],
+  ],
   // pause, labels
   [
     'a paused set rolls nothing',

@@ -132,8 +132,8 @@ export function replacementsAllowed(input: Pick<DecideInput, 'policy' | 'history
 /**
  * Members per host, to place new ones. A rollout's old-template members are leaving, so hosts are
  * compared by the members of the current template first (what the set ends with) and by all members
- * only between equals: counting the leaving ones alone, a tie put both new members of a 2-member
- * rollout on one host and the set ended 2/0 (seen on the lab's real guests).
+ * only between equals: counting the leaving ones alone, a tie (placement order favouring the host
+ * of the newest old member) put both new members of a 2-member rollout on one host: 2/0 at the end.
  */
 class Spread {
   private readonly counts = new Map<string, { current: number; all: number }>();

@@ -298,8 +298,9 @@ const rows: Array<[string, Partial<DecideInput>, SetAction[]]> = [
     [remove('s-3', 'Rollout')],
   ],
   [
-    // Found by the real-guest rollout (test/guest/proxy-set-rolling): counting the old member that
-    // is leaving, the hosts tied and placement order put both new members on b, a 2/0 set at the end.
+    // Met writing the real-guest rollout (test/guest/proxy-set-rolling, which checks one member per
+    // host after it): counting the old member that is leaving, the hosts tied and placement order put
+    // both new members on b, a 2/0 set at the end.
     'a rollout puts the next new member where the fewest members of the new template are, so the set ends spread',
     {
       policy: policy({ replicas: 2 }),

@@ -1,4 +1,5 @@
-// Bodies of the auth routes (/api/auth/*) and the API tokens (/api/tokens).
+// Bodies of the auth routes (/api/auth/*), the API tokens (/api/tokens) and the gateway tokens
+// (/api/gateway/tokens: the same shapes, with the prefix `kvm2g_<id>`).
 import { z } from 'zod';
 import { collection } from './collection';
 

@@ -18,6 +18,7 @@ const bodyFor: Record<string, unknown> = {
   'POST /api/proxies': { name: 'beta', mode: 'Static', address: '192.0.2.20' },
   'PUT /api/proxies/alpha': { mode: 'Static', address: '192.0.2.30' },
   'POST /api/tokens': { name: 'sneaky' },
+  'POST /api/gateway/tokens': { name: 'sneaky' },
 };
 
 const setCookieOf = (headers: Headers) => headers.get('set-cookie') ?? '';

@@ -68,6 +68,7 @@ let token = '';
 /** the live feed's id before any case ran: GET /api/events resumes from it */
 let liveFrom = '';
 let tokenId = '';
+let gatewayTokenId = '';
 
 /** One sampling round of a Proxy's VM and its host, as the sampler stores it. */
 async function seedStats(proxy: string, provider: string, target: string): Promise<void> {
@@ -458,6 +459,22 @@ const cases: ContractCase[] = [
     call: () => api.call(h.tokens.GET, '/api/tokens', 'GET', session()),
   },
   {
+    route: 'POST /api/gateway/tokens',
+    status: 201,
+    schema: createdTokenSchema,
+    call: async () => {
+      const answer = await api.call(h.gatewayTokens.POST, '/api/gateway/tokens', 'POST', { ...session(), body: { name: 'crawler' } });
+      gatewayTokenId = answer.json.id;
+      return answer;
+    },
+  },
+  {
+    route: 'GET /api/gateway/tokens',
+    status: 200,
+    schema: tokenListSchema,
+    call: () => api.call(h.gatewayTokens.GET, '/api/gateway/tokens', 'GET', session()),
+  },
+  {
     route: 'POST /api/proxysets/preview',
     status: 200,
     schema: proxySetPreviewSchema,
@@ -652,6 +669,12 @@ const cases: ContractCase[] = [
     status: 200,
     schema: revokedTokenSchema,
     call: () => api.call(h.token.DELETE, `/api/tokens/${tokenId}`, 'DELETE', { ...session(), params: { id: tokenId } }),
+  },
+  {
+    route: 'DELETE /api/gateway/tokens/0123456789abcdef',
+    status: 200,
+    schema: revokedTokenSchema,
+    call: () => api.call(h.gatewayToken.DELETE, `/api/gateway/tokens/${gatewayTokenId}`, 'DELETE', { ...session(), params: { id: gatewayTokenId } }),
   },
   {
     route: 'DELETE /api/proxies/alpha',

@@ -13,6 +13,8 @@ import * as status from '@/app/api/auth/status/route';
 import * as cluster from '@/app/api/cluster/route';
 import * as config from '@/app/api/config/route';
 import * as discovery from '@/app/api/discovery/proxies/route';
+import * as gatewayToken from '@/app/api/gateway/tokens/[id]/route';
+import * as gatewayTokens from '@/app/api/gateway/tokens/route';
 import * as liveEvents from '@/app/api/events/route';
 import * as setupAuthenticate from '@/app/api/host-setup/authenticate/route';
 import * as setupCapabilities from '@/app/api/host-setup/capabilities/route';
@@ -170,6 +172,15 @@ export const routeTable: RouteRow[] = [
   { method: 'GET', path: '/api/tokens', handler: tokens.GET, access: 'admin' },
   { method: 'POST', path: '/api/tokens', handler: tokens.POST, access: 'admin' },
   { method: 'DELETE', path: '/api/tokens/0123456789abcdef', handler: token.DELETE, params: p({ id: '0123456789abcdef' }), access: 'admin' },
+  { method: 'GET', path: '/api/gateway/tokens', handler: gatewayTokens.GET, access: 'admin' },
+  { method: 'POST', path: '/api/gateway/tokens', handler: gatewayTokens.POST, access: 'admin' },
+  {
+    method: 'DELETE',
+    path: '/api/gateway/tokens/0123456789abcdef',
+    handler: gatewayToken.DELETE,
+    params: p({ id: '0123456789abcdef' }),
+    access: 'admin',
+  },
 ];
 
 export const handlers = {
@@ -212,6 +223,8 @@ export const handlers = {
   proxySetPlan,
   token,
   tokens,
+  gatewayToken,
+  gatewayTokens,
   sshIdentity,
   setupHostKey,
   setupTrust,

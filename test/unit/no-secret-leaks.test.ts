@@ -1,6 +1,6 @@
 // Secrets never leave through the API or the logs: a run through every route, with a kvm2 entry
 // whose key and known_hosts files carry markers, Proxies whose cloud-init carries a marker (good
-// requests and malformed ones), keystrokes typed into a console, logins, API tokens and sessions. Every response body and every
+// requests and malformed ones), keystrokes typed into a console, logins, API and gateway tokens and sessions. Every response body and every
 // log line written meanwhile is searched for each secret; none may appear (the new token's own
 // creation answer aside, which is the one place it is shown).
 import { randomBytes } from 'node:crypto';
@@ -28,6 +28,7 @@ let dir: ReturnType<typeof tempDir>;
 const shownOnce: string[] = [];
 const sessions: string[] = [];
 let tokenSecret = '';
+let gatewayTokenSecret = '';
 
 beforeAll(async () => {
   dir = tempDir('leaks-');
@@ -97,6 +98,9 @@ describe('no secret leaks', () => {
     const created = await api.call(h.tokens.POST, '/api/tokens', 'POST', { ...s, body: { name: 'crawler' } });
     tokenSecret = created.json.token;
     shownOnce.push(created.text);
+    const gateway = await api.call(h.gatewayTokens.POST, '/api/gateway/tokens', 'POST', { ...s, body: { name: 'crawler' } });
+    gatewayTokenSecret = gateway.json.token;
+    shownOnce.push(gateway.text);
     for (const row of routeTable) {
       if (row.method !== 'GET') continue;
       await api.call(row.handler, row.path, row.method, { ...(row.access === 'reader' ? { bearer: tokenSecret } : s), params: row.params });
@@ -129,7 +133,7 @@ describe('no secret leaks', () => {
 
   it('shows none of them in any response body', () => {
     const bodies = api.responses.filter((text) => !shownOnce.includes(text));
-    const forbidden = { ...secrets, adminPassword, tokenSecret, session0: sessions[0]!, session1: sessions[1]! };
+    const forbidden = { ...secrets, adminPassword, tokenSecret, gatewayTokenSecret, session0: sessions[0]!, session1: sessions[1]! };
     for (const [what, secret] of Object.entries(forbidden)) {
       const leaking = bodies.filter((text) => text.includes(secret));
       expect(leaking, `${what} in a response`).toEqual([]);
@@ -137,7 +141,7 @@ describe('no secret leaks', () => {
   });
 
   it('writes none of them to the log', () => {
-    const forbidden = { ...secrets, adminPassword, tokenSecret, session0: sessions[0]!, session1: sessions[1]! };
+    const forbidden = { ...secrets, adminPassword, tokenSecret, gatewayTokenSecret, session0: sessions[0]!, session1: sessions[1]! };
     for (const [what, secret] of Object.entries(forbidden)) {
       const leaking = api.logs.filter((line) => line.includes(secret));
       expect(leaking.slice(0, 3), `${what} in the log`).toEqual([]);

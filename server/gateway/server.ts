@@ -1,0 +1,184 @@
+// The gateway's network side: a forward proxy (plain HTTP requests and CONNECT tunnels) for
+// crawlers, on proxy-chain (Apify's). proxy-chain parses requests, answers Proxy-Authorization
+// challenges, pipes bodies and tunnels and maps upstream failures to statuses; this class decides
+// per request, in its prepareRequestFunction, who may pass and which fleet proxy carries it.
+//
+// No open proxy, whatever the request: proxy-chain connects *directly* to the target whenever
+// prepareRequestFunction returns no upstreamProxyUrl, so every path here either returns an http://
+// upstream that `choose` named or throws a RequestError (an answer to the client). The dial itself
+// goes through UpstreamAgent (upstream-agent.ts), which only ever dials proxies `choose` named and
+// is the hand-written part: proxy-chain has no retry, see that file.
+//
+// Refusals: no credentials is 407 with Proxy-Authenticate (browsers ask without credentials first,
+// so this one is not counted against the client); a wrong token is 407 and counts towards the
+// login's rate limit per client address (server/auth/rate-limit.ts), past which the client gets
+// 429 with Retry-After and its token is not even checked; `choose` refusing is its status with
+// X-Gateway-Error naming why. One log line per refusal, with the client address, never the token.
+import { Server as ProxyChainServer, RequestError, type PrepareRequestFunctionOpts, type PrepareRequestFunctionResult } from 'proxy-chain';
+import { defaultLoginLimits, LoginRateLimiter, type LoginLimits } from '@/server/auth/rate-limit';
+import type { Logger } from '@/server/telemetry/logger';
+import { TunnelRegistry, type TunnelObserver } from './tunnels';
+import { UpstreamAgent, type ChooseResult } from './upstream-agent';
+
+export type { TunnelObserver } from './tunnels';
+
+export type GatewayChoice = ChooseResult;
+
+export interface GatewayRefusal {
+  /** epoch ms */
+  at: number;
+  client: string;
+  /** no-credentials, bad-token, rate-limited, or the cause `choose` named (default no-proxy) */
+  cause: string;
+  message: string;
+}
+
+export interface GatewayServerOptions {
+  host: string;
+  /** 0 picks a free port (tests); GATEWAY_PORT=0 means no gateway, which is the caller's decision */
+  port: number;
+  /** checks a gateway token; undefined when it is unknown, revoked or wrong */
+  authenticate: (username: string, password: string, clientAddress: string) => Promise<{ tokenId: string } | undefined>;
+  /** picks a Ready proxy for `username`'s selector, never one in `exclude` (those failed just now) */
+  choose: (request: { username: string; exclude: Set<string> }) => GatewayChoice;
+  logger: Logger;
+  /** tunnels opened, their bytes while open (at least every statsIntervalMs) and their end */
+  observer?: TunnelObserver;
+  /** a dial to `proxy` failed (refused, reset, unreachable, timed out): mark it suspect, probe it now */
+  failed?: (proxy: string, cause: string) => void;
+  /** a client refused before any proxy was chosen */
+  refused?: (refusal: GatewayRefusal) => void;
+  /** default 5 s */
+  statsIntervalMs?: number;
+  /** a proxy that does not accept the TCP connection within this is skipped; default 5 s */
+  connectTimeoutMs?: number;
+  /** default: the login's limits */
+  loginLimits?: LoginLimits;
+}
+
+const maxRetries = 2;
+const realm = 'kvm2 gateway';
+
+/** A header value a client can read: printable ASCII only, bounded. */
+const headerSafe = (text: string): string => text.replace(/[^\x20-\x7e]/g, '?').slice(0, 300);
+
+export class GatewayServer {
+  private readonly proxyChain: ProxyChainServer;
+  private readonly tunnels: TunnelRegistry;
+  private readonly limiter: LoginRateLimiter;
+  private started = false;
+
+  constructor(private readonly options: GatewayServerOptions) {
+    this.limiter = new LoginRateLimiter(options.loginLimits ?? defaultLoginLimits);
+    this.proxyChain = new ProxyChainServer({
+      host: options.host,
+      port: options.port,
+      authRealm: realm,
+      prepareRequestFunction: (request) => this.prepare(request),
+    });
+    this.proxyChain.on('requestFailed', ({ error }: { error: Error }) => options.logger.warn({ err: error }, 'gateway request failed inside the proxy'));
+    this.tunnels = new TunnelRegistry({
+      intervalMs: options.statsIntervalMs ?? 5_000,
+      observer: options.observer,
+      closeClient: (connectionId) => this.proxyChain.closeConnection(connectionId),
+    });
+  }
+
+  /** The port it listens on (the real one once started with port 0). */
+  get port(): number {
+    return this.proxyChain.port;
+  }
+
+  async start(): Promise<void> {
+    await this.proxyChain.listen();
+    this.started = true;
+    this.tunnels.start();
+    this.options.logger.info({ host: this.options.host, port: this.port }, 'gateway listening');
+  }
+
+  /** Stops listening and closes every open client connection and tunnel. */
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.started = false;
+    this.tunnels.stop();
+    this.tunnels.closeAll();
+    await this.proxyChain.close(true);
+  }
+
+  /** Open tunnels through `proxy` (least-tunnels rotation, drain). */
+  openTunnels(proxy: string): number {
+    return this.tunnels.openCount(proxy);
+  }
+
+  /** Closes `proxy`'s open tunnels (its drain is over); how many there were. */
+  closeTunnels(proxy: string): number {
+    return this.tunnels.closeProxy(proxy);
+  }
+
+  private refuse(refusal: Omit<GatewayRefusal, 'at'> & { status: number; headers?: Record<string, string> }): never {
+    const { status, headers, ...fields } = refusal;
+    this.options.logger.warn({ client: fields.client, status, cause: fields.cause, reason: fields.message }, 'gateway refused a client');
+    this.options.refused?.({ at: Date.now(), ...fields });
+    throw new RequestError(`${fields.message}\n`, status, { 'X-Gateway-Error': headerSafe(fields.message), ...headers });
+  }
+
+  private async authenticated(request: PrepareRequestFunctionOpts, client: string): Promise<string> {
+    const challenge = { 'Proxy-Authenticate': `Basic realm="${realm}"` };
+    if (request.password === '') {
+      this.refuse({
+        client,
+        status: 407,
+        cause: 'no-credentials',
+        message: 'gateway credentials required (user: selector, password: a gateway token)',
+        headers: challenge,
+      });
+    }
+    const reservation = this.limiter.reserve(client);
+    if ('retryAfterSeconds' in reservation) {
+      const message = `too many refused gateway tokens from ${client}; retry in ${reservation.retryAfterSeconds} s`;
+      this.refuse({ client, status: 429, cause: 'rate-limited', message, headers: { 'Retry-After': String(reservation.retryAfterSeconds) } });
+    }
+    let verified: { tokenId: string } | undefined;
+    try {
+      verified = await this.options.authenticate(request.username, request.password, client);
+    } catch (error) {
+      reservation.attempt.failed();
+      this.options.logger.error({ err: error, client }, 'gateway token check failed');
+      this.refuse({ client, status: 503, cause: 'token-check-failed', message: 'the gateway could not check the token; try again' });
+    }
+    if (!verified) {
+      reservation.attempt.failed();
+      this.refuse({ client, status: 407, cause: 'bad-token', message: 'unknown or revoked gateway token', headers: challenge });
+    }
+    reservation.attempt.succeeded();
+    return verified.tokenId;
+  }
+
+  private async prepare(request: PrepareRequestFunctionOpts): Promise<PrepareRequestFunctionResult> {
+    const client = request.request.socket.remoteAddress ?? 'unknown';
+    const tokenId = await this.authenticated(request, client);
+    const username = request.username;
+    const choose = (exclude: Set<string>) => this.options.choose({ username, exclude });
+    const first = choose(new Set());
+    if ('refusal' in first) {
+      const status = Number.isInteger(first.status) && first.status >= 400 && first.status <= 599 ? first.status : 503;
+      this.refuse({ client, status, cause: first.cause ?? 'no-proxy', message: first.refusal });
+    }
+    if (new URL(first.upstreamUrl).protocol !== 'http:') {
+      this.refuse({ client, status: 502, cause: 'bad-upstream', message: `proxy ${first.proxy} has no http:// address` });
+    }
+    const agent = new UpstreamAgent({
+      first,
+      choose,
+      maxRetries,
+      connectTimeoutMs: this.options.connectTimeoutMs ?? 5_000,
+      failed: (proxy, cause) => {
+        this.options.logger.warn({ proxy, cause, client }, 'gateway could not reach a proxy; trying another');
+        this.options.failed?.(proxy, cause);
+      },
+      connected: (proxy, socket, session) =>
+        this.tunnels.add({ proxy, token: tokenId, ...(session ? { session } : {}), socket, clientConnection: request.connectionId }),
+    });
+    return { upstreamProxyUrl: first.upstreamUrl, httpAgent: agent };
+  }
+}

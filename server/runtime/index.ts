@@ -1,3 +1,4 @@
 // The runtime's one import path (@/server/runtime): the composition root and the process's instance.
-export { createRuntime, type ClusterApi, type ProviderSummary, type ProvidersApi, type Runtime, type RuntimeOptions } from './create-runtime';
+export { createRuntime, type Runtime, type RuntimeOptions } from './create-runtime';
+export type { ClusterApi, ProviderSummary, ProvidersApi } from './services';
 export { getRuntime, startRuntimeOnce, stopRuntimeForTests } from './singleton';

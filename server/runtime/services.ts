@@ -1,0 +1,194 @@
+// The services the HTTP routes may call, which every replica serves: the providers config, Proxies
+// and sets of them, the providers' health, diagnosis, the Add host wizard and the hosts in the
+// config file, the cluster view, the consoles, and auth. They never see a control loop: what they
+// change reaches the loops through `changes`, which the runtime routes to the leader.
+import type { ClusterView } from '@/lib/api/cluster';
+import { authOptionsFromEnv } from '@/server/auth/access';
+import { AuthService, type AuthServiceOptions } from '@/server/auth/service';
+import { clusterView } from '@/server/cluster/cluster-view';
+import type { Leadership } from '@/server/cluster/leadership';
+import type { Provider, Target } from '@/server/providers/contract';
+import { builtInProviderTypes } from '@/server/providers/provider-types';
+import type { ProviderRegistry } from '@/server/providers/registry';
+import type { Store } from '@/server/store';
+import type { HealthSample } from '@/server/store/provider-health';
+import { type Logger, logger as childLogger } from '@/server/telemetry/logger';
+import type { Clock } from '@/server/control/clock';
+import { type ConfigLoader, ConfigManager } from '@/server/control/config-reload';
+import { ConsoleManager } from '@/server/control/console-manager';
+import { DiagnosisService } from '@/server/control/diagnosis';
+import { HostConfig } from '@/server/control/host-config';
+import { HostSetup } from '@/server/control/host-setup';
+import type { LiveFeed } from '@/server/control/live-feed';
+import { type PortCheck, checkPort } from '@/server/control/port-check';
+import { probeProxy } from '@/server/control/probe';
+import type { ProberOptions } from '@/server/control/prober';
+import type { ProviderSet } from '@/server/control/provider-set';
+import { ProxyService } from '@/server/control/proxy-service';
+import { ProxySetService } from '@/server/control/proxy-set-service';
+import { toProxyView } from '@/server/control/proxy-view';
+import type { RuntimeSettings } from '@/server/control/settings';
+
+export interface ProviderSummary {
+  name: string;
+  type: string;
+  /** false when the entry could not be built (see `reason`) */
+  available: boolean;
+  reason?: string;
+  /** latest check per target, in the provider's order; empty before the first check */
+  targets: Target[];
+}
+
+export interface ProvidersApi {
+  list(): Promise<ProviderSummary[]>;
+  /** every check since `sinceMs` (epoch ms), oldest first */
+  history(name: string, options: { sinceMs: number; target?: string }): Promise<HealthSample[]>;
+  /** the running provider, for calls the routes make themselves (host listings) */
+  get(name: string): Provider | undefined;
+}
+
+export interface ClusterApi {
+  /** whether this replica runs the control loops now */
+  isLeader(): boolean;
+  view(): Promise<ClusterView>;
+}
+
+/** What the services tell the control loops; the runtime decides who acts on it. */
+export interface ServiceChanges {
+  proxyChanged(name: string): void;
+  proxySetChanged(): void;
+  configApplied(): void;
+}
+
+export interface ServicesOptions {
+  settings: RuntimeSettings;
+  store: Store;
+  clock: Clock;
+  /** the control plane's logger; `root` for those that log under their own name */
+  logger: Logger;
+  root: Logger;
+  providerSet: ProviderSet;
+  leadership: Leadership;
+  replica: { id: string; address: string };
+  startedAtMs: number;
+  live: LiveFeed;
+  changes: ServiceChanges;
+  registry?: ProviderRegistry;
+  configLoader?: ConfigLoader;
+  probe?: ProberOptions['probe'];
+  portCheck?: PortCheck;
+  auth?: Omit<AuthServiceOptions, 'db'>;
+}
+
+export interface RuntimeServices {
+  readonly config: ConfigManager;
+  readonly consoles: ConsoleManager;
+  readonly proxies: ProxyService;
+  readonly proxySets: ProxySetService;
+  readonly providers: ProvidersApi;
+  readonly diagnosis: DiagnosisService;
+  readonly hostSetup: HostSetup;
+  readonly hostConfig: HostConfig;
+  readonly cluster: ClusterApi;
+  readonly auth: AuthService;
+  readonly httpLogger: Logger;
+}
+
+/** Phases (as the API shows them) in which a Proxy's VM is still booting: boot capture holds its console. */
+const bootingPhases = new Set(['Pending', 'Provisioning', 'Running']);
+
+export function createServices(options: ServicesOptions): RuntimeServices {
+  const { settings, store, clock, logger: log, root, providerSet, leadership, live, changes } = options;
+  const config = new ConfigManager({
+    path: settings.providersConfigPath,
+    loader: options.configLoader,
+    registry: options.registry ?? builtInProviderTypes(),
+    providers: providerSet,
+    logger: log.child({ loop: 'config' }),
+    providerLogger: root,
+    clock,
+    debounceMs: settings.configReloadDelayMs,
+    // The connections themselves are fenced too: work already inside a provider method (a
+    // download's cleanup after the step-down aborted it) must not reach a hypervisor either.
+    mayAct: () => leadership.isLeader(),
+    proxies: () => store.proxies.list(),
+    onApplied: () => changes.configApplied(),
+  });
+  const providerNames = () => config.status().providers.map((entry) => entry.name);
+
+  const consoles = new ConsoleManager({
+    providers: providerSet,
+    clock,
+    logger: log.child({ component: 'consoles' }),
+    idleReleaseMs: settings.consoleIdleReleaseMs,
+    locate: async (name) => {
+      const record = await store.proxies.get(name);
+      if (!record) return { kind: 'missing' };
+      if (record.spec.mode !== 'Managed') return { kind: 'static' };
+      return { kind: 'managed', provider: record.spec.provider, ...(record.status.providerID ? { providerID: record.status.providerID } : {}) };
+    },
+    booting: async (name) => {
+      const record = await store.proxies.get(name);
+      return record !== undefined && bootingPhases.has(toProxyView(record).status.phase);
+    },
+  });
+
+  const proxies = new ProxyService({ store, clock, providerNames, onChange: (name) => changes.proxyChanged(name) });
+  const proxySets = new ProxySetService({
+    store,
+    clock,
+    proxies,
+    providerNames,
+    // Another replica's change is seen by the leader's next pass of the set controller.
+    onChange: (name) => {
+      live.publish({ kind: 'proxyset', name });
+      changes.proxySetChanged();
+    },
+  });
+
+  const providers: ProvidersApi = {
+    list: async () => {
+      const latest = new Map((await store.health.latest()).map((health) => [health.provider, health.targets]));
+      return config.status().providers.map((entry) => ({ ...entry, targets: latest.get(entry.name) ?? [] }));
+    },
+    history: (name, query) => store.health.history({ provider: name, ...query }),
+    get: (name) => providerSet.get(name),
+  };
+  const diagnosis = new DiagnosisService({
+    proxy: (name) => proxies.get(name),
+    providers: { get: providers.get, summary: async (name) => (await providers.list()).find((entry) => entry.name === name) },
+    // The boot capture's ring buffer: cloud-init's console lines, when it got that far.
+    consoleLog: (proxyName) => consoles.consoleLog(proxyName),
+    probe: options.probe ?? probeProxy,
+    portCheck: options.portCheck ?? checkPort,
+    probeUrl: settings.probeUrl,
+    ipEchoUrl: settings.ipEchoUrl,
+    probeTimeoutMs: settings.probeTimeoutMs,
+    clock,
+  });
+
+  const hostSetup = new HostSetup({
+    configPath: settings.providersConfigPath,
+    entries: () => config.currentEntries(),
+    logger: log.child({ component: 'host-setup' }),
+  });
+  const hostConfig = new HostConfig({
+    configPath: settings.providersConfigPath,
+    setup: hostSetup,
+    proxies: () => store.proxies.list(),
+    reload: () => config.reload(),
+    logger: log.child({ component: 'host-config' }),
+  });
+
+  const { replica, startedAtMs } = options;
+  const cluster: ClusterApi = {
+    isLeader: () => leadership.isLeader(),
+    view: () => clusterView({ store, leadership, replica, startedAtMs, leaseMs: settings.leaderLeaseMs, nowMs: clock.now() }),
+  };
+
+  // Its start announces the first-start setup code in the log.
+  const auth = new AuthService({ logger: childLogger('auth', root), ...(options.auth ?? authOptionsFromEnv()), db: store.sql });
+  const httpLogger = childLogger('http', root);
+
+  return { config, consoles, proxies, proxySets, providers, diagnosis, hostSetup, hostConfig, cluster, auth, httpLogger };
+}

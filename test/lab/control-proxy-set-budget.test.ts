@@ -11,7 +11,7 @@ import { ControlLabRun } from './control-support';
 import { allReachable, definedByHost, labSet, setEvents, setMembers } from './proxy-set-lab-support';
 
 const readyTimeoutMs = 30_000;
-/** the set controller's interval when nothing wakes it sooner (server/runtime.ts) */
+/** the set controller's interval when nothing wakes it sooner (server/runtime/control-loops.ts) */
 const controllerIntervalMs = 10_000;
 
 let lab: Lab;

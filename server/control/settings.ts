@@ -1,5 +1,6 @@
 // Runtime settings from the environment. Durations read `500ms`, `15s`, `1m`, `2h`, `7d`, or a
 // bare number of seconds. A bad value stops the start with a message naming the variable.
+import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { databaseTransportProblem } from './database-transport';
 
@@ -45,6 +46,12 @@ export interface RuntimeSettings {
   configReloadDelayMs: number;
   /** a serial console nobody watches (and whose Proxy is not booting) is released after this */
   consoleIdleReleaseMs: number;
+  /** GATEWAY_PORT: the crawlers' forward proxy (issue 24); 0 = no gateway */
+  gatewayPort: number;
+  /** GATEWAY_HOST: where the gateway listens; default the dashboard's own bind address (HOST, as `npm start` uses it) */
+  gatewayHost: string;
+  /** GATEWAY_DRAIN: a Proxy being deleted or replaced keeps its open gateway tunnels this long before its VM goes */
+  gatewayDrainMs: number;
 }
 
 export class SettingsError extends Error {
@@ -99,12 +106,32 @@ function parseCount(text: string, variable: string): number {
   return value;
 }
 
+function parseGatewayPort(text: string, dashboardPort: string): number {
+  const value = Number(text);
+  if (!/^\s*\d+\s*$/.test(text) || value > 65_535) {
+    throw new SettingsError('GATEWAY_PORT', `${JSON.stringify(text)} is not a port (an integer from 0 to 65535; 0 turns the gateway off)`);
+  }
+  if (value !== 0 && String(value) === dashboardPort.trim()) {
+    throw new SettingsError('GATEWAY_PORT', `${value} is the dashboard's own PORT; pick another port for the gateway (default 8888)`);
+  }
+  return value;
+}
+
+/** An address or a host name to listen on, as `next start -H` takes it. */
+function parseListenHost(text: string, variable: string): string {
+  const host = text.trim();
+  if (isIP(host) === 0 && !/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$/.test(host)) {
+    throw new SettingsError(variable, `${JSON.stringify(text)} is not an address or host name to listen on (e.g. 0.0.0.0, 192.168.1.5, ::)`);
+  }
+  return host;
+}
+
 type DurationKey = {
   [K in keyof RuntimeSettings]-?: RuntimeSettings[K] extends number ? K : never;
 }[keyof RuntimeSettings];
 
 // One row per duration setting: the variable that sets it and its default.
-const durations: Record<Exclude<DurationKey, 'reconcileWorkers'>, { variable: string; fallback: string }> = {
+const durations: Record<Exclude<DurationKey, 'reconcileWorkers' | 'gatewayPort'>, { variable: string; fallback: string }> = {
   resyncIntervalMs: { variable: 'RESYNC_INTERVAL', fallback: '1m' },
   provisioningPollMs: { variable: 'PROVISIONING_POLL_INTERVAL', fallback: '10s' },
   quotaRetryMs: { variable: 'QUOTA_RETRY', fallback: '5m' },
@@ -124,6 +151,7 @@ const durations: Record<Exclude<DurationKey, 'reconcileWorkers'>, { variable: st
   consoleIdleReleaseMs: { variable: 'CONSOLE_IDLE_RELEASE', fallback: '1m' },
   leaderHeartbeatMs: { variable: 'LEADER_HEARTBEAT', fallback: '2s' },
   leaderLeaseMs: { variable: 'LEADER_LEASE', fallback: '10s' },
+  gatewayDrainMs: { variable: 'GATEWAY_DRAIN', fallback: '30s' },
 };
 
 const nonEmpty = (value: string | undefined): string | undefined => (value === undefined || value.trim() === '' ? undefined : value);
@@ -147,6 +175,7 @@ export function settingsFromEnv(env: Environment = process.env): RuntimeSettings
   const ipEchoUrl = nonEmpty(env.IP_ECHO_URL);
   const providersConfigPath = nonEmpty(env.PROVIDERS_CONFIG);
   const databaseUrl = nonEmpty(env.DATABASE_URL);
+  const gatewayHost = nonEmpty(env.GATEWAY_HOST);
   // The lease must outlast a few heartbeats, or a healthy leader would lose it between two.
   if (timing.leaderLeaseMs < 3 * timing.leaderHeartbeatMs) throw new SettingsError('LEADER_LEASE', 'must be at least three LEADER_HEARTBEAT intervals');
   const statsSampleTimeoutMs = statsTimeout(env, timing.statsSampleIntervalMs);
@@ -157,6 +186,9 @@ export function settingsFromEnv(env: Environment = process.env): RuntimeSettings
     replicaId: nonEmpty(env.REPLICA_ID) ?? `${hostname()}-${process.pid}`,
     replicaAddress: nonEmpty(env.REPLICA_ADDRESS) ?? `${hostname()}:${nonEmpty(env.PORT) ?? '3000'}`,
     reconcileWorkers: parseCount(nonEmpty(env.RECONCILE_WORKERS) ?? '3', 'RECONCILE_WORKERS'),
+    gatewayPort: parseGatewayPort(nonEmpty(env.GATEWAY_PORT) ?? '8888', nonEmpty(env.PORT) ?? '3000'),
+    // The dashboard's own default (package.json's start: next start -H "${HOST:-127.0.0.1}").
+    gatewayHost: gatewayHost ? parseListenHost(gatewayHost, 'GATEWAY_HOST') : (nonEmpty(env.HOST)?.trim() ?? '127.0.0.1'),
     ...(providersConfigPath ? { providersConfigPath } : {}),
     ...(databaseUrl ? { databaseUrl: parseDatabaseUrl(databaseUrl, env) } : {}),
     ...(probeUrl ? { probeUrl: parseUrl(probeUrl, 'PROBE_URL') } : {}),

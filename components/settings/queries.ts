@@ -1,35 +1,44 @@
 'use client';
-// API tokens (GET|POST /api/tokens, DELETE /api/tokens/{id}) and the admin password change. A new
-// token's secret comes back once, from the POST, and is never listed again.
+// API tokens (GET|POST /api/tokens, DELETE /api/tokens/{id}), gateway tokens (the same under
+// /api/gateway/tokens) and the admin password change. A new token's secret comes back once, from
+// the POST, and is never listed again.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createdTokenSchema, passwordChangedSchema, revokedTokenSchema, tokenListSchema } from '@/lib/api/auth';
 import { apiRequest } from '@/components/api/client';
 
 export type { ApiToken, CreatedToken } from '@/lib/api/auth';
 
-export const settingsKeys = { tokens: ['tokens'] as const };
+/** The two kinds of token: API tokens (discovery, metrics) and gateway tokens (the crawlers' proxy password). */
+export type TokenKind = 'api' | 'gateway';
 
-export function useTokens() {
+const tokensPath: Record<TokenKind, string> = { api: '/api/tokens', gateway: '/api/gateway/tokens' };
+
+// Gateway tokens share the Gateway page's key (components/gateway/queries.ts), so a token made or
+// revoked here shows there at once, and the reverse.
+export const settingsKeys = { tokens: ['tokens'] as const, gatewayTokens: ['gateway', 'tokens'] as const };
+const tokensKey: Record<TokenKind, readonly string[]> = { api: settingsKeys.tokens, gateway: settingsKeys.gatewayTokens };
+
+export function useTokens(kind: TokenKind = 'api') {
   return useQuery({
-    queryKey: settingsKeys.tokens,
-    queryFn: ({ signal }) => apiRequest('/api/tokens', tokenListSchema, { signal }),
+    queryKey: tokensKey[kind],
+    queryFn: ({ signal }) => apiRequest(tokensPath[kind], tokenListSchema, { signal }),
     select: (list) => list.tokens,
   });
 }
 
-export function useCreateToken() {
+export function useCreateToken(kind: TokenKind = 'api') {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (name: string) => apiRequest('/api/tokens', createdTokenSchema, { method: 'POST', body: { name } }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: settingsKeys.tokens }),
+    mutationFn: (name: string) => apiRequest(tokensPath[kind], createdTokenSchema, { method: 'POST', body: { name } }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: tokensKey[kind] }),
   });
 }
 
-export function useRevokeToken() {
+export function useRevokeToken(kind: TokenKind = 'api') {
   const queryClient = useQueryClient();
   return useMutation({
-    mutationFn: (id: string) => apiRequest(`/api/tokens/${encodeURIComponent(id)}`, revokedTokenSchema, { method: 'DELETE' }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: settingsKeys.tokens }),
+    mutationFn: (id: string) => apiRequest(`${tokensPath[kind]}/${encodeURIComponent(id)}`, revokedTokenSchema, { method: 'DELETE' }),
+    onSettled: () => queryClient.invalidateQueries({ queryKey: tokensKey[kind] }),
   });
 }
 

@@ -1,7 +1,8 @@
 'use client';
-// API tokens for crawler clients (discovery) and metrics scrapers: create one (its secret shown
-// once, with a copy button), list them, revoke behind a confirmation.
-import { useState } from 'react';
+// Tokens of one kind: API tokens for crawler clients (discovery) and metrics scrapers, or gateway
+// tokens, the crawlers' proxy password. Create one (its secret shown once, with a copy button),
+// list them, revoke behind a confirmation. The kinds differ only in words and in their API.
+import { type ReactNode, useState } from 'react';
 import { hasCode } from '@/components/api/client';
 import { Button } from '@/components/ui/button';
 import { ConfirmDialog } from '@/components/ui/confirm-dialog';
@@ -11,14 +12,59 @@ import { Field, controlClass } from '@/components/ui/field';
 import { formatTime } from '@/components/ui/format';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { TableScroll, Td, Th } from '@/components/ui/table';
-import { type ApiToken, type CreatedToken, useCreateToken, useRevokeToken, useTokens } from './queries';
+import { type ApiToken, type CreatedToken, type TokenKind, useCreateToken, useRevokeToken, useTokens } from './queries';
 
-function NewToken({ created, onDone }: { created: CreatedToken; onDone: () => void }) {
+interface KindText {
+  /** how a token of this kind is called, capitalised */
+  noun: string;
+  /** element ids, unique on the page */
+  fieldId: string;
+  testId: string;
+  nameHint: string;
+  /** what revoking does to the clients using it */
+  revokeEffect: string;
+  /** the list's accessible name */
+  listLabel: string;
+  /** the list while it loads or fails, in a sentence */
+  plural: string;
+  emptyTitle: string;
+  empty: ReactNode;
+}
+
+const kindText: Record<TokenKind, KindText> = {
+  api: {
+    noun: 'Token',
+    fieldId: 'token-name',
+    testId: 'new-token',
+    nameHint: 'What will use it, e.g. crawler-eu or prometheus.',
+    revokeEffect: 'Clients using this token get 401 from the discovery API and metrics from their next request.',
+    listLabel: 'API tokens',
+    plural: 'tokens',
+    emptyTitle: 'No API tokens',
+    empty: 'Crawler clients need one to ask the discovery API (GET /api/discovery/proxies) for proxy addresses; Prometheus needs one for /api/metrics.',
+  },
+  gateway: {
+    noun: 'Gateway token',
+    fieldId: 'gateway-token-name',
+    testId: 'new-gateway-token',
+    nameHint: 'Which crawler will use it, e.g. crawler-eu. It is the password of the proxy URL http://<selector>:<token>@<dashboard host>:8888.',
+    revokeEffect: 'Crawlers using this token get 407 from the gateway on their next connection.',
+    listLabel: 'Gateway tokens',
+    plural: 'gateway tokens',
+    emptyTitle: 'No gateway tokens',
+    empty:
+      'A crawler needs one as the password of its proxy URL to use the gateway. Gateway tokens open the gateway only, never the API; API tokens do not open the gateway.',
+  },
+};
+
+function NewToken({ created, text, onDone }: { created: CreatedToken; text: KindText; onDone: () => void }) {
   const [copied, setCopied] = useState(false);
   return (
     <div role="status" className="space-y-2 rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm text-emerald-950">
-      <p className="font-semibold">Token {created.name} created. Copy it now: it is not shown again.</p>
-      <code className="block break-all rounded bg-white p-2 font-mono text-xs text-slate-900" data-testid="new-token">
+      <p className="font-semibold">
+        {text.noun} {created.name} created. Copy it now: it is not shown again.
+      </p>
+      <code className="block break-all rounded bg-white p-2 font-mono text-xs text-slate-900" data-testid={text.testId}>
         {created.token}
       </code>
       <div className="flex gap-2">
@@ -38,9 +84,10 @@ function NewToken({ created, onDone }: { created: CreatedToken; onDone: () => vo
   );
 }
 
-function RevokeButton({ token }: { token: ApiToken }) {
+function RevokeButton({ token, kind }: { token: ApiToken; kind: TokenKind }) {
   const [open, setOpen] = useState(false);
-  const revoke = useRevokeToken();
+  const revoke = useRevokeToken(kind);
+  const text = kindText[kind];
   return (
     <>
       <Button tone="secondary" onClick={() => setOpen(true)}>
@@ -49,24 +96,22 @@ function RevokeButton({ token }: { token: ApiToken }) {
       <ConfirmDialog
         open={open}
         title={`Revoke ${token.name}?`}
-        confirmLabel="Revoke token"
+        confirmLabel={`Revoke ${text.noun.toLowerCase()}`}
         pending={revoke.isPending}
         error={revoke.error?.message}
         onClose={() => setOpen(false)}
         onConfirm={() => revoke.mutate(token.id, { onSuccess: () => setOpen(false) })}
       >
-        <p>
-          Clients using this token get 401 from the discovery API and metrics from their next request. This cannot be undone; create a new token for them
-          instead.
-        </p>
+        <p>{text.revokeEffect} This cannot be undone; create a new token for them instead.</p>
       </ConfirmDialog>
     </>
   );
 }
 
-export function TokensPanel() {
-  const tokens = useTokens();
-  const create = useCreateToken();
+export function TokensPanel({ kind = 'api' }: { kind?: TokenKind }) {
+  const tokens = useTokens(kind);
+  const create = useCreateToken(kind);
+  const text = kindText[kind];
   const [name, setName] = useState('');
   const [created, setCreated] = useState<CreatedToken>();
   const nameError = hasCode(create.error, 'ERR_INVALID_INPUT') ? (create.error.fields.name ?? create.error.message) : create.error?.message;
@@ -85,25 +130,23 @@ export function TokensPanel() {
         }}
       >
         <div className="min-w-56 flex-1">
-          <Field id="token-name" label="New token name" error={nameError} hint="What will use it, e.g. crawler-eu or prometheus.">
+          <Field id={text.fieldId} label={`New ${text.noun.toLowerCase()} name`} error={nameError} hint={text.nameHint}>
             {(aria) => <input {...aria} className={controlClass} value={name} onChange={(event) => setName(event.target.value)} required />}
           </Field>
         </div>
         <Button type="submit" tone="primary" disabled={create.isPending || name.trim() === ''}>
-          {create.isPending ? 'Creating…' : 'Create token'}
+          {create.isPending ? 'Creating…' : `Create ${text.noun.toLowerCase()}`}
         </Button>
       </form>
-      {created ? <NewToken created={created} onDone={() => setCreated(undefined)} /> : null}
+      {created ? <NewToken created={created} text={text} onDone={() => setCreated(undefined)} /> : null}
       {tokens.isPending ? (
-        <SkeletonRows rows={2} label="tokens" />
+        <SkeletonRows rows={2} label={text.plural} />
       ) : tokens.isError ? (
-        <ErrorPanel title="Could not load the tokens" error={tokens.error} onRetry={() => void tokens.refetch()} />
+        <ErrorPanel title={`Could not load the ${text.plural}`} error={tokens.error} onRetry={() => void tokens.refetch()} />
       ) : tokens.data.length === 0 ? (
-        <EmptyState title="No API tokens">
-          Crawler clients need one to ask the discovery API (GET /api/discovery/proxies) for proxy addresses; Prometheus needs one for /api/metrics.
-        </EmptyState>
+        <EmptyState title={text.emptyTitle}>{text.empty}</EmptyState>
       ) : (
-        <TableScroll label="API tokens">
+        <TableScroll label={text.listLabel}>
           <thead className="bg-slate-50">
             <tr>
               <Th>Name</Th>
@@ -123,7 +166,7 @@ export function TokensPanel() {
                 <Td>{formatTime(token.createdAt)}</Td>
                 <Td>{token.lastUsedAt ? formatTime(token.lastUsedAt) : 'never'}</Td>
                 <Td>
-                  <RevokeButton token={token} />
+                  <RevokeButton token={token} kind={kind} />
                 </Td>
               </tr>
             ))}

@@ -11,7 +11,7 @@ export default function SettingsPage() {
     <>
       <PageHeader
         title="Settings"
-        description="The SSH key the server logs in to hosts with, API tokens for crawler clients and metrics, and the admin password."
+        description="The SSH key the server logs in to hosts with, API tokens for crawler clients and metrics, gateway tokens for crawlers using the gateway, and the admin password."
       />
       <div className="space-y-6">
         <Panel title="SSH identity">
@@ -19,6 +19,9 @@ export default function SettingsPage() {
         </Panel>
         <Panel title="API tokens">
           <TokensPanel />
+        </Panel>
+        <Panel title="Gateway tokens">
+          <TokensPanel kind="gateway" />
         </Panel>
         <Panel title="Admin password">
           <PasswordForm />

@@ -73,6 +73,7 @@ export interface ServicesOptions {
   startedAtMs: number;
   live: LiveFeed;
   changes: ServiceChanges;
+  // The test seams and defaults of RuntimeOptions, passed through.
   registry?: ProviderRegistry;
   configLoader?: ConfigLoader;
   probe?: ProberOptions['probe'];
@@ -98,7 +99,7 @@ export interface RuntimeServices {
 const bootingPhases = new Set(['Pending', 'Provisioning', 'Running']);
 
 export function createServices(options: ServicesOptions): RuntimeServices {
-  const { settings, store, clock, logger: log, root, providerSet, leadership, live, changes } = options;
+  const { settings, store, clock, logger: log, root, providerSet, leadership, replica, startedAtMs, live, changes } = options;
   const config = new ConfigManager({
     path: settings.providersConfigPath,
     loader: options.configLoader,
@@ -180,7 +181,6 @@ export function createServices(options: ServicesOptions): RuntimeServices {
     logger: log.child({ component: 'host-config' }),
   });
 
-  const { replica, startedAtMs } = options;
   const cluster: ClusterApi = {
     isLeader: () => leadership.isLeader(),
     view: () => clusterView({ store, leadership, replica, startedAtMs, leaseMs: settings.leaderLeaseMs, nowMs: clock.now() }),

@@ -19,7 +19,8 @@ function hash64(text: string): bigint {
 }
 
 // Proxy names are few but churn (set members are replaced under new names): a bounded cache,
-// emptied when full, rather than one that grows for the life of the process.
+// emptied when full, rather than one that grows for the life of the process. It holds pure values,
+// so a copy per Next bundle (module state is per bundle) changes no answer.
 const maxCachedNames = 4096;
 const nameHashes = new Map<string, bigint>();
 

@@ -7,7 +7,8 @@
 //   without control characters. It only names the crawler in logs; it selects nothing.
 // - A part starts where `-set-`, `-label-`, `-session-` or `-proxy-` appears (lower case only; an
 //   upper-case `-SET-` is just text), or where the username ends with `-set`, `-label`,
-//   `-session` or `-proxy` (so a forgotten value is an error rather than a client name). Its value
+//   `-session` or `-proxy` (so a forgotten value is an error rather than a client name; a client
+//   name cannot end that way either). Its value
 //   runs to the next part or the end. The search for the next part starts after the previous
 //   keyword's trailing dash, so a value may start with a keyword (`-set-proxy-pool` is the set
 //   `proxy-pool`), but a value cannot contain `-set-`, `-label-`, `-session-` or `-proxy-`: a set,

@@ -8,11 +8,11 @@
 // - A part starts where `-set-`, `-label-`, `-session-` or `-proxy-` appears (lower case only; an
 //   upper-case `-SET-` is just text), or where the username ends with `-set`, `-label`,
 //   `-session` or `-proxy` (so a forgotten value is an error rather than a client name; a client
-//   name cannot end that way either). Its value
-//   runs to the next part or the end. The search for the next part starts after the previous
-//   keyword's trailing dash, so a value may start with a keyword (`-set-proxy-pool` is the set
-//   `proxy-pool`), but a value cannot contain `-set-`, `-label-`, `-session-` or `-proxy-`: a set,
-//   Proxy, label or session named that way cannot be addressed through the gateway.
+//   name cannot end that way either). Its value runs to the next part or the end. The search for
+//   the next part starts after the previous keyword's trailing dash, so a value may start with a
+//   keyword (`-set-proxy-pool` is the set `proxy-pool`), but a value cannot contain `-set-`,
+//   `-label-`, `-session-` or `-proxy-`: a set, Proxy, label or session named that way cannot be
+//   addressed through the gateway.
 // - Parts come in any order; each of -set, -session and -proxy at most once, each label key once.
 // - `-set-<set>`: only members of that ProxySet (its name rule: a DNS-1123 label of at most 57
 //   characters). The same pool as the discovery API's `set=` (the member label `proxyset=<set>`).

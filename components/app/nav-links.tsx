@@ -8,6 +8,7 @@ const sections = [
   { href: '/hosts', label: 'Hosts' },
   { href: '/proxies', label: 'Proxies' },
   { href: '/sets', label: 'Sets' },
+  { href: '/gateway', label: 'Gateway' },
   { href: '/settings', label: 'Settings' },
 ] as const;
 

@@ -63,3 +63,12 @@ export function buildUsername(choice: UsernameChoice): string {
   const session = choice.session ? `-session-${choice.session}` : '';
   return `${client}${set}${labels}${session}`;
 }
+
+/** A `key=value` the builder's label field holds, or why it is not one yet. */
+export function labelFromText(text: string): { label?: { key: string; value: string }; error?: string } {
+  const trimmed = text.trim();
+  if (trimmed === '') return {};
+  const eq = trimmed.indexOf('=');
+  if (eq <= 0) return { error: 'Write the label as key=value, e.g. pool=crawl.' };
+  return { label: { key: trimmed.slice(0, eq), value: trimmed.slice(eq + 1) } };
+}

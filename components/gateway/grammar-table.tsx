@@ -1,0 +1,37 @@
+// The username grammar as a reference table, from username-grammar.ts (the page's one copy of it).
+import { TableScroll, Td, Th } from '@/components/ui/table';
+import { grammar, grammarNotes, grammarSummary } from './username-grammar';
+
+export function GrammarTable() {
+  return (
+    <div className="space-y-3 text-sm text-slate-800">
+      <p>
+        The password is a gateway token; the username chooses the proxies:{' '}
+        <code className="break-words rounded bg-slate-100 px-1 font-mono text-xs text-slate-900">{grammarSummary}</code>
+      </p>
+      <TableScroll label="Username grammar">
+        <thead className="bg-slate-50">
+          <tr>
+            <Th>Part</Th>
+            <Th>Means</Th>
+            <Th>Example</Th>
+          </tr>
+        </thead>
+        <tbody className="divide-y divide-slate-100">
+          {grammar.map((entry) => (
+            <tr key={entry.form}>
+              <Td className="font-mono text-xs">{entry.form}</Td>
+              <Td className="min-w-64 whitespace-normal">{entry.meaning}</Td>
+              <Td className="font-mono text-xs">{entry.example}</Td>
+            </tr>
+          ))}
+        </tbody>
+      </TableScroll>
+      <ul className="list-disc space-y-1 pl-5 text-slate-700">
+        {grammarNotes.map((note) => (
+          <li key={note}>{note}</li>
+        ))}
+      </ul>
+    </div>
+  );
+}

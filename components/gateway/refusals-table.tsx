@@ -1,0 +1,34 @@
+// The gateway's last refusals, newest first: when, which crawler address, why (in words and the
+// code), and the sentence the crawler got in X-Gateway-Error. Presentational.
+import type { GatewayRefusal } from '@/lib/api/gateway';
+import { formatTime } from '@/components/ui/format';
+import { TableScroll, Td, Th } from '@/components/ui/table';
+import { refusalCause } from './traffic-model';
+
+export function RefusalsTable({ refusals }: { refusals: GatewayRefusal[] }) {
+  if (refusals.length === 0) return <p className="text-sm text-slate-600">No refusals: every connection so far had a valid token and found a proxy.</p>;
+  return (
+    <TableScroll label="Last refusals">
+      <thead className="bg-slate-50">
+        <tr>
+          <Th>When</Th>
+          <Th>Client</Th>
+          <Th>Reason</Th>
+          <Th>What the crawler was told</Th>
+        </tr>
+      </thead>
+      <tbody className="divide-y divide-slate-100">
+        {refusals.map((refusal, index) => (
+          <tr key={`${refusal.at}-${index}`}>
+            <Td>{formatTime(refusal.at)}</Td>
+            <Td className="font-mono text-xs">{refusal.client}</Td>
+            <Td>
+              {refusalCause(refusal.cause)} <span className="font-mono text-xs text-slate-600">({refusal.cause})</span>
+            </Td>
+            <Td className="min-w-64 whitespace-normal break-words">{refusal.message}</Td>
+          </tr>
+        ))}
+      </tbody>
+    </TableScroll>
+  );
+}

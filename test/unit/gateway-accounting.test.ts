@@ -59,7 +59,7 @@ describe('GatewayAccounting', () => {
     accounting.refused({ at: 3, client: '10.0.0.7', cause: 'no-ready-proxy', message: 'no Ready proxy in set eu' });
 
     const snapshot = accounting.snapshot();
-    expect(snapshot.proxies[0].failures).toEqual({ 'upstream-refused': 1 });
+    expect(snapshot.proxies[0]?.failures).toEqual({ 'upstream-refused': 1 });
     expect(snapshot.refusals).toEqual({ 'bad-credentials': 2, 'no-ready-proxy': 1 });
     expect(snapshot.recentRefusals.map((refusal) => refusal.at)).toEqual([3, 2, 1]);
     expect(await metrics.registry.metrics()).toContain('proxy_operator_gateway_connections_total{proxy="",result="bad-credentials"} 2');
@@ -99,7 +99,7 @@ describe('GatewayAccounting', () => {
 
     const snapshot = accounting.snapshot();
     expect(snapshot.recentRefusals).toHaveLength(20);
-    expect(snapshot.recentRefusals[0].at).toBe(24);
+    expect(snapshot.recentRefusals[0]?.at).toBe(24);
     expect(snapshot.sessions.map((session) => session.session)).toEqual([
       'still-open',
       's1500',

@@ -89,4 +89,16 @@ describe.each(storeEngines)('gateway tokens in the %s store', (engine) => {
     expect(await auth.tokenPrincipal(api.token)).toEqual({ kind: 'token', tokenId: api.id });
     expect(await auth.gatewayTokens.verify(gateway.token)).toEqual({ id: gateway.id, name: 'crawler' });
   });
+
+  it('are told apart by their prefix even when both tables hold the same id and secret hash', async () => {
+    const auth = newService();
+    const gateway = await auth.gatewayTokens.create('crawler');
+    await db.run(`INSERT INTO api_tokens SELECT * FROM gateway_tokens WHERE id = ?`, [gateway.id]);
+    expect(await auth.tokenPrincipal(gateway.token)).toBeUndefined();
+    expect(await auth.tokenPrincipal(gateway.token.replace(/^kvm2g_/, 'kvm2p_'))).toEqual({ kind: 'token', tokenId: gateway.id });
+    const api = await auth.createToken('scraper');
+    await db.run(`INSERT INTO gateway_tokens SELECT * FROM api_tokens WHERE id = ?`, [api.id]);
+    expect(await auth.gatewayTokens.verify(api.token)).toBeUndefined();
+    expect(await auth.gatewayTokens.verify(api.token.replace(/^kvm2p_/, 'kvm2g_'))).toEqual({ id: api.id, name: 'scraper' });
+  });
 });

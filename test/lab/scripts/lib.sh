@@ -94,8 +94,11 @@ host_init_pid_file() { echo "$RUN_DIR/$1-init.pid"; }
 
 PACKAGES=(libvirt-daemon-system libvirt-clients qemu-system-x86 qemu-utils ovmf openssh-server
   dnsmasq-base genisoimage iproute2 dbus polkitd curl python3-libvirt python3-minimal util-linux
-  chromium postgresql)  # chromium: the browser tests drive Debian's build through playwright-core;
-# postgresql: the replica tests' database (and the unit store tests' throwaway clusters)
+  chromium postgresql squid)  # chromium: the browser tests drive Debian's build through playwright-core;
+# postgresql: the replica tests' database (and the unit store tests' throwaway clusters);
+# squid: the gateway test's upstreams (test/lab/harness/squid.ts), each in a namespace of its own
+# Those namespaces (the test removes them; down.sh too, should it die half way).
+GATEWAY_SQUID_NETNS=(kvm2lab-squid1 kvm2lab-squid2 kvm2lab-squid3)
 
 log() { printf '[lab] %s\n' "$*" >&2; }
 die() { printf '[lab] error: %s\n' "$*" >&2; exit 1; }

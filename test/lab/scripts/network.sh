@@ -86,4 +86,6 @@ remove_network() {
     # The namespace's deletion takes the root end along, asynchronously: gone by now or soon.
     if ip link show "$veth" >/dev/null 2>&1; then ip link delete "$veth" 2>/dev/null || ! ip link show "$veth" >/dev/null 2>&1; fi
   done
+  local netns
+  for netns in "${GATEWAY_SQUID_NETNS[@]}"; do remove_netns "$netns"; done
 }

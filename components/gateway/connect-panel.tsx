@@ -39,7 +39,7 @@ function TokenNote({ choice }: { choice: TokenChoice }) {
     );
   return (
     <p className="text-sm text-slate-700">
-      Create a gateway token above: it replaces <code className="font-mono">{noTokenPlaceholder}</code> in the URL.
+      Create one with New gateway token: it replaces <code className="font-mono">{noTokenPlaceholder}</code> in the URL.
     </p>
   );
 }

@@ -2,6 +2,9 @@
 import { TableScroll, Td, Th } from '@/components/ui/table';
 import { grammar, grammarNotes, grammarSummary } from './username-grammar';
 
+// Td keeps its text on one line; prose wraps.
+const wrappingCell = 'min-w-64 px-3 py-2 text-slate-900';
+
 export function GrammarTable() {
   return (
     <div className="space-y-3 text-sm text-slate-800">
@@ -21,7 +24,7 @@ export function GrammarTable() {
           {grammar.map((entry) => (
             <tr key={entry.form}>
               <Td className="font-mono text-xs">{entry.form}</Td>
-              <Td className="min-w-64 whitespace-normal">{entry.meaning}</Td>
+              <td className={wrappingCell}>{entry.meaning}</td>
               <Td className="font-mono text-xs">{entry.example}</Td>
             </tr>
           ))}

@@ -25,7 +25,8 @@ export function RefusalsTable({ refusals }: { refusals: GatewayRefusal[] }) {
             <Td>
               {refusalCause(refusal.cause)} <span className="font-mono text-xs text-slate-600">({refusal.cause})</span>
             </Td>
-            <Td className="min-w-64 whitespace-normal break-words">{refusal.message}</Td>
+            {/* Td keeps its text on one line; the sentence wraps. */}
+            <td className="min-w-64 break-words px-3 py-2 text-slate-900">{refusal.message}</td>
           </tr>
         ))}
       </tbody>

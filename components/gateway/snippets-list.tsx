@@ -15,7 +15,7 @@ export function SnippetsList({ credentials }: { credentials: GatewayCredentials 
             </h3>
             <CopyButton text={snippet.code} label={`Copy ${snippet.title}`} />
           </div>
-          <pre className="whitespace-pre-wrap break-all rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100" data-testid={`snippet-${snippet.tool}`}>
+          <pre className="whitespace-pre-wrap break-words rounded-md bg-slate-900 p-3 font-mono text-xs text-slate-100" data-testid={`snippet-${snippet.tool}`}>
             {snippet.code}
           </pre>
         </section>

@@ -17,7 +17,7 @@ const proxyLink = (name: string) => (
 
 function Tile({ label, value, hint }: { label: string; value: string; hint: string }) {
   return (
-    <div className="rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
+    <div className="min-w-0 rounded-lg border border-slate-200 bg-white p-4 shadow-sm">
       <p className="text-xs font-medium uppercase tracking-wide text-slate-600">{label}</p>
       <p className="mt-1 text-2xl font-semibold text-slate-900">{value}</p>
       <p className="mt-1 text-xs text-slate-600">{hint}</p>
@@ -97,7 +97,7 @@ export function GatewayTraffic({ view }: { view: GatewayView }) {
           </TrafficTable>
         )}
       </Panel>
-      <div className="grid gap-6 xl:grid-cols-2">
+      <div className="space-y-6">
         <Panel title="Traffic per gateway token" headingLevel={3}>
           {view.tokens.length === 0 ? (
             <p className="text-sm text-slate-600">No token has opened a connection yet.</p>

@@ -23,7 +23,7 @@ export function GatewayTile() {
   const totals = gatewayTotals(gateway.data);
   return (
     <Panel title="Gateway" actions={<LinkButton href="/gateway">Gateway page</LinkButton>}>
-      <dl className="grid grid-cols-3 gap-4" data-testid="overview-gateway">
+      <dl className="grid grid-cols-2 gap-4 sm:grid-cols-3" data-testid="overview-gateway">
         <Figure label="Bytes in" value={formatBytes(totals.bytesIn)} />
         <Figure label="Bytes out" value={formatBytes(totals.bytesOut)} />
         <Figure label="Open tunnels" value={String(totals.open)} />

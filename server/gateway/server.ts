@@ -7,7 +7,8 @@
 // prepareRequestFunction returns no upstreamProxyUrl, so every path here either returns an http://
 // upstream that `choose` named or throws a RequestError (an answer to the client). The dial itself
 // goes through UpstreamAgent (upstream-agent.ts), which only ever dials proxies `choose` named and
-// is the hand-written part: proxy-chain has no retry, see that file.
+// is the hand-written part: proxy-chain has no retry, see that file. When every attempt fails, the
+// client gets 502 with X-Gateway-Error naming the proxies tried (or `choose`'s own refusal).
 //
 // Refusals: no credentials is 407 with Proxy-Authenticate (browsers ask without credentials first,
 // so this one is not counted against the client); a wrong token is 407 and counts towards the
@@ -18,7 +19,7 @@ import { Server as ProxyChainServer, RequestError, type PrepareRequestFunctionOp
 import { defaultLoginLimits, LoginRateLimiter, type LoginLimits } from '@/server/auth/rate-limit';
 import type { Logger } from '@/server/telemetry/logger';
 import { TunnelRegistry, type TunnelObserver } from './tunnels';
-import { UpstreamAgent, type ChooseResult } from './upstream-agent';
+import { DialledAgent, dialUpstream, type ChooseResult, type Refusal } from './upstream-agent';
 
 export type { TunnelObserver } from './tunnels';
 
@@ -40,7 +41,7 @@ export interface GatewayServerOptions {
   /** checks a gateway token; undefined when it is unknown, revoked or wrong */
   authenticate: (username: string, password: string, clientAddress: string) => Promise<{ tokenId: string } | undefined>;
   /** picks a Ready proxy for `username`'s selector, never one in `exclude` (those failed just now) */
-  choose: (request: { username: string; exclude: Set<string> }) => GatewayChoice;
+  choose: (request: { username: string; exclude: Set<string> }) => GatewayChoice | Promise<GatewayChoice>;
   logger: Logger;
   /** tunnels opened, their bytes while open (at least every statsIntervalMs) and their end */
   observer?: TunnelObserver;
@@ -159,15 +160,16 @@ export class GatewayServer {
     const tokenId = await this.authenticated(request, client);
     const username = request.username;
     const choose = (exclude: Set<string>) => this.options.choose({ username, exclude });
-    const first = choose(new Set());
-    if ('refusal' in first) {
-      const status = Number.isInteger(first.status) && first.status >= 400 && first.status <= 599 ? first.status : 503;
-      this.refuse({ client, status, cause: first.cause ?? 'no-proxy', message: first.refusal });
-    }
+    const refuseChoice = (choice: Refusal): never => {
+      const status = Number.isInteger(choice.status) && choice.status >= 400 && choice.status <= 599 ? choice.status : 503;
+      return this.refuse({ client, status, cause: choice.cause ?? 'no-proxy', message: choice.refusal });
+    };
+    const first = await choose(new Set());
+    if ('refusal' in first) return refuseChoice(first);
     if (new URL(first.upstreamUrl).protocol !== 'http:') {
       this.refuse({ client, status: 502, cause: 'bad-upstream', message: `proxy ${first.proxy} has no http:// address` });
     }
-    const agent = new UpstreamAgent({
+    const dialled = await dialUpstream({
       first,
       choose,
       maxRetries,
@@ -176,9 +178,12 @@ export class GatewayServer {
         this.options.logger.warn({ proxy, cause, client }, 'gateway could not reach a proxy; trying another');
         this.options.failed?.(proxy, cause);
       },
-      connected: (proxy, socket, session) =>
-        this.tunnels.add({ proxy, token: tokenId, ...(session ? { session } : {}), socket, clientConnection: request.connectionId }),
     });
-    return { upstreamProxyUrl: first.upstreamUrl, httpAgent: agent };
+    if ('refusal' in dialled) return refuseChoice(dialled);
+    const { proxy, session, socket } = dialled;
+    this.tunnels.add({ proxy, token: tokenId, ...(session ? { session } : {}), socket, clientConnection: request.connectionId });
+    // proxy-chain writes the request to upstreamProxyUrl's origin through this agent, i.e. on the
+    // socket dialled above (the first choice's URL only gives it the credentials and the form).
+    return { upstreamProxyUrl: first.upstreamUrl, httpAgent: new DialledAgent(socket) };
   }
 }

@@ -204,15 +204,28 @@ describe('gateway server', () => {
     expect(b.carried).toEqual([target.address, target.address]);
   });
 
-  it('gives up after two retries with an answer, not a hang', async () => {
+  it('gives up after two retries with 502 naming the proxies tried, not a hang', async () => {
     const target = await startTarget();
     const dead = await Promise.all(['d1', 'd2', 'd3', 'd4'].map((name) => deadUpstream(name)));
     const { endpoint, chooseCalls } = await startGateway({ upstreams: dead });
     const plain = await proxyGet(endpoint, `http://${target.address}/`);
-    expect(plain.status).toBe(594);
+    expect(plain.status).toBe(502);
+    expect(plain.headers['x-gateway-error']).toBe('d1 (ECONNREFUSED), d2 (ECONNREFUSED), d3 (ECONNREFUSED) failed: no more proxies are tried');
     const tunnel = await proxyConnect(endpoint, target.address);
-    expect(tunnel.status).toBe(594);
+    expect(tunnel.status).toBe(502);
+    expect(tunnel.headers['x-gateway-error']).toMatch(/^d1 \(ECONNREFUSED\), d2/);
     expect(chooseCalls.map((call) => call.exclude)).toEqual([[], ['d1'], ['d1', 'd2'], [], ['d1'], ['d1', 'd2']]);
+  });
+
+  it('answers the refusal of choose when no other proxy is left to retry on', async () => {
+    const target = await startTarget();
+    const dead = await deadUpstream('only-one');
+    const { endpoint, chooseCalls } = await startGateway({ upstreams: [dead] });
+    const plain = await proxyGet(endpoint, `http://${target.address}/`);
+    expect(plain.status).toBe(503);
+    expect(plain.headers['x-gateway-error']).toBe('no Ready proxy for this selector');
+    expect(chooseCalls.map((call) => call.exclude)).toEqual([[], ['only-one']]);
+    expect(target.seen).toEqual([]);
   });
 
   it("reports a tunnel's byte counts while it is open, and its exact totals when it closes", async () => {

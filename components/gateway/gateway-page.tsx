@@ -30,6 +30,13 @@ export function GatewayPage() {
     );
   return (
     <div className="space-y-6">
+      {!view.listening && (
+        <Panel title="The gateway is not listening">
+          <p role="alert" className="text-sm text-red-800">
+            {view.error}
+          </p>
+        </Panel>
+      )}
       <ConnectPanel view={view} />
       {grammar}
       <section aria-labelledby="gateway-traffic-heading" className="space-y-4">

@@ -32,12 +32,15 @@ export function failureSummary(failures: GatewayProxyTraffic['failures']): strin
 
 /** Refusal causes (lib/api/gateway.ts) in words; an unknown code is shown as it is. */
 export const refusalCauses: Record<string, string> = {
-  'bad-credentials': 'missing or wrong gateway token',
+  'no-credentials': 'no gateway token given',
+  'bad-token': 'unknown or revoked gateway token',
+  'rate-limited': 'too many wrong tokens from this address',
+  'token-check-failed': 'the token could not be checked',
   'no-ready-proxy': 'no Ready proxy for the selector',
   'proxy-not-ready': 'the pinned Proxy is not Ready',
-  'unknown-proxy': 'no such Proxy',
-  'unknown-set': 'no such set',
-  'bad-username': 'the username does not follow the grammar',
+  'proxy-unknown': 'no such Proxy',
+  'set-unknown': 'no such set',
+  'username-invalid': 'the username does not follow the grammar',
   'upstream-failed': 'every proxy tried failed',
 };
 

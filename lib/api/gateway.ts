@@ -41,7 +41,7 @@ export const gatewayRefusalSchema = z.strictObject({
   at: z.string(),
   /** the crawler's address */
   client: z.string(),
-  /** a short code: bad-credentials, no-ready-proxy, proxy-not-ready, unknown-proxy, unknown-set, bad-username, upstream-failed */
+  /** a short code: no-credentials, bad-token, rate-limited, username-invalid, set-unknown, proxy-unknown, proxy-not-ready, no-ready-proxy, upstream-failed */
   cause: z.string(),
   /** the sentence the crawler got in X-Gateway-Error */
   message: z.string(),
@@ -51,6 +51,9 @@ export type GatewayRefusal = z.infer<typeof gatewayRefusalSchema>;
 export const gatewayViewSchema = z.strictObject({
   /** false when GATEWAY_PORT=0 */
   enabled: z.boolean(),
+  /** false when enabled but the port could not be taken (`error` says why) */
+  listening: z.boolean(),
+  error: z.string().optional(),
   /** the address the gateway listens on (as configured: 0.0.0.0 means every interface) */
   host: z.string(),
   port: z.number(),

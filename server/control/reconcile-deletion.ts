@@ -18,6 +18,7 @@ export async function runDeletion(pass: Pass): Promise<PassOutcome> {
       // back, orphan GC finds the instance by its uid, which then matches no Proxy.
       pass.logger.warn({ provider: record.spec.provider, providerID }, 'provider not configured; the instance is left for orphan GC');
     } else {
+      await deps.drain?.(record.name, deps.signal);
       try {
         if (providerID !== undefined) await provider.delete(providerID, { signal: deps.signal });
         else await deleteInstancesOwnedBy({ provider, uid: record.uid, signal: deps.signal });

@@ -40,6 +40,8 @@ export interface ControlLoopsOptions {
   diagnosis: DiagnosisService;
   /** replaces the HTTP probe (tests) */
   probe?: ProberOptions['probe'];
+  /** the gateway's drain of a Proxy about to be deleted */
+  drain: (proxy: string, signal: AbortSignal) => Promise<void>;
 }
 
 export interface ControlLoops {
@@ -96,6 +98,7 @@ export function createControlLoops(options: ControlLoopsOptions): ControlLoops {
     onInstanceStarted: (name, providerID) => consoles.capture(name, providerID),
     // A VM started before this process led (a restart, a new leader) and still booting: capture again.
     onInstanceObserved: (name, providerID) => consoles.resumeCapture(name, providerID),
+    drain: options.drain,
   });
   const monitor = new Monitor({
     store,

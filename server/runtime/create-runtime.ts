@@ -31,6 +31,7 @@ import type { ProxyService } from '@/server/control/proxy-service';
 import type { ProxySetService } from '@/server/control/proxy-set-service';
 import type { Reconciler } from '@/server/control/reconciler';
 import type { Sampler } from '@/server/control/sampler';
+import { GatewayService } from '@/server/gateway/gateway-service';
 import type { RuntimeSettings } from '@/server/control/settings';
 import { createControlLoops } from './control-loops';
 import { type ClusterApi, createServices, type ProvidersApi } from './services';
@@ -81,6 +82,8 @@ export interface Runtime {
   readonly live: LiveFeed;
   /** the serial consoles held for the Proxies' VMs (pages watching, boot capture) */
   readonly consoles: ConsoleManager;
+  /** the crawlers' forward proxy in front of the fleet (every replica serves it) */
+  readonly gateway: GatewayService;
   /** The console output buffered for a Proxy (its last 256 KiB, as text); undefined when none was captured. */
   consoleLog(proxyName: string): string | undefined;
   configStatus(): ConfigStatus;
@@ -144,6 +147,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     },
   });
   const { config, consoles, auth } = services;
+  const gateway = new GatewayService({
+    host: settings.gatewayHost,
+    port: settings.gatewayPort,
+    drainMs: settings.gatewayDrainMs,
+    proxies: () => services.proxies.list(),
+    setNames: async () => (await store.proxySets.list()).map((set) => set.name),
+    watchProxies: (listener) => store.proxies.watch(listener),
+    verifyToken: (token) => auth.gatewayTokens.verify(token),
+    tokenNames: async () => new Map((await auth.gatewayTokens.list()).map((token) => [token.id, token.name])),
+    // The prober runs on the leader; elsewhere the failure still keeps the proxy suspect here.
+    probeNow: (proxy) => loops.prober.kick(proxy),
+    metrics,
+    logger: childLogger('gateway', root),
+    clock,
+  });
   const loops = createControlLoops({
     settings,
     store,
@@ -158,6 +176,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     proxies: services.proxies,
     diagnosis: services.diagnosis,
     probe: options.probe,
+    drain: (proxy, signal) => gateway.drain(proxy, signal),
   });
 
   let stopping: Promise<void> | undefined;
@@ -182,6 +201,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     httpLogger: services.httpLogger,
     live,
     consoles,
+    gateway,
     consoleLog: (proxyName) => consoles.consoleLog(proxyName),
     configStatus: () => config.status(),
     reloadConfig: () => config.reload(),
@@ -191,6 +211,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       await auth.init();
       await config.reload();
       config.startWatching();
+      await gateway.start();
       started = true;
       leadership.start({
         gained: () => void loops.start(),
@@ -221,6 +242,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
         live.close();
         stopPublishingProxies();
         loops.detach();
+        await gateway.stop();
         await config.stop();
         await leadership.stop();
         await loops.stop();

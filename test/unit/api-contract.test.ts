@@ -18,6 +18,7 @@ import { clusterSchema } from '@/lib/api/cluster';
 import { configSummarySchema } from '@/lib/api/config';
 import { consoleEventSchema, consoleInputResultSchema, consoleTakeoverSchema } from '@/lib/api/console';
 import { parseEventStream } from '@/lib/api/event-stream';
+import { gatewayViewSchema } from '@/lib/api/gateway';
 import { livenessSchema } from '@/lib/api/health';
 import { diagnosisSchema } from '@/lib/api/diagnosis';
 import { liveMessageSchema } from '@/lib/api/live';
@@ -473,6 +474,12 @@ const cases: ContractCase[] = [
     status: 200,
     schema: tokenListSchema,
     call: () => api.call(h.gatewayTokens.GET, '/api/gateway/tokens', 'GET', session()),
+  },
+  {
+    route: 'GET /api/gateway',
+    status: 200,
+    schema: gatewayViewSchema,
+    call: () => api.call(h.gateway.GET, '/api/gateway', 'GET', session()),
   },
   {
     route: 'POST /api/proxysets/preview',

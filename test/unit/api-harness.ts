@@ -13,6 +13,7 @@ import * as status from '@/app/api/auth/status/route';
 import * as cluster from '@/app/api/cluster/route';
 import * as config from '@/app/api/config/route';
 import * as discovery from '@/app/api/discovery/proxies/route';
+import * as gateway from '@/app/api/gateway/route';
 import * as gatewayToken from '@/app/api/gateway/tokens/[id]/route';
 import * as gatewayTokens from '@/app/api/gateway/tokens/route';
 import * as liveEvents from '@/app/api/events/route';
@@ -172,6 +173,7 @@ export const routeTable: RouteRow[] = [
   { method: 'GET', path: '/api/tokens', handler: tokens.GET, access: 'admin' },
   { method: 'POST', path: '/api/tokens', handler: tokens.POST, access: 'admin' },
   { method: 'DELETE', path: '/api/tokens/0123456789abcdef', handler: token.DELETE, params: p({ id: '0123456789abcdef' }), access: 'admin' },
+  { method: 'GET', path: '/api/gateway', handler: gateway.GET, access: 'admin' },
   { method: 'GET', path: '/api/gateway/tokens', handler: gatewayTokens.GET, access: 'admin' },
   { method: 'POST', path: '/api/gateway/tokens', handler: gatewayTokens.POST, access: 'admin' },
   {
@@ -223,6 +225,7 @@ export const handlers = {
   proxySetPlan,
   token,
   tokens,
+  gateway,
   gatewayToken,
   gatewayTokens,
   sshIdentity,
@@ -429,6 +432,8 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
       PROBE_INTERVAL: quiet,
       PROVIDER_CHECK_INTERVAL: quiet,
       HOUSEKEEPING_INTERVAL: quiet,
+      // Unit tests run in parallel: none listens on the gateway's fixed port (its lab test does).
+      GATEWAY_PORT: '0',
     }),
     registry,
     configLoader: async () => [{ name: 'fake-1', type: 'fake' }, kvm2Entry],

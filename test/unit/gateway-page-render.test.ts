@@ -20,6 +20,7 @@ const MiB = 1024 * 1024;
 
 const view: GatewayView = {
   enabled: true,
+  listening: true,
   host: 'gw.lan',
   port: 8888,
   drainMs: 30_000,
@@ -32,7 +33,7 @@ const view: GatewayView = {
     { token: 'fedcba9876543210', bytesIn: 1 * MiB, bytesOut: 1024, open: 1, tunnels: 4 },
   ],
   sessions: [{ session: 'user-42', proxy: 'edge-1', bytesIn: 2 * MiB, bytesOut: 2048, open: 1, tunnels: 2 }],
-  refusals: [{ at: '2026-12-02T08:00:00.000Z', client: '192.168.1.77', cause: 'bad-credentials', message: 'gateway: wrong or missing token' }],
+  refusals: [{ at: '2026-12-02T08:00:00.000Z', client: '192.168.1.77', cause: 'bad-token', message: 'gateway: wrong or missing token' }],
 };
 
 const tokens: TokenList = { tokens: [{ id: '0123456789abcdef', name: 'crawler-eu', prefix: 'kvm2g_0123456789abcdef', createdAt: '2026-12-01T00:00:00Z' }] };
@@ -98,7 +99,7 @@ describe('the Gateway page', () => {
 
   it('lists the last refusals with their reason in words and the client address', () => {
     const { text } = render(createElement(GatewayPage), { gateway: view, tokens });
-    expect(text).toContain('192.168.1.77 missing or wrong gateway token (bad-credentials) gateway: wrong or missing token');
+    expect(text).toContain('192.168.1.77 unknown or revoked gateway token (bad-token) gateway: wrong or missing token');
   });
 
   it('says what to do when there are no tokens and no traffic yet', () => {
@@ -108,6 +109,13 @@ describe('the Gateway page', () => {
     expect(text).toContain('http://crawler:GATEWAY_TOKEN@gw.lan:8888');
     expect(text).toContain('No traffic yet Point a crawler at the URL above');
     expect(text).toContain('No refusals');
+  });
+
+  it('says why the gateway is not listening and what to do', () => {
+    const error = 'cannot listen on 0.0.0.0:8888: listen EADDRINUSE; set GATEWAY_PORT to a free port (0 turns the gateway off)';
+    const { text } = render(createElement(GatewayPage), { gateway: { ...view, listening: false, error }, tokens });
+    expect(text).toContain('The gateway is not listening');
+    expect(text).toContain(error);
   });
 
   it('says the gateway is off and how to turn it on, and offers no URL', () => {

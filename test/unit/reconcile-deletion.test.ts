@@ -41,6 +41,29 @@ describe('deleting a Proxy', () => {
     expect(await harness!.store.sql.all('SELECT * FROM proxy_events')).toEqual([]);
   });
 
+  it("lets the gateway drain the Proxy's tunnels after Deleting is committed and before the VM is deleted", async () => {
+    const provider = new FakeProvider({ name: 'fake-1' });
+    const order: string[] = [];
+    harness = await controlPlane({
+      providers: [provider],
+      drain: async (proxy) => {
+        order.push(`drain ${proxy} (${(await harness!.store.proxies.get(proxy))!.status.phase})`);
+      },
+    });
+    await harness.proxies.create(managedProxy('alpha'));
+    await harness.settle();
+    const realDelete = provider.delete.bind(provider);
+    provider.delete = async (id, options) => {
+      order.push(`delete ${id}`);
+      return realDelete(id, options);
+    };
+
+    await harness.proxies.delete('alpha');
+    await harness.settle();
+
+    expect(order).toEqual(['drain alpha (Deleting)', `delete ${providerID}`]);
+  });
+
   it.each([
     ['transient', new ErrTransient('connection reset')],
     ['permanent', new ErrPermanent('malformed providerID')],

@@ -34,6 +34,7 @@ const pages = (): Array<{ name: string; path: string }> => [
   { name: 'proxy-new', path: '/proxies/new' },
   { name: 'proxy', path: `/proxies/${staticProxy}` },
   { name: 'settings', path: '/settings' },
+  { name: 'gateway', path: '/gateway' },
 ];
 
 const widths = [

@@ -53,8 +53,8 @@ const steps: Array<{ title: string; body: ReactNode }> = [
 const sample = `- name: kvm2-home
   type: kvm2
   kvm2:
-    sshKeyFile: /etc/proxy-operator/kvm/id_ed25519
-    knownHostsFile: /etc/proxy-operator/kvm/known_hosts
+    sshKeyFile: /etc/kvm2-proxies/id_ed25519
+    knownHostsFile: /etc/kvm2-proxies/known_hosts
     images:
       debian-13:
         url: https://cloud.debian.org/images/cloud/trixie/latest/debian-13-generic-amd64.qcow2

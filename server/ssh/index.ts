@@ -2,7 +2,7 @@
 //
 //   const dialer = libvirtSocketDialer({
 //     address: 'beelink:22', user: 'novakj', socketPath: '/var/run/libvirt/libvirt-sock',
-//     keyFile: '/etc/proxy-operator/kvm/id_ed25519', knownHostsFile: '/etc/proxy-operator/kvm/known_hosts',
+//     keyFile: '/etc/kvm2-proxies/id_ed25519', knownHostsFile: '/etc/kvm2-proxies/known_hosts',
 //     timeoutMs: 10_000,               // TCP connect + SSH handshake + socket forward
 //   });
 //   const socket = await dialer.dial(signal);   // a Duplex: the remote unix socket

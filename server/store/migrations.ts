@@ -209,6 +209,27 @@ export const migrations: readonly Migration[] = [
         last_used_at INTEGER
       );`,
   },
+  {
+    // server/gateway/traffic-sync: what each replica's gateway moved, per Proxy, per gateway token
+    // and per (Proxy, failure cause), added as deltas under the replica's id (so a restart, whose
+    // counters start at 0, never takes a total back); open_now is the replica's open tunnels at
+    // its last flush. Replicas gone for good are folded into replica_id ''.
+    version: 10,
+    name: 'gateway traffic',
+    up: `
+      CREATE TABLE gateway_traffic (
+        replica_id TEXT NOT NULL,
+        kind TEXT NOT NULL,
+        name TEXT NOT NULL,
+        cause TEXT NOT NULL,
+        bytes_in INTEGER NOT NULL,
+        bytes_out INTEGER NOT NULL,
+        connections INTEGER NOT NULL,
+        open_now INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL,
+        PRIMARY KEY (replica_id, kind, name, cause)
+      );`,
+  },
 ];
 
 /**

@@ -19,6 +19,7 @@ const allTables = [
   'api_tokens',
   'auth_secrets',
   'gateway_tokens',
+  'gateway_traffic',
   'host_stats',
   'probe_history',
   'provider_health',

@@ -52,6 +52,10 @@ export interface RuntimeSettings {
   gatewayHost: string;
   /** GATEWAY_DRAIN: a Proxy being deleted or replaced keeps its open gateway tunnels this long before its VM goes */
   gatewayDrainMs: number;
+  /** SSH_DIALS_MAX: SSH dials (connect, handshake, authentication) in flight in this process; more wait their turn */
+  sshDialsMax: number;
+  /** SSH_DIALS_PER_ADDRESS: SSH dials in flight to one sshd address; keep it under the sshd's MaxStartups (10 by default) */
+  sshDialsPerAddress: number;
 }
 
 export class SettingsError extends Error {
@@ -106,6 +110,16 @@ function parseCount(text: string, variable: string): number {
   return value;
 }
 
+const maxDialLimit = 10_000;
+
+function parseDialLimit(text: string, variable: string): number {
+  const value = Number(text);
+  if (!/^\s*\d+\s*$/.test(text) || value < 1 || value > maxDialLimit) {
+    throw new SettingsError(variable, `${JSON.stringify(text)} is not a number of dials (an integer from 1 to ${maxDialLimit})`);
+  }
+  return value;
+}
+
 function parseGatewayPort(text: string, dashboardPort: string): number {
   const value = Number(text);
   if (!/^\s*\d+\s*$/.test(text) || value > 65_535) {
@@ -131,7 +145,10 @@ type DurationKey = {
 }[keyof RuntimeSettings];
 
 // One row per duration setting: the variable that sets it and its default.
-const durations: Record<Exclude<DurationKey, 'reconcileWorkers' | 'gatewayPort'>, { variable: string; fallback: string }> = {
+const durations: Record<
+  Exclude<DurationKey, 'reconcileWorkers' | 'gatewayPort' | 'sshDialsMax' | 'sshDialsPerAddress'>,
+  { variable: string; fallback: string }
+> = {
   resyncIntervalMs: { variable: 'RESYNC_INTERVAL', fallback: '1m' },
   provisioningPollMs: { variable: 'PROVISIONING_POLL_INTERVAL', fallback: '10s' },
   quotaRetryMs: { variable: 'QUOTA_RETRY', fallback: '5m' },
@@ -186,6 +203,9 @@ export function settingsFromEnv(env: Environment = process.env): RuntimeSettings
     replicaId: nonEmpty(env.REPLICA_ID) ?? `${hostname()}-${process.pid}`,
     replicaAddress: nonEmpty(env.REPLICA_ADDRESS) ?? `${hostname()}:${nonEmpty(env.PORT) ?? '3000'}`,
     reconcileWorkers: parseCount(nonEmpty(env.RECONCILE_WORKERS) ?? '3', 'RECONCILE_WORKERS'),
+    // 4 per address: one process stays well under OpenSSH's default MaxStartups 10:30:100.
+    sshDialsMax: parseDialLimit(nonEmpty(env.SSH_DIALS_MAX) ?? '32', 'SSH_DIALS_MAX'),
+    sshDialsPerAddress: parseDialLimit(nonEmpty(env.SSH_DIALS_PER_ADDRESS) ?? '4', 'SSH_DIALS_PER_ADDRESS'),
     gatewayPort: parseGatewayPort(nonEmpty(env.GATEWAY_PORT) ?? '8888', nonEmpty(env.PORT) ?? '3000'),
     // The dashboard's own default (package.json's start: next start -H "${HOST:-127.0.0.1}").
     gatewayHost: gatewayHost ? parseListenHost(gatewayHost, 'GATEWAY_HOST') : (nonEmpty(env.HOST)?.trim() ?? '127.0.0.1'),

@@ -32,7 +32,9 @@ import type { ProxySetService } from '@/server/control/proxy-set-service';
 import type { Reconciler } from '@/server/control/reconciler';
 import type { Sampler } from '@/server/control/sampler';
 import { GatewayService } from '@/server/gateway/gateway-service';
+import { GatewayTrafficStore } from '@/server/store/gateway-traffic';
 import type { RuntimeSettings } from '@/server/control/settings';
+import { configureSshDials } from '@/server/ssh/dial-limiter';
 import { createControlLoops } from './control-loops';
 import { type ClusterApi, createServices, type ProvidersApi } from './services';
 
@@ -95,6 +97,7 @@ export interface Runtime {
 export function createRuntime(options: RuntimeOptions): Runtime {
   const { settings } = options;
   const clock = options.clock ?? systemClock;
+  configureSshDials({ maxInFlight: settings.sshDialsMax, perAddress: settings.sshDialsPerAddress });
   // The providers log under their own `logger` name, so they hang off the root, not off this.
   const root = options.logger ?? rootLogger();
   const log = childLogger('control-plane', root);
@@ -161,6 +164,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     metrics,
     logger: childLogger('gateway', root),
     clock,
+    // Counters summed over the replicas in the store; a replica silent past LEADER_LEASE counts no open tunnel.
+    traffic: { store: new GatewayTrafficStore(store.sql), replicaId: settings.replicaId, aliveMs: settings.leaderLeaseMs },
+    announce: () => live.publish({ kind: 'gateway' }),
   });
   const loops = createControlLoops({
     settings,

@@ -1,7 +1,10 @@
 // dialSsh: credentials (read fresh) → TCP connect → SSH handshake with host-key verification and
 // public-key auth → an SshConnection with keepalive running. The whole dial is bounded by
 // `timeoutMs` and `signal`; whatever stops it destroys the socket and rejects with an
-// SshDialError naming the stage.
+// SshDialError naming the stage. Each dial first takes a slot of the process's dial limiter
+// (dial-limiter.ts), waiting in its queue when too many dials are in flight; `timeoutMs` counts
+// from when the slot is granted (waiting ends only with `signal`), and the slot is given back once
+// the connection is authenticated or the dial failed.
 
 import { connect as tcpConnect, type Socket } from 'node:net';
 import ssh2, { type Algorithms, type CipherAlgorithm, type ServerHostKeyAlgorithm } from 'ssh2';
@@ -9,6 +12,7 @@ import { formatEndpoint, parseSshAddress, type SshEndpoint } from './address';
 import { startDialBudget, type DialBudget } from './budget';
 import { SshConnection } from './connection';
 import { loadCredentials, type Credentials } from './credentials';
+import { sshDialLimiter } from './dial-limiter';
 import { HostKeyError, SshDialError, type SshErrorCode } from './errors';
 import { checkHostKey, knownKeyTypes } from './known-hosts';
 
@@ -24,6 +28,8 @@ export interface SshDialOptions {
   signal?: AbortSignal;
   /** Budget for reading credentials, TCP connect and SSH handshake. Default 10 s. */
   timeoutMs?: number;
+  /** Called when the dial leaves the limiter's queue and its `timeoutMs` starts. */
+  onStart?: () => void;
   /** How often to send keepalive@openssh.com. Default 15 s. */
   keepaliveIntervalMs?: number;
   /** How long a keepalive may go unanswered before the connection is dead. Default 15 s. */
@@ -56,19 +62,54 @@ const codeByLevel: Record<string, SshErrorCode> = {
 export async function dialSsh(options: SshDialOptions): Promise<SshConnection> {
   const endpoint = parseEndpoint(options.address);
   const target = `${options.user}@${formatEndpoint(endpoint)}`;
-  const budget = startDialBudget({ signal: options.signal, timeoutMs: options.timeoutMs ?? sshDialDefaults.timeoutMs, target });
+  const release = await waitForDialSlot(endpoint, { signal: options.signal, target });
   try {
-    budget.check('credentials');
-    const credentials = await loadCredentials(options);
-    budget.check('credentials');
-    const socket = await connectTcp(endpoint, { budget, target });
-    return await handshake(socket, { options, credentials, endpoint, target, budget });
+    options.onStart?.();
+    const budget = startDialBudget({ signal: options.signal, timeoutMs: options.timeoutMs ?? sshDialDefaults.timeoutMs, target });
+    try {
+      return await dialWithin(endpoint, { options, target, budget });
+    } finally {
+      budget.dispose();
+    }
   } finally {
-    budget.dispose();
+    release();
   }
 }
 
-function parseEndpoint(address: string): SshEndpoint {
+/** A slot of the process's dial limiter for `endpoint`; a caller who gives up while queued gets SSH_ABORTED. */
+export async function waitForDialSlot(endpoint: SshEndpoint, context: { signal?: AbortSignal; target: string }): Promise<() => void> {
+  const limiter = sshDialLimiter();
+  const { signal, target } = context;
+  // Nothing is read or dialled before the slot: an abort here is in the first stage.
+  if (signal?.aborted)
+    throw new SshDialError({
+      code: 'SSH_ABORTED',
+      stage: 'credentials',
+      message: `ssh dial ${target}: aborted by the caller (credentials stage)`,
+      cause: signal.reason,
+    });
+  try {
+    return await limiter.acquire(formatEndpoint(endpoint), { signal });
+  } catch (err) {
+    const { maxInFlight, perAddress } = limiter.limits;
+    const message =
+      `ssh dial ${target}: aborted by the caller while waiting for a dial slot ` +
+      `(${limiter.inFlight} dials in flight; SSH_DIALS_MAX=${maxInFlight}, SSH_DIALS_PER_ADDRESS=${perAddress})`;
+    throw new SshDialError({ code: 'SSH_ABORTED', stage: 'credentials', message, cause: err });
+  }
+}
+
+/** Credentials, TCP connect and the SSH handshake within `budget`, once a dial slot is held. */
+export async function dialWithin(endpoint: SshEndpoint, context: { options: SshDialOptions; target: string; budget: DialBudget }): Promise<SshConnection> {
+  const { options, target, budget } = context;
+  budget.check('credentials');
+  const credentials = await loadCredentials(options);
+  budget.check('credentials');
+  const socket = await connectTcp(endpoint, { budget, target });
+  return await handshake(socket, { options, credentials, endpoint, target, budget });
+}
+
+export function parseEndpoint(address: string): SshEndpoint {
   try {
     return parseSshAddress(address);
   } catch (err) {

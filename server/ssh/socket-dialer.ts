@@ -3,7 +3,8 @@
 
 import type { Duplex } from 'node:stream';
 import { startDialBudget } from './budget';
-import { dialSsh, sshDialDefaults, type SshDialOptions } from './dial';
+import { formatEndpoint } from './address';
+import { dialWithin, parseEndpoint, sshDialDefaults, waitForDialSlot, type SshDialOptions } from './dial';
 import type { ForwardedSocket } from './forwarded-socket';
 
 export interface UnixSocketDialOptions extends SshDialOptions {
@@ -14,12 +15,23 @@ export interface UnixSocketDialOptions extends SshDialOptions {
 /**
  * SSH dial plus the socket forward, both within `timeoutMs`/`signal`. The returned socket owns
  * the connection: end() closes both gracefully, destroy() kills the TCP connection at once.
+ * Like dialSsh, it waits for a slot of the process's dial limiter first (only `signal` ends that
+ * wait) and `timeoutMs` counts from when it is granted; the slot goes back once authenticated.
  */
 export async function dialUnixSocket(options: UnixSocketDialOptions): Promise<ForwardedSocket> {
   const timeoutMs = options.timeoutMs ?? sshDialDefaults.timeoutMs;
-  const budget = startDialBudget({ signal: options.signal, timeoutMs, target: `${options.user}@${options.address}` });
+  const endpoint = parseEndpoint(options.address);
+  const target = `${options.user}@${formatEndpoint(endpoint)}`;
+  const release = await waitForDialSlot(endpoint, { signal: options.signal, target });
+  options.onStart?.();
+  const budget = startDialBudget({ signal: options.signal, timeoutMs, target });
   try {
-    const connection = await dialSsh({ ...options, signal: budget.signal, timeoutMs });
+    let connection;
+    try {
+      connection = await dialWithin(endpoint, { options: { ...options, signal: budget.signal, timeoutMs }, target, budget });
+    } finally {
+      release();
+    }
     try {
       return await connection.forwardUnixSocket(options.socketPath, { signal: budget.signal, ownsConnection: true });
     } catch (err) {

@@ -27,8 +27,11 @@ import type { FreshConnection, FreshOptions, HostBackend, LibvirtAPI } from './l
 import { observe } from './observe';
 import { credentialStamp, RefusedDials } from './refused-dials';
 
-/** Opens a byte stream to the host's libvirt socket within `timeoutMs`. */
-export type TransportDialer = (host: Kvm2Host, options: { signal?: AbortSignal; timeoutMs: number }) => Promise<Duplex>;
+/**
+ * Opens a byte stream to the host's libvirt socket within `timeoutMs`. The SSH dial may wait for
+ * a slot of the process's dial limiter first; `onStart` says when the dial (and its time) starts.
+ */
+export type TransportDialer = (host: Kvm2Host, options: { signal?: AbortSignal; timeoutMs: number; onStart?: () => void }) => Promise<Duplex>;
 
 export interface HostBackendOptions {
   providerName: string;
@@ -61,8 +64,9 @@ interface PoolSlot {
 const libvirtUri = 'qemu:///system';
 
 function sshTransportDialer(settings: Kvm2Settings): TransportDialer {
-  return (host, { signal, timeoutMs }) =>
+  return (host, { signal, timeoutMs, onStart }) =>
     dialUnixSocket({
+      onStart,
       address: host.address,
       user: host.user,
       keyFile: settings.sshKeyFile,
@@ -239,8 +243,10 @@ class Kvm2HostBackend implements HostBackend {
 
   /** The SSH forward within the dial budget, then the libvirt handshake within what is left of it. */
   private async open(host: Kvm2Host, options: { signal?: AbortSignal; onTransport: () => void }): Promise<LibvirtClient> {
-    const started = performance.now();
-    const transport = await this.dialTransport(host, { signal: options.signal, timeoutMs: this.budgets.dialMs });
+    // The dial budget counts from when the SSH dial leaves the limiter's queue, not from the call.
+    let started = performance.now();
+    const onStart = () => (started = performance.now());
+    const transport = await this.dialTransport(host, { signal: options.signal, timeoutMs: this.budgets.dialMs, onStart });
     options.onTransport();
     let handedOver = false;
     const dialer = {

@@ -1,0 +1,141 @@
+// How many SSH dials (TCP connect + SSH handshake + authentication) may be in flight at once, in
+// the whole process and per address. sshd counts every accepted connection that has not
+// authenticated yet against MaxStartups (OpenSSH's default 10:30:100: past 10 it drops new ones at
+// random), so a process dialling many host entries that share one sshd (or a restart dialling every
+// host at once) must not open more than a few at a time to any one address. A dial past either
+// limit waits in a queue (first come, first served among those whose address has room) instead of
+// failing; a waiting dial still ends when its caller's signal fires. The slot is held only until
+// the connection is authenticated: what runs over it afterwards is no longer sshd's startup.
+//
+// One limiter per process (SSH_DIALS_MAX, SSH_DIALS_PER_ADDRESS): it lives on globalThis, since
+// Next evaluates modules more than once and bundles each route separately.
+
+export interface DialLimits {
+  /** dials in flight in the whole process */
+  maxInFlight: number;
+  /** dials in flight to one address (`host:port`) */
+  perAddress: number;
+}
+
+/** The defaults: 4 per address keeps one process well under sshd's default MaxStartups (10). */
+export const defaultDialLimits: DialLimits = { maxInFlight: 32, perAddress: 4 };
+
+/** Ends a dial's hold on its slot; calling it again does nothing. */
+export type ReleaseDialSlot = () => void;
+
+interface Waiter {
+  address: string;
+  grant: (release: ReleaseDialSlot) => void;
+}
+
+export class DialLimiter {
+  #limits: DialLimits;
+  #inFlight = 0;
+  readonly #perAddress = new Map<string, number>();
+  readonly #queue: Waiter[] = [];
+
+  constructor(limits: DialLimits = defaultDialLimits) {
+    this.#limits = checkLimits(limits);
+  }
+
+  get limits(): DialLimits {
+    return { ...this.#limits };
+  }
+
+  /** New limits apply to the next slot handed out; dials in flight keep theirs. */
+  configure(limits: DialLimits): void {
+    this.#limits = checkLimits(limits);
+    this.#pump();
+  }
+
+  /** Dials holding a slot now. */
+  get inFlight(): number {
+    return this.#inFlight;
+  }
+
+  /** Dials waiting for a slot now. */
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /**
+   * Resolves with the release once `address` may be dialled; rejects with the signal's reason if
+   * it fires first (the dial then never takes a slot).
+   */
+  acquire(address: string, options: { signal?: AbortSignal } = {}): Promise<ReleaseDialSlot> {
+    const { signal } = options;
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    // Whoever waits is blocked on a full address (#pump runs on every change), so room now is no queue-jump.
+    if (this.#hasRoom(address)) return Promise.resolve(this.#take(address));
+    return new Promise((resolve, reject) => {
+      const onAbort = () => {
+        const index = this.#queue.indexOf(waiter);
+        if (index >= 0) this.#queue.splice(index, 1);
+        reject(signal?.reason);
+      };
+      const waiter: Waiter = {
+        address,
+        grant: (release) => {
+          signal?.removeEventListener('abort', onAbort);
+          resolve(release);
+        },
+      };
+      this.#queue.push(waiter);
+      signal?.addEventListener('abort', onAbort, { once: true });
+    });
+  }
+
+  #hasRoom(address: string): boolean {
+    return this.#inFlight < this.#limits.maxInFlight && (this.#perAddress.get(address) ?? 0) < this.#limits.perAddress;
+  }
+
+  #take(address: string): ReleaseDialSlot {
+    this.#inFlight += 1;
+    this.#perAddress.set(address, (this.#perAddress.get(address) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#inFlight -= 1;
+      const left = (this.#perAddress.get(address) ?? 1) - 1;
+      if (left > 0) this.#perAddress.set(address, left);
+      else this.#perAddress.delete(address);
+      this.#pump();
+    };
+  }
+
+  // The oldest waiters first; one whose address is full does not hold up those behind it.
+  #pump(): void {
+    for (let index = 0; index < this.#queue.length && this.#inFlight < this.#limits.maxInFlight;) {
+      const waiter = this.#queue[index]!;
+      if (!this.#hasRoom(waiter.address)) {
+        index += 1;
+        continue;
+      }
+      this.#queue.splice(index, 1);
+      waiter.grant(this.#take(waiter.address));
+    }
+  }
+}
+
+function checkLimits(limits: DialLimits): DialLimits {
+  for (const [name, value] of Object.entries(limits)) {
+    if (!Number.isInteger(value) || value < 1) throw new RangeError(`dial limit ${name} must be a positive integer, got ${String(value)}`);
+  }
+  return { ...limits };
+}
+
+const globalKey = Symbol.for('kvm2-proxies.ssh-dial-limiter');
+type GlobalWithLimiter = typeof globalThis & { [globalKey]?: DialLimiter };
+
+/** The process's limiter, which dialSsh and dialUnixSocket take their slots from. */
+export function sshDialLimiter(): DialLimiter {
+  const holder = globalThis as GlobalWithLimiter;
+  holder[globalKey] ??= new DialLimiter();
+  return holder[globalKey];
+}
+
+/** Sets the process's limits (the runtime's SSH_DIALS_MAX and SSH_DIALS_PER_ADDRESS). */
+export function configureSshDials(limits: DialLimits): void {
+  sshDialLimiter().configure(limits);
+}

@@ -1,0 +1,96 @@
+import { getEventListeners } from 'node:events';
+import { describe, expect, it } from 'vitest';
+import { DialLimiter, type ReleaseDialSlot } from '@/server/ssh/dial-limiter';
+
+/** Settles with the release, or 'waiting' while the promise is pending. */
+async function state(promise: Promise<ReleaseDialSlot>): Promise<ReleaseDialSlot | 'waiting' | 'rejected'> {
+  const pending = Symbol('pending');
+  const value = await Promise.race([promise.catch(() => 'rejected' as const), Promise.resolve().then(() => pending)]);
+  return value === pending ? 'waiting' : (value as ReleaseDialSlot | 'rejected');
+}
+
+describe('the SSH dial limiter', () => {
+  it('lets at most perAddress dials to one address through, and the next one when a slot is released', async () => {
+    const limiter = new DialLimiter({ maxInFlight: 10, perAddress: 2 });
+    const first = await limiter.acquire('lab1:22');
+    await limiter.acquire('lab1:22');
+    const third = limiter.acquire('lab1:22');
+    expect(await state(third)).toBe('waiting');
+    expect(limiter.queued).toBe(1);
+    // Another address is not held up by the full one.
+    expect(typeof (await state(limiter.acquire('lab2:2222')))).toBe('function');
+
+    first();
+    expect(typeof (await state(third))).toBe('function');
+    expect(limiter.inFlight).toBe(3);
+  });
+
+  it('lets at most maxInFlight dials through in the whole process, oldest waiter first', async () => {
+    const limiter = new DialLimiter({ maxInFlight: 2, perAddress: 4 });
+    const a = await limiter.acquire('a:22');
+    await limiter.acquire('b:22');
+    const c = limiter.acquire('c:22');
+    const d = limiter.acquire('d:22');
+    expect(await state(c)).toBe('waiting');
+    expect(await state(d)).toBe('waiting');
+
+    a();
+    expect(typeof (await state(c))).toBe('function');
+    expect(await state(d)).toBe('waiting');
+  });
+
+  it('skips a waiter whose address is full for one behind it whose address has room', async () => {
+    const limiter = new DialLimiter({ maxInFlight: 2, perAddress: 1 });
+    const a1 = await limiter.acquire('a:22');
+    const b1 = await limiter.acquire('b:22');
+    const a2 = limiter.acquire('a:22');
+    const c1 = limiter.acquire('c:22');
+    b1(); // a global slot frees, but a:22 is still full
+    expect(await state(a2)).toBe('waiting');
+    expect(typeof (await state(c1))).toBe('function');
+    a1();
+    expect(typeof (await state(a2))).toBe('function');
+  });
+
+  it('ends a queued dial with its signal, which then never takes a slot', async () => {
+    const limiter = new DialLimiter({ maxInFlight: 1, perAddress: 1 });
+    const held = await limiter.acquire('a:22');
+    const controller = new AbortController();
+    const queued = limiter.acquire('a:22', { signal: controller.signal });
+    controller.abort(new Error('caller gave up'));
+    await expect(queued).rejects.toThrow('caller gave up');
+    expect(limiter.queued).toBe(0);
+    held();
+    expect(limiter.inFlight).toBe(0);
+    await expect(limiter.acquire('a:22', { signal: AbortSignal.abort(new Error('already')) })).rejects.toThrow('already');
+  });
+
+  it('removes its abort listener from a long-lived signal once the slot is granted', async () => {
+    const limiter = new DialLimiter({ maxInFlight: 1, perAddress: 1 });
+    const signal = new AbortController().signal;
+    for (let round = 0; round < 30; round += 1) {
+      const held = await limiter.acquire('a:22', { signal });
+      const queued = limiter.acquire('a:22', { signal });
+      held();
+      (await queued)();
+    }
+    expect(getEventListeners(signal, 'abort')).toHaveLength(0);
+  });
+
+  it('counts a released slot once, and refuses limits that are not positive integers', async () => {
+    const limiter = new DialLimiter({ maxInFlight: 2, perAddress: 2 });
+    const release = await limiter.acquire('a:22');
+    release();
+    release();
+    expect(limiter.inFlight).toBe(0);
+    expect(() => limiter.configure({ maxInFlight: 0, perAddress: 4 })).toThrow(/maxInFlight must be a positive integer/);
+  });
+
+  it('applies raised limits to the dials already waiting', async () => {
+    const limiter = new DialLimiter({ maxInFlight: 1, perAddress: 1 });
+    await limiter.acquire('a:22');
+    const waiting = limiter.acquire('a:22');
+    limiter.configure({ maxInFlight: 2, perAddress: 2 });
+    expect(typeof (await state(waiting))).toBe('function');
+  });
+});

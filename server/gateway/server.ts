@@ -106,6 +106,11 @@ export class GatewayServer {
     await this.proxyChain.close(true);
   }
 
+  /** Client connections open now (a leak check: 0 once every crawler has gone). */
+  clientConnections(): number {
+    return this.proxyChain.getConnectionIds().length;
+  }
+
   /** Open tunnels through `proxy` (least-tunnels rotation, drain). */
   openTunnels(proxy: string): number {
     return this.tunnels.openCount(proxy);
@@ -181,6 +186,25 @@ export class GatewayServer {
     });
     if ('refusal' in dialled) return refuseChoice(dialled);
     const { proxy, session, socket } = dialled;
+    // The client may have left while the token was checked or the proxy dialled, or leave before
+    // the proxy answers; proxy-chain would keep a socket to a proxy that may never answer. The HTTP
+    // server keeps a CONNECT client's socket half-open after its FIN, so for a tunnel not answered
+    // yet (nothing read from the proxy) the client's end counts as leaving too.
+    const clientSocket = request.request.socket;
+    const unanswered = () => socket.bytesRead === 0;
+    const left = () => clientSocket.destroyed || (!request.isHttp && clientSocket.readableEnded);
+    if (left()) {
+      socket.destroy();
+      throw new RequestError('the client closed the connection', 499);
+    }
+    const dropUpstream = () => socket.destroy();
+    const dropUnanswered = () => unanswered() && socket.destroy();
+    clientSocket.once('close', dropUpstream);
+    if (!request.isHttp) clientSocket.once('end', dropUnanswered);
+    socket.once('close', () => {
+      clientSocket.removeListener('close', dropUpstream);
+      clientSocket.removeListener('end', dropUnanswered);
+    });
     this.tunnels.add({ proxy, token: tokenId, ...(session ? { session } : {}), socket, clientConnection: request.connectionId });
     // proxy-chain writes the request to upstreamProxyUrl's origin through this agent, i.e. on the
     // socket dialled above (the first choice's URL only gives it the credentials and the form).

@@ -64,12 +64,32 @@ async function deadUpstream(name: string) {
   return { name, url: `http://127.0.0.1:${port}` };
 }
 
+/** An upstream that accepts connections and never answers: what is still open of them. */
+async function silentUpstream(name: string) {
+  const open = new Set<net.Socket>();
+  const accepted: net.Socket[] = [];
+  const server = net.createServer((socket) => {
+    accepted.push(socket);
+    open.add(socket);
+    socket.on('close', () => open.delete(socket));
+    socket.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(async () => {
+    for (const socket of open) socket.destroy();
+    await new Promise((resolve) => server.close(resolve));
+  });
+  return { name, open, accepted, url: `http://127.0.0.1:${(server.address() as net.AddressInfo).port}` };
+}
+
 type Upstream = { name: string; url: string };
 
 interface GatewayFixture {
   upstreams: Upstream[];
   refuse?: GatewayChoice;
   statsIntervalMs?: number;
+  /** held until the test lets the token check answer */
+  authGate?: Promise<void>;
   loginLimits?: { freeAttempts: number; networkFreeAttempts: number; backoffBaseMs: number; backoffCapMs: number; forgetAfterMs: number };
 }
 
@@ -87,6 +107,7 @@ async function startGateway(fixture: GatewayFixture) {
     logger: log.logger,
     authenticate: async (username, password, clientAddress) => {
       authCalls.push({ username, clientAddress });
+      await fixture.authGate;
       return password === 'good-token' ? { tokenId: 'tok-1' } : undefined;
     },
     choose: ({ username, exclude }) => {
@@ -253,6 +274,23 @@ describe('gateway server', () => {
     expect(final!.bytesIn).toBe(received + 'HTTP/1.1 200 Connection Established\r\n\r\n'.length);
     expect(final!.bytesOut).toBeGreaterThan(`GET /big?size=200000 HTTP/1.1\r\n`.length);
     expect(progress.every((entry) => entry.connection === 1 && entry.bytesIn <= final!.bytesIn)).toBe(true);
+  });
+
+  it('closes the upstream socket of a client that left before its tunnel was set up', async () => {
+    const silent = await silentUpstream('proxy-silent');
+    let release = () => {};
+    const authGate = new Promise<void>((resolve) => (release = resolve));
+    const { endpoint, authCalls, gateway } = await startGateway({ upstreams: [silent], authGate });
+    const client = net.connect({ host: endpoint.host, port: endpoint.port });
+    await new Promise((resolve) => client.once('connect', resolve));
+    const auth = Buffer.from(endpoint.credentials).toString('base64');
+    client.write(`CONNECT 127.0.0.1:9 HTTP/1.1\r\nHost: 127.0.0.1:9\r\nProxy-Authorization: Basic ${auth}\r\n\r\n`);
+    await expect.poll(() => authCalls.length).toBe(1);
+    client.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the gateway sees the close
+    release();
+    await expect.poll(() => silent.accepted.length).toBe(1);
+    await expect.poll(() => [silent.open.size, gateway.openTunnels('proxy-silent'), gateway.clientConnections()], { timeout: 2_000 }).toEqual([0, 0, 0]);
   });
 
   it('stop closes open tunnels and their upstream sockets', async () => {

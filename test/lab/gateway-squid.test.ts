@@ -150,4 +150,9 @@ describe('the gateway over real Squid upstreams', () => {
     // Every answer above was checked against the Squids' addresses; the count shows there was no other.
     expect(fetched).toBeGreaterThan(12);
   });
+
+  it('holds no socket once the crawlers are done', async () => {
+    await expect.poll(() => [gateway.clientConnections(), ...squids.map((squid) => gateway.openTunnels(squid.name))]).toEqual([0, 0, 0, 0]);
+    expect([...tunnels.values()].filter((tunnel) => tunnel.result === undefined)).toEqual([]);
+  });
 });

@@ -6,6 +6,7 @@ import type { QueryClient, QueryKey } from '@tanstack/react-query';
 import type { LiveMessage } from '@/lib/api/live';
 import type { ProviderList } from '@/lib/api/providers';
 import type { ProxyList, ProxyView } from '@/lib/api/proxies';
+import { gatewayKeys } from '@/components/gateway/queries';
 import { hostKeys } from '@/components/hosts/queries';
 import { proxyKeys } from '@/components/proxies/queries';
 import { proxySetKeys } from '@/components/proxysets/queries';
@@ -94,6 +95,9 @@ export function applyLiveMessages(queryClient: QueryClient, messages: LiveMessag
       invalidate(queryClient, proxySetKeys.list);
       invalidate(queryClient, proxySetKeys.detail(message.name));
       invalidate(queryClient, proxySetKeys.events(message.name));
+    } else if (message.kind === 'gateway') {
+      // The message says only that traffic moved: the page and the overview's tile refetch the totals.
+      invalidate(queryClient, gatewayKeys.view);
     } else if (message.kind === 'stats') {
       void queryClient.invalidateQueries({ predicate: (query) => isStatsQueryOf(query.queryKey, message) });
     }

@@ -1,7 +1,8 @@
 'use client';
-// The gateway through the API: its address and live traffic (GET /api/gateway), asked again every
-// 2 s while the tab is visible, and the gateway tokens (GET|POST /api/gateway/tokens), whose secret
-// comes back once, from the POST. Everything is keyed under ['gateway'], so one invalidation (a
+// The gateway through the API: its address and live traffic (GET /api/gateway), refetched on the
+// live feed's `gateway` message (at most once a second while traffic moves) and every 5 s while
+// the tab is visible (the other replicas' traffic, and the fallback when no stream is open), and
+// the gateway tokens (GET|POST /api/gateway/tokens), whose secret comes back once, from the POST. Everything is keyed under ['gateway'], so one invalidation (a
 // live message, a token revoked in Settings) refreshes all of it.
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createdTokenSchema, tokenListSchema } from '@/lib/api/auth';
@@ -16,8 +17,11 @@ export const gatewayKeys = {
   tokens: ['gateway', 'tokens'] as const,
 };
 
-/** Counters move while a download runs: the page follows them this often (only while visible). */
-export const gatewayRefreshMs = 2_000;
+/**
+ * The live feed's `gateway` message moves the counters while a download runs; this poll (only
+ * while visible) brings the other replicas' traffic, which reaches this one through the store.
+ */
+export const gatewayRefreshMs = 5_000;
 
 export function useGateway() {
   return useQuery({

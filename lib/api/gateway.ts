@@ -1,14 +1,16 @@
-// What GET /api/gateway answers: where crawlers connect and the gateway's live traffic in this
-// replica (per Proxy, per gateway token, the busiest sticky sessions, the last refusals).
+// What GET /api/gateway answers: where crawlers connect and the gateway's traffic: per Proxy and
+// per gateway token summed over every replica serving the gateway (through the store, each replica
+// flushing every 5 s; the replica answering counts its own live), and in the replica answering,
+// the busiest sticky sessions and the last refusals.
 // Direction: `bytesIn` came from the Proxy towards the crawler, `bytesOut` went the other way.
 import { z } from 'zod';
 
 const trafficFields = {
   bytesIn: z.number(),
   bytesOut: z.number(),
-  /** connections open now */
+  /** connections open now (of replicas alive; sessions: in the replica answering) */
   open: z.number(),
-  /** connections since the server started */
+  /** connections ever made (sessions: since the replica answering started) */
   tunnels: z.number(),
 };
 

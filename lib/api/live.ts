@@ -1,6 +1,6 @@
 // The messages of GET /api/events (Server-Sent Events): each event's `data` is one JSON object
 // whose `kind` says what changed. `proxy` and `health` carry the new value (the browser writes it
-// into its cache); `domain` and `stats` only say what to refetch. `ready` opens every connection
+// into its cache); `domain`, `stats`, `proxyset` and `gateway` only say what to refetch. `ready` opens every connection
 // and `reset` says the changes since the client's Last-Event-ID are gone: refetch everything.
 import { z } from 'zod';
 import { targetSchema } from './providers';
@@ -33,6 +33,9 @@ export const statsMessageSchema = z.strictObject({ kind: z.literal('stats'), pro
 /** A ProxySet changed (spec, status, removal): refetch it and the list of sets. */
 export const proxySetMessageSchema = z.strictObject({ kind: z.literal('proxyset'), name: z.string() });
 
+/** The gateway's traffic moved (at most once a second while it does): refetch GET /api/gateway. */
+export const gatewayMessageSchema = z.strictObject({ kind: z.literal('gateway') });
+
 /** First on every connection: the stream is live; `resumed` when the missed changes were replayed before it. */
 export const readyMessageSchema = z.strictObject({ kind: z.literal('ready'), resumed: z.boolean() });
 
@@ -45,6 +48,7 @@ export const liveMessageSchema = z.discriminatedUnion('kind', [
   domainMessageSchema,
   statsMessageSchema,
   proxySetMessageSchema,
+  gatewayMessageSchema,
   readyMessageSchema,
   resetMessageSchema,
 ]);

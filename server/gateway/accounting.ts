@@ -72,9 +72,12 @@ export class GatewayAccounting {
   private readonly sessions = new Map<string, SessionTraffic>();
   private readonly refusals: Record<string, number> = {};
   private readonly recentRefusals: Refusal[] = [];
+  private readonly changed: () => void;
 
-  constructor(options: { metrics: GatewayMetrics }) {
+  /** `changed` hears of every change to the counters (the live feed's throttle). */
+  constructor(options: { metrics: GatewayMetrics; changed?: () => void }) {
     this.metrics = options.metrics;
+    this.changed = options.changed ?? (() => undefined);
   }
 
   /** A connection now goes through PROXY for the holder of TOKEN (a gateway token's id), in SESSION when sticky. */
@@ -87,6 +90,7 @@ export class GatewayAccounting {
       traffic.tunnels += 1;
     }
     this.metrics.gatewayTunnelsOpen.set({ proxy: connection.proxy }, proxy.open);
+    this.changed();
   }
 
   /** The connection's byte counts so far (cumulative). */
@@ -108,6 +112,7 @@ export class GatewayAccounting {
     if (final.result !== 'ok') proxy.failures[final.result] = (proxy.failures[final.result] ?? 0) + 1;
     this.metrics.gatewayTunnelsOpen.set({ proxy: entry.proxy }, proxy.open);
     this.metrics.gatewayConnections.inc({ proxy: entry.proxy, result: final.result });
+    this.changed();
   }
 
   /** A connection refused before a Proxy was chosen (bad credentials, nothing eligible...). */
@@ -116,6 +121,7 @@ export class GatewayAccounting {
     this.recentRefusals.unshift(refusal);
     this.recentRefusals.length = Math.min(this.recentRefusals.length, refusalsKept);
     this.metrics.gatewayConnections.inc({ proxy: '', result: refusal.cause });
+    this.changed();
   }
 
   snapshot(): GatewaySnapshot {
@@ -145,6 +151,7 @@ export class GatewayAccounting {
     }
     this.metrics.gatewayBytes.inc({ proxy: entry.proxy, direction: 'in' }, grownIn);
     this.metrics.gatewayBytes.inc({ proxy: entry.proxy, direction: 'out' }, grownOut);
+    this.changed();
   }
 
   private proxyTraffic(name: string): ProxyTraffic {

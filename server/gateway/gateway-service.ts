@@ -4,18 +4,23 @@
 // and must not wait on the store. A proxy whose dial failed is suspect (no new tunnels) and
 // probed at once, until a newer probe than the failure says how it is. A Proxy being deleted
 // drains: no new tunnels at once, and the deletion waits (drain()) until its open tunnels here
-// end or GATEWAY_DRAIN passes, then closes what is left before its VM goes.
+// end or GATEWAY_DRAIN passes, then closes what is left before its VM goes. The page's totals are
+// summed over the replicas through the store (traffic-sync.ts); while traffic moves here, the live
+// feed hears `gateway` at most once a second.
 import type { GatewayView } from '@/lib/api/gateway';
 import type { ProxyView } from '@/lib/api/proxies';
 import type { Clock } from '@/server/control/clock';
 import { errorMessage } from '@/server/control/pass';
 import type { Logger } from '@/server/telemetry/logger';
+import type { GatewayTrafficStore } from '@/server/store/gateway-traffic';
 import type { Metrics } from '@/server/telemetry/metrics';
 import { GatewayAccounting } from './accounting';
+import { type ChangeThrottle, changeThrottle } from './change-throttle';
 import { chooseProxy, type Unavailability } from './choose';
 import { usernameRefusal } from './refusals';
 import { TunnelRotation } from './rotation';
 import { type GatewayChoice, GatewayServer } from './server';
+import { GatewayTrafficSync, type SharedTotals } from './traffic-sync';
 import { GatewayUsernameError, parseUsername } from './username';
 
 export interface GatewayServiceOptions {
@@ -40,6 +45,17 @@ export interface GatewayServiceOptions {
   clock: Clock;
   /** how often the fleet snapshot is read when no write announced a change; default 5 s */
   refreshMs?: number;
+  /** the counters shared with the other replicas; without it the page shows this replica's alone */
+  traffic?: {
+    store: GatewayTrafficStore;
+    replicaId: string;
+    /** a replica whose heartbeat is older no longer counts its open tunnels (LEADER_LEASE) */
+    aliveMs: number;
+    /** default 5 s */
+    flushMs?: number;
+  };
+  /** publishes the live feed's `gateway` message */
+  announce?: () => void;
 }
 
 interface Fleet {
@@ -50,9 +66,13 @@ interface Fleet {
 /** How long a failed proxy stays suspect when no probe reports on it. */
 const suspectMaxMs = 60_000;
 const drainPollMs = 250;
+/** The live feed hears of traffic at most this often. */
+const announceMs = 1_000;
 
 export class GatewayService {
   private readonly accounting: GatewayAccounting;
+  private readonly announcer: ChangeThrottle;
+  private readonly sync: GatewayTrafficSync | undefined;
   private readonly rotation = new TunnelRotation();
   private readonly server: GatewayServer | undefined;
   private fleet: Fleet = { proxies: [], sets: new Set() };
@@ -66,7 +86,21 @@ export class GatewayService {
   private unwatch: (() => void) | undefined;
 
   constructor(private readonly options: GatewayServiceOptions) {
-    this.accounting = new GatewayAccounting({ metrics: options.metrics });
+    this.announcer = changeThrottle({ intervalMs: announceMs, send: () => options.announce?.() });
+    this.accounting = new GatewayAccounting({ metrics: options.metrics, changed: this.announcer.changed });
+    if (options.traffic) {
+      const { store, replicaId, aliveMs, flushMs } = options.traffic;
+      const logger = options.logger;
+      this.sync = new GatewayTrafficSync({
+        store,
+        accounting: this.accounting,
+        replicaId,
+        aliveMs,
+        clock: options.clock,
+        logger,
+        ...(flushMs ? { flushMs } : {}),
+      });
+    }
     if (options.port === 0) return;
     this.server = new GatewayServer({
       host: options.host,
@@ -85,6 +119,7 @@ export class GatewayService {
 
   /** Listens when a port is set; a port in use is logged and shown on the page, the dashboard runs on. */
   async start(): Promise<void> {
+    await this.sync?.start();
     if (!this.server) return;
     this.unwatch = this.options.watchProxies(() => void this.refresh());
     await this.refresh();
@@ -103,6 +138,9 @@ export class GatewayService {
     clearInterval(this.timer);
     this.unwatch?.();
     await this.server?.stop();
+    this.announcer.stop();
+    // After the server: its tunnels are closed by now, so the last flush says none is open here.
+    await this.sync?.stop();
   }
 
   /**
@@ -122,6 +160,7 @@ export class GatewayService {
 
   async view(): Promise<GatewayView> {
     const snapshot = this.accounting.snapshot();
+    const totals = await this.sharedTotals(snapshot);
     const names = await this.options.tokenNames();
     const iso = (ms: number) => new Date(ms).toISOString();
     return {
@@ -131,11 +170,22 @@ export class GatewayService {
       host: this.options.host,
       port: this.server?.port || this.options.port,
       drainMs: this.options.drainMs,
-      proxies: snapshot.proxies,
-      tokens: snapshot.tokens.map((entry) => ({ ...entry, ...(names.has(entry.token) ? { name: names.get(entry.token) } : {}) })),
+      proxies: totals.proxies,
+      tokens: totals.tokens.map((entry) => ({ ...entry, ...(names.has(entry.token) ? { name: names.get(entry.token) } : {}) })),
       sessions: snapshot.sessions,
       refusals: snapshot.recentRefusals.map((refusal) => ({ ...refusal, at: iso(refusal.at) })),
     };
+  }
+
+  /** The totals over every replica; this replica's alone when the store cannot be read (logged). */
+  private async sharedTotals(local: SharedTotals): Promise<SharedTotals> {
+    if (!this.sync) return local;
+    try {
+      return await this.sync.totals();
+    } catch (err) {
+      this.options.logger.warn({ error: errorMessage(err) }, "gateway counters: could not read the other replicas' from the store; showing this replica's");
+      return local;
+    }
   }
 
   private choose(username: string, exclude: Set<string>): GatewayChoice {

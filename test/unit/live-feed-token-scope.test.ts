@@ -1,7 +1,8 @@
 // What an API token hears on GET /api/events. A token is a crawler client's reader credential: it
 // may call discovery and metrics, not the admin routes, so its stream carries only Proxy changes,
 // with every URL in them reduced to scheme, host and path (an image URL's credentials and signed
-// query are the admin's secrets). Host health, domain lifecycle and stats stay with sessions.
+// query are the admin's secrets). Host health, domain lifecycle, stats and the gateway's traffic
+// stay with sessions.
 import { afterEach, describe, expect, it } from 'vitest';
 import type { LiveChange } from '@/lib/api/live';
 import type { ProxyView } from '@/lib/api/proxies';
@@ -40,6 +41,7 @@ const changes: LiveChange[] = [
   { kind: 'health', provider: 'kvm2-home', targets: [] },
   { kind: 'domain', provider: 'kvm2-home', target: 'hv-1', name: 'proxy-1', providerID: 'hosts/hv-1/domains/proxy-1', event: 'Started/Booted', proxy: 'alpha' },
   { kind: 'stats', provider: 'kvm2-home', host: 'hv-1' },
+  { kind: 'gateway' },
 ];
 
 describe('GET /api/events for an API token', () => {

@@ -7,6 +7,11 @@
 // failing; a waiting dial still ends when its caller's signal fires. The slot is held only until
 // the connection is authenticated: what runs over it afterwards is no longer sshd's startup.
 //
+// A dial still not through after `stallMs` (a host that drops packets, an sshd that never says a
+// word) gives its process-wide place back but keeps its place at its address: it costs this
+// process nothing while it waits out its timeout, and 50 dead hosts must not keep the live ones
+// waiting for 10 s (bench:scale measured exactly that before this).
+//
 // One limiter per process (SSH_DIALS_MAX, SSH_DIALS_PER_ADDRESS): it lives on globalThis, since
 // Next evaluates modules more than once and bundles each route separately.
 
@@ -20,12 +25,23 @@ export interface DialLimits {
 /** The defaults: 4 per address keeps one process well under sshd's default MaxStartups (10). */
 export const defaultDialLimits: DialLimits = { maxInFlight: 32, perAddress: 4 };
 
+/** How long a dial holds its process-wide place before it counts as stalled. */
+export const dialStallMs = 2_000;
+
 /** Ends a dial's hold on its slot; calling it again does nothing. */
 export type ReleaseDialSlot = () => void;
 
+/** What a granted dial holds. */
+export interface DialSlot {
+  /** Gives the whole slot back (the dial authenticated or failed); again does nothing. */
+  release: ReleaseDialSlot;
+  /** Gives back only the process-wide place, keeping the address's (a stalled dial). */
+  park(): void;
+}
+
 interface Waiter {
   address: string;
-  grant: (release: ReleaseDialSlot) => void;
+  grant: (slot: DialSlot) => void;
 }
 
 export class DialLimiter {
@@ -62,7 +78,7 @@ export class DialLimiter {
    * Resolves with the release once `address` may be dialled; rejects with the signal's reason if
    * it fires first (the dial then never takes a slot).
    */
-  acquire(address: string, options: { signal?: AbortSignal } = {}): Promise<ReleaseDialSlot> {
+  acquire(address: string, options: { signal?: AbortSignal } = {}): Promise<DialSlot> {
     const { signal } = options;
     if (signal?.aborted) return Promise.reject(signal.reason);
     // Whoever waits is blocked on a full address (#pump runs on every change), so room now is no queue-jump.
@@ -75,9 +91,9 @@ export class DialLimiter {
       };
       const waiter: Waiter = {
         address,
-        grant: (release) => {
+        grant: (slot) => {
           signal?.removeEventListener('abort', onAbort);
-          resolve(release);
+          resolve(slot);
         },
       };
       this.#queue.push(waiter);
@@ -89,19 +105,28 @@ export class DialLimiter {
     return this.#inFlight < this.#limits.maxInFlight && (this.#perAddress.get(address) ?? 0) < this.#limits.perAddress;
   }
 
-  #take(address: string): ReleaseDialSlot {
+  #take(address: string): DialSlot {
     this.#inFlight += 1;
     this.#perAddress.set(address, (this.#perAddress.get(address) ?? 0) + 1);
+    let counted = true;
     let released = false;
-    return () => {
+    const park = () => {
+      if (!counted) return;
+      counted = false;
+      this.#inFlight -= 1;
+      this.#pump();
+    };
+    const release = () => {
       if (released) return;
       released = true;
-      this.#inFlight -= 1;
+      if (counted) this.#inFlight -= 1;
+      counted = false;
       const left = (this.#perAddress.get(address) ?? 1) - 1;
       if (left > 0) this.#perAddress.set(address, left);
       else this.#perAddress.delete(address);
       this.#pump();
     };
+    return { release, park };
   }
 
   // The oldest waiters first; one whose address is full does not hold up those behind it.

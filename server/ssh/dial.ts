@@ -12,7 +12,7 @@ import { formatEndpoint, parseSshAddress, type SshEndpoint } from './address';
 import { startDialBudget, type DialBudget } from './budget';
 import { SshConnection } from './connection';
 import { loadCredentials, type Credentials } from './credentials';
-import { sshDialLimiter } from './dial-limiter';
+import { dialStallMs, sshDialLimiter } from './dial-limiter';
 import { HostKeyError, SshDialError, type SshErrorCode } from './errors';
 import { checkHostKey, knownKeyTypes } from './known-hosts';
 
@@ -76,7 +76,10 @@ export async function dialSsh(options: SshDialOptions): Promise<SshConnection> {
   }
 }
 
-/** A slot of the process's dial limiter for `endpoint`; a caller who gives up while queued gets SSH_ABORTED. */
+/**
+ * A slot of the process's dial limiter for `endpoint`, parked once the dial has stalled; the
+ * returned function gives it back. A caller who gives up while queued gets SSH_ABORTED.
+ */
 export async function waitForDialSlot(endpoint: SshEndpoint, context: { signal?: AbortSignal; target: string }): Promise<() => void> {
   const limiter = sshDialLimiter();
   const { signal, target } = context;
@@ -89,7 +92,12 @@ export async function waitForDialSlot(endpoint: SshEndpoint, context: { signal?:
       cause: signal.reason,
     });
   try {
-    return await limiter.acquire(formatEndpoint(endpoint), { signal });
+    const slot = await limiter.acquire(formatEndpoint(endpoint), { signal });
+    const stalled = setTimeout(() => slot.park(), dialStallMs);
+    return () => {
+      clearTimeout(stalled);
+      slot.release();
+    };
   } catch (err) {
     const { maxInFlight, perAddress } = limiter.limits;
     const message =

@@ -1,13 +1,15 @@
 import { getEventListeners } from 'node:events';
 import { describe, expect, it } from 'vitest';
-import { DialLimiter, type ReleaseDialSlot } from '@/server/ssh/dial-limiter';
+import { DialLimiter, type DialSlot } from '@/server/ssh/dial-limiter';
 
 /** Settles with the release, or 'waiting' while the promise is pending. */
-async function state(promise: Promise<ReleaseDialSlot>): Promise<ReleaseDialSlot | 'waiting' | 'rejected'> {
+async function state(promise: Promise<DialSlot>): Promise<DialSlot | 'waiting' | 'rejected'> {
   const pending = Symbol('pending');
   const value = await Promise.race([promise.catch(() => 'rejected' as const), Promise.resolve().then(() => pending)]);
-  return value === pending ? 'waiting' : (value as ReleaseDialSlot | 'rejected');
+  return value === pending ? 'waiting' : (value as DialSlot | 'rejected');
 }
+
+const granted = (value: unknown) => typeof value === 'object' && value !== null && 'release' in value;
 
 describe('the SSH dial limiter', () => {
   it('lets at most perAddress dials to one address through, and the next one when a slot is released', async () => {
@@ -18,10 +20,10 @@ describe('the SSH dial limiter', () => {
     expect(await state(third)).toBe('waiting');
     expect(limiter.queued).toBe(1);
     // Another address is not held up by the full one.
-    expect(typeof (await state(limiter.acquire('lab2:2222')))).toBe('function');
+    expect(granted(await state(limiter.acquire('lab2:2222')))).toBe(true);
 
-    first();
-    expect(typeof (await state(third))).toBe('function');
+    first.release();
+    expect(granted(await state(third))).toBe(true);
     expect(limiter.inFlight).toBe(3);
   });
 
@@ -34,8 +36,8 @@ describe('the SSH dial limiter', () => {
     expect(await state(c)).toBe('waiting');
     expect(await state(d)).toBe('waiting');
 
-    a();
-    expect(typeof (await state(c))).toBe('function');
+    a.release();
+    expect(granted(await state(c))).toBe(true);
     expect(await state(d)).toBe('waiting');
   });
 
@@ -45,11 +47,11 @@ describe('the SSH dial limiter', () => {
     const b1 = await limiter.acquire('b:22');
     const a2 = limiter.acquire('a:22');
     const c1 = limiter.acquire('c:22');
-    b1(); // a global slot frees, but a:22 is still full
+    b1.release(); // a global slot frees, but a:22 is still full
     expect(await state(a2)).toBe('waiting');
-    expect(typeof (await state(c1))).toBe('function');
-    a1();
-    expect(typeof (await state(a2))).toBe('function');
+    expect(granted(await state(c1))).toBe(true);
+    a1.release();
+    expect(granted(await state(a2))).toBe(true);
   });
 
   it('ends a queued dial with its signal, which then never takes a slot', async () => {
@@ -60,7 +62,7 @@ describe('the SSH dial limiter', () => {
     controller.abort(new Error('caller gave up'));
     await expect(queued).rejects.toThrow('caller gave up');
     expect(limiter.queued).toBe(0);
-    held();
+    held.release();
     expect(limiter.inFlight).toBe(0);
     await expect(limiter.acquire('a:22', { signal: AbortSignal.abort(new Error('already')) })).rejects.toThrow('already');
   });
@@ -71,19 +73,35 @@ describe('the SSH dial limiter', () => {
     for (let round = 0; round < 30; round += 1) {
       const held = await limiter.acquire('a:22', { signal });
       const queued = limiter.acquire('a:22', { signal });
-      held();
-      (await queued)();
+      held.release();
+      (await queued).release();
     }
     expect(getEventListeners(signal, 'abort')).toHaveLength(0);
   });
 
   it('counts a released slot once, and refuses limits that are not positive integers', async () => {
     const limiter = new DialLimiter({ maxInFlight: 2, perAddress: 2 });
-    const release = await limiter.acquire('a:22');
+    const { release } = await limiter.acquire('a:22');
     release();
     release();
     expect(limiter.inFlight).toBe(0);
     expect(() => limiter.configure({ maxInFlight: 0, perAddress: 4 })).toThrow(/maxInFlight must be a positive integer/);
+  });
+
+  it('lets a parked (stalled) dial keep its address but give its process-wide place to the next dial', async () => {
+    const limiter = new DialLimiter({ maxInFlight: 1, perAddress: 1 });
+    const silent = await limiter.acquire('dead:22');
+    const live = limiter.acquire('live:22');
+    const sameDead = limiter.acquire('dead:22');
+    expect(await state(live)).toBe('waiting');
+    silent.park();
+    silent.park();
+    expect(granted(await state(live))).toBe(true);
+    expect(await state(sameDead)).toBe('waiting');
+    silent.release();
+    (await live).release();
+    expect(granted(await state(sameDead))).toBe(true);
+    expect(limiter.inFlight).toBe(1);
   });
 
   it('applies raised limits to the dials already waiting', async () => {
@@ -91,6 +109,6 @@ describe('the SSH dial limiter', () => {
     await limiter.acquire('a:22');
     const waiting = limiter.acquire('a:22');
     limiter.configure({ maxInFlight: 2, perAddress: 2 });
-    expect(typeof (await state(waiting))).toBe('function');
+    expect(granted(await state(waiting))).toBe(true);
   });
 });

@@ -60,6 +60,21 @@ describe('SSH dials through the process dial limiter', () => {
     expect(silent.sockets).toHaveLength(1);
   });
 
+  it('lets a dial that stalled (a silent host) give its process-wide place to a live host after dialStallMs', async () => {
+    configureSshDials({ maxInFlight: 1, perAddress: 4 });
+    const scenario = await startDialScenario(resources);
+    const silent = await startSilentServer(resources);
+    const dead = rejection(dialSsh({ ...scenario.dialOptions, address: silent.address, timeoutMs: 30_000 }));
+    await expect.poll(() => silent.sockets.length).toBe(1);
+    const live = dialSsh(scenario.dialOptions);
+    expect(sshDialLimiter().queued).toBe(1);
+    const connection = await live;
+    expect(silent.sockets).toHaveLength(1);
+    connection.kill();
+    silent.sockets[0]!.destroy();
+    expect(await dead).toMatchObject({ code: 'SSH_HANDSHAKE' });
+  });
+
   it('gives the slot back once authenticated, so open connections do not hold up later dials', async () => {
     configureSshDials({ maxInFlight: 1, perAddress: 1 });
     const scenario = await startDialScenario(resources);

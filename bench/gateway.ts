@@ -8,7 +8,7 @@
 //   4. latency the gateway adds to a small GET: p50 < 1 ms on loopback (p95 shown)
 // Rounds alternate gateway and straight so load from elsewhere on the machine falls on both.
 // A missed goal prints MISSED; only a crash exits non-zero. Needs no lab (no namespace, no hypervisor).
-//   npx tsx bench/gateway.ts [--mib 256] [--rounds 3] [--tunnels 2000] [--idle 1000] [--profile]
+//   npx tsx bench/gateway.ts [--mib 256] [--rounds 3] [--tunnels 2000] [--idle 1000] [--profile: CPU profiles of the gateway's process in the tunnels phase, in /tmp]
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
@@ -24,6 +24,17 @@ const rounds = arg('--rounds', 3);
 const tunnelCount = arg('--tunnels', 2_000);
 const idleCount = arg('--idle', 1_000);
 const smallCount = arg('--small', 400);
+
+/** Straight to Squid; through a bare Node TCP relay, proxy-chain alone (references: Node's and the library's own cost); through the gateway. */
+const pathNames = ['straight', 'relay', 'bare', 'gateway'] as const;
+type PathName = (typeof pathNames)[number];
+const labels: Record<PathName, string> = {
+  straight: 'straight to Squid',
+  relay: 'Node TCP relay (reference)',
+  bare: 'proxy-chain alone (reference)',
+  gateway: 'gateway',
+};
+const perPath = <T>(make: () => T): Record<PathName, T> => ({ straight: make(), relay: make(), bare: make(), gateway: make() });
 
 const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(values.length * p))] ?? NaN;
 const median = (values: number[]) => percentile(values, 0.5);
@@ -43,8 +54,7 @@ async function freePort(): Promise<number> {
 
 /** The gateway's process; resolves once it listens. */
 async function startGatewayProcess(squidPort: number): Promise<{ child: ChildProcess; ready: Extract<ChildMessage, { type: 'ready' }> }> {
-  const profile = process.argv.includes('--profile') ? ['--cpu-prof', '--cpu-prof-dir=/tmp/kvm2-bench-gateway-prof'] : [];
-  const child = spawn(process.execPath, [...profile, '--import', 'tsx', 'bench/gateway/child.ts'], {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'bench/gateway/child.ts'], {
     env: { ...process.env, BENCH_SQUID_PORT: String(squidPort), BENCH_GATEWAY_PORT: String(await freePort()) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
@@ -67,6 +77,9 @@ function usageOf(child: ChildProcess): Promise<Extract<ChildMessage, { type: 'us
     child.send({ type: 'usage' });
   });
 }
+
+const cpuSeconds = (before: { cpu: NodeJS.CpuUsage }, after: { cpu: NodeJS.CpuUsage }) =>
+  (after.cpu.user - before.cpu.user + after.cpu.system - before.cpu.system) / 1e6;
 
 /** CPU seconds a process has used (user + system), from /proc: Squid's, as a reference. */
 function procCpuSeconds(pid: number): number {
@@ -108,70 +121,87 @@ async function main(): Promise<void> {
   const origin = await startOrigin();
   const squid = await startSquid(await freePort());
   const { child, ready } = await startGatewayProcess(squid.port);
-  const straight: Via = { host: '127.0.0.1', port: squid.port };
   const gateway: Via = { host: '127.0.0.1', port: ready.gatewayPort, credentials: `bench:${ready.token}` };
+  const paths: Record<PathName, Via> = {
+    straight: { host: '127.0.0.1', port: squid.port },
+    relay: { host: '127.0.0.1', port: ready.relayPort },
+    bare: { host: '127.0.0.1', port: ready.bareProxyChainPort },
+    gateway,
+  };
   try {
     // 4. Added latency of a small GET (a new connection to the proxy each time, as a crawler
     // without keep-alive; then keep-alive to the proxy). Alternating, after a warm-up.
     const small = { origin: origin.http, path: '/small', expected: smallBytes, tunnel: false };
-    for (let index = 0; index < 50; index += 1) {
-      await fetchThrough({ ...small, via: straight });
-      await fetchThrough({ ...small, via: gateway });
-    }
-    const times = { straight: [] as number[], gateway: [] as number[], straightKeep: [] as number[], gatewayKeep: [] as number[] };
-    const keep = { straight: new http.Agent({ keepAlive: true, maxSockets: 1 }), gateway: new http.Agent({ keepAlive: true, maxSockets: 1 }) };
+    for (let index = 0; index < 50; index += 1) for (const via of Object.values(paths)) await fetchThrough({ ...small, via });
+    const fresh = perPath<number[]>(() => []);
+    const kept = perPath<number[]>(() => []);
+    const agents = perPath(() => new http.Agent({ keepAlive: true, maxSockets: 1 }));
     for (let index = 0; index < smallCount; index += 1) {
-      times.straight.push(await fetchThrough({ ...small, via: straight }));
-      times.gateway.push(await fetchThrough({ ...small, via: gateway }));
-      times.straightKeep.push(await fetchThrough({ ...small, via: straight, agent: keep.straight }));
-      times.gatewayKeep.push(await fetchThrough({ ...small, via: gateway, agent: keep.gateway }));
+      for (const path of pathNames) {
+        fresh[path].push(await fetchThrough({ ...small, via: paths[path] }));
+        kept[path].push(await fetchThrough({ ...small, via: paths[path], agent: agents[path] }));
+      }
     }
-    keep.straight.destroy();
-    keep.gateway.destroy();
-    const added = median(times.gateway) - median(times.straight);
-    console.log(`\n4. small GET (${smallCount} each, alternating; load ${load()})`);
-    console.log(
-      `   new connection each: straight to Squid p50 ${median(times.straight).toFixed(2)} ms p95 ${percentile(times.straight, 0.95).toFixed(2)} ms; through the gateway p50 ${median(times.gateway).toFixed(2)} ms p95 ${percentile(times.gateway, 0.95).toFixed(2)} ms`,
-    );
-    console.log(
-      `   added by the gateway: p50 ${added.toFixed(2)} ms, p95 ${(percentile(times.gateway, 0.95) - percentile(times.straight, 0.95)).toFixed(2)} ms  goal p50 < 1 ms: ${verdict(added < 1)}`,
-    );
-    const addedKeep = median(times.gatewayKeep) - median(times.straightKeep);
-    console.log(
-      `   keep-alive to the proxy: straight p50 ${median(times.straightKeep).toFixed(2)} ms, gateway p50 ${median(times.gatewayKeep).toFixed(2)} ms, added p50 ${addedKeep.toFixed(2)} ms p95 ${(percentile(times.gatewayKeep, 0.95) - percentile(times.straightKeep, 0.95)).toFixed(2)} ms`,
-    );
+    for (const agent of Object.values(agents)) agent.destroy();
+    const added = (times: Record<PathName, number[]>, path: PathName, p: number) => percentile(times[path], p) - percentile(times.straight, p);
+    console.log(`\n4. small GET (${smallCount} each, alternating; load ${load()}); added = minus straight to Squid`);
+    for (const [label, times] of [
+      ['new connection each', fresh],
+      ['keep-alive to the proxy', kept],
+    ] as const) {
+      console.log(`   ${label}: straight to Squid p50 ${median(times.straight).toFixed(2)} ms p95 ${percentile(times.straight, 0.95).toFixed(2)} ms`);
+      for (const path of ['relay', 'bare', 'gateway'] as const) {
+        const goal = path === 'gateway' && label === 'new connection each' ? `  goal p50 < 1 ms: ${verdict(added(times, 'gateway', 0.5) < 1)}` : '';
+        console.log(`     ${labels[path].padEnd(30)} added p50 ${added(times, path, 0.5).toFixed(2)} ms p95 ${added(times, path, 0.95).toFixed(2)} ms${goal}`);
+      }
+    }
 
-    // 1. Throughput of one large download, alternating straight and gateway.
+    // 1. Throughput of one large download, alternating the paths.
     const bytes = mib * 1024 * 1024;
     console.log(`\n1. one ${mib} MiB download, ${rounds} rounds each, medians (load ${load()})`);
     for (const tunnel of [false, true]) {
-      const rates = { straight: [] as number[], gateway: [] as number[] };
+      const rates = perPath<number[]>(() => []);
+      const cpu = perPath<number[]>(() => []);
       const download = { origin: origin.http, path: `/bytes/${bytes}`, expected: bytes, tunnel };
       for (let round = 0; round < rounds; round += 1) {
-        rates.straight.push(mib / ((await fetchThrough({ ...download, via: straight })) / 1000));
-        rates.gateway.push(mib / ((await fetchThrough({ ...download, via: gateway })) / 1000));
+        for (const path of pathNames) {
+          const before = await usageOf(child);
+          rates[path].push(mib / ((await fetchThrough({ ...download, via: paths[path] })) / 1000));
+          const after = await usageOf(child);
+          cpu[path].push(cpuSeconds(before, after));
+        }
       }
-      const ratio = median(rates.gateway) / median(rates.straight);
-      console.log(
-        `   ${tunnel ? 'CONNECT tunnel' : 'plain HTTP    '}: straight to Squid ${median(rates.straight).toFixed(0)} MiB/s, through the gateway ${median(rates.gateway).toFixed(0)} MiB/s, ratio ${ratio.toFixed(2)}x  goal >= 0.9x: ${verdict(ratio >= 0.9)}`,
-      );
+      const ratio = (path: PathName) => median(rates[path]) / median(rates.straight);
+      console.log(`   ${tunnel ? 'CONNECT tunnel' : 'plain HTTP'}: straight to Squid ${median(rates.straight).toFixed(0)} MiB/s`);
+      for (const path of ['relay', 'bare', 'gateway'] as const) {
+        const goal = path === 'gateway' ? `  goal >= 0.9x: ${verdict(ratio('gateway') >= 0.9)}` : '';
+        const perGiB = (median(cpu[path]) / mib) * 1024;
+        console.log(
+          `     ${labels[path].padEnd(30)} ${median(rates[path]).toFixed(0)} MiB/s, ${ratio(path).toFixed(2)}x (its process: ${perGiB.toFixed(1)} CPU-s a GiB)${goal}`,
+        );
+      }
     }
 
-    // 2. New tunnels per gateway CPU-second: CONNECT, answered 200, closed; 20 at a time.
-    const before = await usageOf(child);
-    const squidBefore = procCpuSeconds(squid.process.pid!);
-    const started = performance.now();
-    await pool(tunnelCount, 20, async () => (await openTunnel(gateway, origin.hold)).destroy());
-    const wallMs = performance.now() - started;
-    const after = await usageOf(child);
-    const gatewayCpu = (after.cpu.user - before.cpu.user + after.cpu.system - before.cpu.system) / 1e6;
-    const squidCpu = procCpuSeconds(squid.process.pid!) - squidBefore;
-    const perCpuSecond = tunnelCount / gatewayCpu;
-    console.log(`\n2. ${tunnelCount} new CONNECT tunnels through the gateway, 20 at a time, in ${(wallMs / 1000).toFixed(1)} s (load ${load()})`);
-    console.log(
-      `   gateway CPU ${gatewayCpu.toFixed(2)} s (${((gatewayCpu / tunnelCount) * 1e6).toFixed(0)} µs a tunnel); reference: Squid's CPU for the same tunnels ${squidCpu.toFixed(2)} s (${(tunnelCount / squidCpu).toFixed(0)} a CPU-second)`,
-    );
-    console.log(`   tunnels per gateway CPU-second: ${perCpuSecond.toFixed(0)}  goal >= 1000: ${verdict(perCpuSecond >= 1_000)}`);
+    // 2. New tunnels per CPU-second of the gateway's process: CONNECT, answered 200, closed; 20 at
+    // a time. proxy-chain alone first (same process), then the gateway.
+    console.log(`\n2. ${tunnelCount} new CONNECT tunnels, 20 at a time (load ${load()})`);
+    for (const path of ['relay', 'bare', 'gateway'] as const) {
+      const before = await usageOf(child);
+      const squidBefore = procCpuSeconds(squid.process.pid!);
+      const profile = process.argv.includes('--profile') ? `/tmp/kvm2-bench-gateway-tunnels-${path}.cpuprofile` : undefined;
+      if (profile) child.send({ type: 'profile-start' });
+      const started = performance.now();
+      await pool(tunnelCount, 20, async () => (await openTunnel(paths[path], origin.hold)).destroy());
+      const wallMs = performance.now() - started;
+      const after = await usageOf(child);
+      if (profile) child.send({ type: 'profile-stop', file: profile });
+      const cpu = cpuSeconds(before, after);
+      const squidCpu = procCpuSeconds(squid.process.pid!) - squidBefore;
+      const goal = path === 'gateway' ? `  goal >= 1000: ${verdict(tunnelCount / cpu >= 1_000)}` : '';
+      console.log(
+        `   ${labels[path]}: ${(wallMs / 1000).toFixed(1)} s, CPU ${cpu.toFixed(2)} s (${((cpu / tunnelCount) * 1e6).toFixed(0)} µs a tunnel), ${(tunnelCount / cpu).toFixed(0)} tunnels per CPU-second${goal}; Squid meanwhile ${squidCpu.toFixed(2)} s (${(tunnelCount / squidCpu).toFixed(0)} per CPU-second)`,
+      );
+    }
 
     // 3. Idle tunnels: RSS growth and the API's latency meanwhile, against the same before.
     const apiBefore = await apiLatencies(ready.apiPort, 200);

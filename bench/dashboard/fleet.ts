@@ -1,7 +1,10 @@
 // The bench's fleet: a kvm2 provider over ten in-memory hypervisors (the image already cached on
 // each, so nothing is downloaded), a runtime over a fresh store with that provider, 1,000 Proxies
 // created through the Proxy service (the reconciler turns them into domains, 100 per host), and a
-// day of health history per host for the charts.
+// day of health history per host for the charts. One more host, `host-big`, holds 1,000 domains
+// that are not ours (foreign: the reconciler and GC leave them alone), for the host page at 1,000
+// rows. Once every Proxy is Ready, an hour of per-VM stats (one row a minute) is written for every
+// domain, so each domains-table row draws its two sparklines from 60 points, as on a real host.
 import { createHash, randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +14,7 @@ import { withDefaults } from '@/server/providers/kvm2/kvm2';
 import { createKvm2Provider } from '@/server/providers/kvm2/provider';
 import { ProviderRegistry } from '@/server/providers/registry';
 import { settingsFromEnv } from '@/server/control/settings';
-import { DomainInterfaceAddressesSource } from '@/server/libvirt';
+import { DomainInterfaceAddressesSource, DomainState } from '@/server/libvirt';
 import { type Runtime, startRuntimeOnce } from '@/server/runtime';
 import { createLogger } from '@/server/telemetry/logger';
 import { FakeHostBackend } from '@/test/fakes/fake-host-backend';
@@ -21,6 +24,8 @@ export const providerName = 'bench';
 export const hostCount = 10;
 export const proxyCount = 1_000;
 export const hostNames = Array.from({ length: hostCount }, (_, index) => `host-${String(index + 1).padStart(2, '0')}`);
+export const bigHostName = 'host-big';
+export const bigHostDomains = 1_000;
 
 const image = randomBytes(64 * 1024);
 const imageDigest = createHash('sha256').update(image).digest('hex');
@@ -35,7 +40,7 @@ function benchEntry(): Kvm2Entry {
       // Never fetched: every hypervisor has the image cached already.
       images: { debian: { url: 'http://127.0.0.1:9/debian.qcow2', sha256: imageDigest } },
       machineTypes: { small: { vcpus: 1, memoryMiB: 1024 } },
-      hosts: hostNames.map((name, index) => ({ name, address: `10.99.0.${index + 1}:22`, user: 'bench', bridge: 'br0', virtType: 'qemu' })),
+      hosts: [...hostNames, bigHostName].map((name, index) => ({ name, address: `10.99.0.${index + 1}:22`, user: 'bench', bridge: 'br0', virtType: 'qemu' })),
     },
   } as Kvm2Entry;
 }
@@ -64,14 +69,17 @@ export async function startFleet(options: { dataDir: string; adminPassword: stri
   const settings = withDefaults(entry);
   const cached = resolveImage(settings, 'debian');
   const hypervisors = Object.fromEntries(
-    hostNames.map((name, index) => {
+    [...hostNames, bigHostName].map((name, index) => {
       const hypervisor = new FakeHypervisor({ poolCapacity: (200 + index * 20) * 1024 ** 3 });
       hypervisor.hostname = `${name}.bench`;
       hypervisor.addVolume({ name: cached.baseVolume, format: 'qcow2', content: image });
       hypervisor.addVolume({ name: cached.markerVolume, content: imageDigest });
       return [name, hypervisor];
     }),
-  );
+  ) as Record<string, FakeHypervisor>;
+  for (let index = 0; index < bigHostDomains; index += 1) {
+    hypervisors[bigHostName]!.addDomain({ name: `other-${String(index).padStart(4, '0')}`, state: DomainState.Running });
+  }
   const backend = new FakeHostBackend(hypervisors);
   const logger = createLogger({ level: 'silent' });
   const registry = new ProviderRegistry();
@@ -120,6 +128,7 @@ export async function startFleet(options: { dataDir: string; adminPassword: stri
         giveAddresses(hypervisors);
         await new Promise((resolve) => setTimeout(resolve, 500));
       }
+      await seedStats(runtime, hypervisors);
     },
   };
 }
@@ -143,5 +152,39 @@ function seedHistory(runtime: Runtime): void {
       };
     });
     runtime.store.health.record({ provider: providerName, targets, nowMs: at });
+  }
+}
+
+/** An hour of per-VM stats, one row a minute, for every domain on every host (ours by their Proxy's uid). */
+async function seedStats(runtime: Runtime, hypervisors: Record<string, FakeHypervisor>): Promise<void> {
+  const records = await runtime.store.proxies.list();
+  const now = Date.now();
+  for (const [target, hypervisor] of Object.entries(hypervisors)) {
+    const domains = [...hypervisor.domains.values()].map((domain) => {
+      const text = `${domain.xml}${[...domain.metadata.values()].join('')}`;
+      return { name: domain.name, proxyUid: records.find((record) => text.includes(record.uid))?.uid ?? `foreign-${domain.name}` };
+    });
+    for (let step = 60; step > 0; step -= 1) {
+      const sampledAtMs = now - step * 60_000;
+      const wave = (offset: number) => (Math.sin((step + offset) / 6) + 1) / 2;
+      await runtime.store.stats.record({
+        host: { provider: providerName, target, sampledAtMs, cpuPercent: 40 * wave(0), memoryUsedBytes: 8 * 1024 ** 3, memoryTotalBytes: 32 * 1024 ** 3 },
+        vms: domains.map((domain, index) => ({
+          proxyUid: domain.proxyUid,
+          provider: providerName,
+          target,
+          domain: domain.name,
+          sampledAtMs,
+          spanMs: 60_000,
+          cpuPercent: step === 60 ? null : 5 + 20 * wave(index),
+          memoryBytes: 512 * 1024 ** 2,
+          memoryTotalBytes: 1024 ** 3,
+          netRxBps: 50_000 * wave(index + 3),
+          netTxBps: 20_000 * wave(index + 5),
+          diskReadBps: 0,
+          diskWriteBps: 0,
+        })),
+      });
+    }
   }
 }

@@ -3,7 +3,7 @@
 // and the downloads running, domains), each panel loading on its own.
 import { DownloadsList } from '@/components/images/downloads-list';
 import { ImagesTable } from '@/components/images/images-table';
-import { DomainActivity } from '@/components/stats/domain-activity';
+import { DomainActivity, useDomainActivities } from '@/components/stats/domain-activity';
 import { HostStatsPanel } from '@/components/stats/host-stats-panel';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { Panel } from '@/components/ui/panel';
@@ -33,6 +33,7 @@ function HostHealthPanel({ provider, host }: { provider: string; host: string })
 
 export function HostDetail({ provider, host }: { provider: string; host: string }) {
   const inventory = useHostInventory(provider, host);
+  const activities = useDomainActivities(provider, host);
   const body = (render: (data: NonNullable<typeof inventory.data>) => React.ReactNode, label: string) => {
     if (inventory.isPending) return <SkeletonRows rows={3} label={label} />;
     if (inventory.isError) return <ErrorPanel title={`Could not list the ${label}`} error={inventory.error} onRetry={() => void inventory.refetch()} />;
@@ -64,7 +65,7 @@ export function HostDetail({ provider, host }: { provider: string; host: string 
       <Panel title="Domains">
         {body(
           (data) => (
-            <DomainsTable domains={data.domains} activity={(domain) => <DomainActivity provider={provider} host={host} domain={domain} />} />
+            <DomainsTable domains={data.domains} activity={(domain) => <DomainActivity domain={domain} series={activities.get(domain)} />} />
           ),
           'domains',
         )}

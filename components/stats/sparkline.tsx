@@ -1,14 +1,23 @@
-'use client';
-// A table cell's small line: no axes, no tooltip, the latest value as its accessible name.
-import { Line, LineChart } from 'recharts';
+// A table cell's small line: one <svg> with one <path> built from the values (sparkline-path.ts),
+// no axes, no tooltip, the latest value as its accessible name. Memoised on its inputs: a row that
+// re-renders with the same series reuses its path.
+import { memo, useMemo } from 'react';
+import { sparklineBox, sparklinePath } from './sparkline-path';
 
-export default function Sparkline({ values, label, color }: { values: Array<number | null>; label: string; color: string }) {
-  const data = values.map((value, index) => ({ index, value }));
+export const Sparkline = memo(function Sparkline({ values, label, color }: { values: ReadonlyArray<number | null>; label: string; color: string }) {
+  const d = useMemo(() => sparklinePath(values), [values]);
   return (
-    <span role="img" aria-label={label} className="inline-block align-middle" data-testid="sparkline" data-points={values.length}>
-      <LineChart width={96} height={24} data={data} margin={{ top: 2, right: 2, bottom: 2, left: 2 }} accessibilityLayer={false}>
-        <Line dataKey="value" stroke={color} dot={false} strokeWidth={1.5} isAnimationActive={false} connectNulls={false} />
-      </LineChart>
-    </span>
+    <svg
+      role="img"
+      aria-label={label}
+      width={sparklineBox.width}
+      height={sparklineBox.height}
+      viewBox={`0 0 ${sparklineBox.width} ${sparklineBox.height}`}
+      className="inline-block shrink-0 align-middle"
+      data-testid="sparkline"
+      data-points={values.length}
+    >
+      <path d={d} fill="none" stroke={color} strokeWidth={1.5} strokeLinecap="round" strokeLinejoin="round" />
+    </svg>
   );
-}
+});

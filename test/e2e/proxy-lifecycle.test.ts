@@ -137,8 +137,9 @@ describe('a Proxy created through the dashboard', () => {
     // Once sampled (every 2 s here), its CPU and traffic over the last hour as sparklines in the row.
     const activity = row.getByTestId(`domain-activity-${instanceName}`);
     await activity.waitFor({ timeout: 60_000 });
-    // The sparklines load lazily (recharts): poll until both are drawn.
-    await expect.poll(() => activity.locator('[data-testid="sparkline"] .recharts-line').count(), { timeout: 15_000 }).toBe(2);
+    // Both lines drawn (a path with points each) once a sample with rates has arrived: poll for them.
+    await expect.poll(() => activity.locator('[data-testid="sparkline"] path[d^="M"]').count(), { timeout: 15_000 }).toBe(2);
+    await expect(activity.getByRole('img', { name: /^CPU over the last hour, now / }).count()).resolves.toBe(1);
   });
 
   it('refuses to evict the base image the Proxy uses: the button is disabled with the reason, the API answers 409', async () => {

@@ -40,7 +40,9 @@ function printPage(name: string, figures: PageFigures[], domains: number | undef
   console.log(`${name}${domains !== undefined ? ` (${domains} domains)` : ''}`);
   console.log(`  navigation → data arrived  ${ms(median(pick('dataArrivedMs')))}`);
   console.log(`  navigation → rendered      ${ms(median(pick('navigationToRenderedMs')))} (${ms(Math.max(...pick('navigationToRenderedMs')))})`);
-  console.log(`  data arrived → rendered    ${ms(afterData)} (${ms(Math.max(...pick('renderedAfterDataMs')))})  target < ${ms(target)}: ${afterData < target ? 'met' : 'MISSED'}`);
+  console.log(
+    `  data arrived → rendered    ${ms(afterData)} (${ms(Math.max(...pick('renderedAfterDataMs')))})  target < ${ms(target)}: ${afterData < target ? 'met' : 'MISSED'}`,
+  );
   console.log(`  first-load JS (gzipped)    ${kb(firstLoad)}  target < ${kb(firstLoadTargetBytes)}: ${firstLoad < firstLoadTargetBytes ? 'met' : 'MISSED'}`);
   console.log(`  lazy JS (gzipped)          ${kb(median(pick('lazyJsBytes')))}`);
 }

@@ -50,7 +50,11 @@ export const DomainActivity = memo(function DomainActivity({ domain, series }: {
         {cpuNow === null ? '—' : formatPercent(cpuNow)}
       </span>
       <span className="flex items-center gap-1 text-xs text-slate-700">
-        <Sparkline values={series.traffic} color="#059669" label={`Traffic over the last hour, now ${trafficNow === null ? 'unknown' : formatRate(trafficNow)}`} />
+        <Sparkline
+          values={series.traffic}
+          color="#059669"
+          label={`Traffic over the last hour, now ${trafficNow === null ? 'unknown' : formatRate(trafficNow)}`}
+        />
         {trafficNow === null ? '—' : formatRate(trafficNow)}
       </span>
     </span>

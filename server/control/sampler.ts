@@ -10,6 +10,7 @@
 // own budget or the keepalive ends it soon enough. Until it settles the host gets no second call,
 // and whatever it answers is dropped (when libvirtd read those counters is unknown, so they can be
 // neither a sample nor a baseline); the next read on time gets its rate against the last baseline.
+import { AbortFanOut } from '@/lib/abort-fan-out';
 import type { Provider } from '@/server/providers/contract';
 import type { DomainCounters, HostCounters } from '@/server/providers/host-stats';
 import type { ProxyRecord, Store } from '@/server/store';
@@ -98,19 +99,30 @@ export class Sampler {
 
   /** One round over every host of every provider that can be sampled; the samples it stored. */
   async runOnce(signal?: AbortSignal): Promise<StatsSample[]> {
+    // Each host's read gets a child of the loop's signal: the loop's signal carries one listener
+    // however many hosts there are (hundreds would each add one: MaxListenersExceededWarning).
+    const fan = new AbortFanOut(signal);
     const rounds = this.options.providers
       .list()
-      .flatMap((provider) => (provider.stats ? provider.stats.hosts().map((host) => this.sampleHost(provider, host, signal)) : []));
-    const samples = await Promise.all(rounds);
-    return samples.filter((sample): sample is StatsSample => sample !== undefined);
+      .flatMap((provider) => (provider.stats ? provider.stats.hosts().map((host) => this.sampleHost(provider, host, { signal, fan })) : []));
+    try {
+      const samples = await Promise.all(rounds);
+      return samples.filter((sample): sample is StatsSample => sample !== undefined);
+    } finally {
+      fan.close();
+    }
   }
 
-  private async sampleHost(provider: Provider, host: string, signal?: AbortSignal): Promise<StatsSample | undefined> {
+  private async sampleHost(provider: Provider, host: string, round: { signal?: AbortSignal; fan: AbortFanOut }): Promise<StatsSample | undefined> {
+    const { signal } = round;
     const key = `${provider.name}\u0000${host}`;
     const fields = { provider: provider.name, target: host };
     // A second call would only queue behind the first on a stuck link.
     if (this.abandoned.has(key)) return undefined;
-    const reading = provider.stats!.sample(host, { signal });
+    const child = round.fan.child();
+    const reading = provider.stats!.sample(host, { signal: child.signal });
+    // An abandoned read keeps its child until it settles, so stopping the loop still ends it.
+    void reading.then(child.done, child.done);
     let counters: HostCounters | typeof late;
     try {
       counters = await this.withinDeadline(reading);

@@ -4,6 +4,7 @@
 // ConnectGetLibVersion, ConnectGetHostname, StoragePoolLookupByName and StoragePoolGetInfo, and
 // closes it. Details gather as the answers arrive, so a check that breaks late still says what
 // the host answered before; the reason says where it broke.
+import { AbortFanOut } from '@/lib/abort-fan-out';
 import { AuthUnsupportedError, CallTimeoutError, isLibvirtError, LibvirtError, StoragePoolState, storagePoolStateWords } from '@/server/libvirt';
 import type { CheckOptions, Target } from '@/server/providers/contract';
 import { SshError, type SshErrorCode } from '@/server/ssh';
@@ -170,9 +171,25 @@ export interface CheckHostsOptions {
   now?: () => Date;
 }
 
-/** One target per configured host, in config order, all probed concurrently. */
-export function checkHosts(options: CheckHostsOptions): Promise<Target[]> {
-  const { settings, aroundTarget = (_target, check) => check(), previous, ...rest } = options;
+/**
+ * One target per configured host, in config order, all probed concurrently. Each probe gets a
+ * child of the round's signal, so that signal carries one listener however many hosts there are.
+ */
+export async function checkHosts(options: CheckHostsOptions): Promise<Target[]> {
+  const { settings, aroundTarget = (_target, check) => check(), previous, signal, ...rest } = options;
   const previousDetails = (host: string) => previous?.find((target) => target.name === host)?.details;
-  return Promise.all(settings.hosts.map((host) => aroundTarget(host.name, () => probeHost({ ...rest, host, previous: previousDetails(host.name) }))));
+  const fan = new AbortFanOut(signal);
+  const probe = async (host: Kvm2Host): Promise<Target> => {
+    const child = fan.child();
+    try {
+      return await probeHost({ ...rest, host, signal: child.signal, previous: previousDetails(host.name) });
+    } finally {
+      child.done();
+    }
+  };
+  try {
+    return await Promise.all(settings.hosts.map((host) => aroundTarget(host.name, () => probe(host))));
+  } finally {
+    fan.close();
+  }
 }

@@ -11,6 +11,7 @@
 // the listing, every domain's state in one CONNECT_GET_ALL_DOMAIN_STATS, and the marks pipelined
 // alongside it. It discovers no addresses (two RPCs per running domain; its callers, GC and the
 // crash recovery of Create, use the uid): an active domain is listed as Provisioning, Get knows more.
+import { AbortFanOut } from '@/lib/abort-fan-out';
 import {
   DomainInterfaceAddressesSource,
   DomainStatsTypes,
@@ -254,6 +255,21 @@ export async function listHostInstances(context: Kvm2Context, host: Kvm2Host, si
 /** Every marked domain on every configured host; only kvm2's `managed` tag has members. */
 export async function listInstances(context: Kvm2Context, tag: string, options: CallOptions = {}): Promise<Instance[]> {
   if (tag !== managedTag) return [];
-  const perHost = await Promise.all(context.settings.hosts.map((host) => listHostInstances(context, host, options.signal)));
-  return perHost.flat();
+  // A child signal per host: the caller's (GC's round) carries one listener however many hosts.
+  const fan = new AbortFanOut(options.signal);
+  try {
+    const perHost = await Promise.all(
+      context.settings.hosts.map(async (host) => {
+        const child = fan.child();
+        try {
+          return await listHostInstances(context, host, child.signal);
+        } finally {
+          child.done();
+        }
+      }),
+    );
+    return perHost.flat();
+  } finally {
+    fan.close();
+  }
 }

@@ -1,6 +1,6 @@
 'use client';
 // The Gateway page's body: loading, error, off, or the way to connect a crawler, the username
-// grammar, the live traffic and the last refusals (asked again every 2 s while the tab is visible).
+// grammar, the live traffic and the last refusals (refetched on the live feed, polled every 5 s).
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { Panel } from '@/components/ui/panel';
 import { SkeletonCards } from '@/components/ui/skeleton';

@@ -67,7 +67,7 @@ function TrafficTable({ label, head, children }: { label: string; head: ReactNod
   );
 }
 
-const noTraffic = <EmptyState title="No traffic yet">Point a crawler at the URL above: its connections show here within 2 seconds, while they run.</EmptyState>;
+const noTraffic = <EmptyState title="No traffic yet">Point a crawler at the URL above: its connections show here within seconds, while they run.</EmptyState>;
 
 export function GatewayTraffic({ view }: { view: GatewayView }) {
   return (

@@ -32,7 +32,7 @@ export function GatewayTotalsTiles({ view }: { view: GatewayView }) {
       <Tile label="Bytes in" value={formatBytes(totals.bytesIn)} hint="from the proxies to the crawlers" />
       <Tile label="Bytes out" value={formatBytes(totals.bytesOut)} hint="from the crawlers to the proxies" />
       <Tile label="Open tunnels" value={String(totals.open)} hint="connections open now" />
-      <Tile label="Tunnels" value={String(totals.tunnels)} hint="connections since the server started" />
+      <Tile label="Tunnels" value={String(totals.tunnels)} hint="connections made, every replica together" />
     </div>
   );
 }

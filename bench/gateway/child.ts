@@ -53,6 +53,9 @@ async function main(): Promise<void> {
   await bare.listen();
   const relay = createTcpServer((client) => {
     const upstream = connect(squidPort, '127.0.0.1');
+    // As Node's HTTP server and client (so proxy-chain) do: no Nagle delay on small writes.
+    client.setNoDelay(true);
+    upstream.setNoDelay(true);
     client.pipe(upstream).pipe(client);
     client.on('error', () => upstream.destroy());
     upstream.on('error', () => client.destroy());

@@ -191,7 +191,7 @@ async function main(): Promise<void> {
       const profile = process.argv.includes('--profile') ? `/tmp/kvm2-bench-gateway-tunnels-${path}.cpuprofile` : undefined;
       if (profile) child.send({ type: 'profile-start' });
       const started = performance.now();
-      await pool(tunnelCount, 20, async () => (await openTunnel(paths[path], origin.hold)).destroy());
+      await pool(tunnelCount, 20, async () => void (await openTunnel(paths[path], origin.hold)).destroy());
       const wallMs = performance.now() - started;
       const after = await usageOf(child);
       if (profile) child.send({ type: 'profile-stop', file: profile });

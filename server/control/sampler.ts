@@ -45,6 +45,12 @@ export interface SamplerOptions {
   intervalMs: number;
   /** how long one host's read may take before its round is abandoned; half the interval by default */
   timeoutMs?: number;
+  /**
+   * when the first round runs after start (default at once). The runtime offsets it so a start
+   * does not dial every host for stats while the health check dials them too; the first round is
+   * only the rates' baseline, so nothing shows later for it.
+   */
+  firstRoundDelayMs?: number;
 }
 
 interface HostMemory {
@@ -84,7 +90,7 @@ export class Sampler {
   }
 
   start(): void {
-    this.ticker.start();
+    this.ticker.start(this.options.firstRoundDelayMs ?? 0);
   }
 
   stop(): Promise<void> {

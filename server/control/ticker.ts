@@ -20,14 +20,17 @@ export class Ticker {
 
   constructor(private readonly options: TickerOptions) {}
 
-  /** Starts the loop; the first run happens at once unless `delayFirst` is set. */
-  start(delayFirst = false): void {
+  /**
+   * Starts the loop; the first run happens at once, after one interval with `delayFirst` true, or
+   * after `delayFirst` ms when it is a number (a start that should not coincide with other loops').
+   */
+  start(delayFirst: boolean | number = false): void {
     if (this.stopped) {
       this.stopped = false;
       this.controller = new AbortController();
     }
-    if (delayFirst) this.schedule();
-    else void this.tick();
+    if (delayFirst === false || delayFirst === 0) void this.tick();
+    else this.schedule(delayFirst === true ? this.options.intervalMs : delayFirst);
   }
 
   /** Runs now (waiting for a run in progress first); the regular schedule continues after it. */
@@ -62,11 +65,11 @@ export class Ticker {
     return this.current;
   }
 
-  private schedule(): void {
+  private schedule(delayMs = this.options.intervalMs): void {
     if (this.stopped || this.timer !== undefined) return;
     this.timer = this.options.clock.setTimeout(() => {
       this.timer = undefined;
       void this.tick();
-    }, this.options.intervalMs);
+    }, delayMs);
   }
 }

@@ -136,6 +136,8 @@ export function createControlLoops(options: ControlLoopsOptions): ControlLoops {
     logger: log.child({ loop: 'stats-sampler' }),
     intervalMs: settings.statsSampleIntervalMs,
     timeoutMs: settings.statsSampleTimeoutMs,
+    // Half an interval after the health check's first round, which dials every host at once.
+    firstRoundDelayMs: Math.round(settings.statsSampleIntervalMs / 2),
   });
   // One `stats` message per host and round: the charts of that host and of its Proxies refetch.
   sampler.onSample((sample) => live.publish({ kind: 'stats', provider: sample.provider, host: sample.target }));

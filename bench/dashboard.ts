@@ -93,6 +93,8 @@ async function main(): Promise<void> {
       await measurePage(browser.context, spec); // warm-up: server modules, JIT
       results[name] = [];
       for (let run = 0; run < runs; run += 1) results[name].push(await measurePage(browser.context, spec));
+      // Progress, so a run that times out on a later page still says what it measured.
+      console.log(`${name}: data arrived → rendered ${results[name].map((figure) => ms(figure.renderedAfterDataMs)).join(', ')}`);
     }
     console.log(`\n${runs} runs per page, cache disabled, medians (max):`);
     for (const [name, figures] of Object.entries(results)) printPage(name, figures, hostPages[name]?.domains);

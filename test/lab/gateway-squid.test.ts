@@ -7,7 +7,11 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chooseProxy } from '@/server/gateway/choose';
+import { rendezvousRank } from '@/server/gateway/rendezvous';
+import { TunnelRotation } from '@/server/gateway/rotation';
 import { GatewayServer } from '@/server/gateway/server';
+import { parseUsername } from '@/server/gateway/username';
 import { createLogger } from '@/server/telemetry/logger';
 import { getOverTunnel, proxyConnect, proxyGet, type ProxyEndpoint } from '@/test/fakes/gateway-client';
 import { imageServerStats, loadLab, resetImageServerStats, type Lab } from './harness/lab';
@@ -29,7 +33,7 @@ describe('the gateway over real Squid upstreams', () => {
   let site: string;
   const tunnels = new Map<number, TunnelReport>();
   const failures: string[] = [];
-  let turn = 0;
+  const rotation = new TunnelRotation();
   /** requests the image server answered for us, to compare with its own count */
   let fetched = 0;
 
@@ -44,13 +48,21 @@ describe('the gateway over real Squid upstreams', () => {
       port: 0,
       logger: createLogger({ level: 'silent' }),
       authenticate: async (_username, password) => (password === 'lab-gateway-token' ? { tokenId: 'lab-token' } : undefined),
-      // Round robin over all three whatever happened, so a dead one keeps coming up first.
-      choose: ({ exclude }) => {
-        for (let tried = 0; tried < squids.length; tried += 1) {
-          const squid = squids[turn++ % squids.length] as LabSquid;
-          if (!exclude.has(squid.name)) return { proxy: squid.name, upstreamUrl: squid.url };
-        }
-        return { refusal: 'no Ready proxy for this selector', status: 503 };
+      // The real choice (username grammar, rendezvous for sessions, least-tunnels rotation) over
+      // the Squids as Ready Proxies. Nothing marks a failed one suspect here (the runtime's
+      // GatewayService does), so a dead Squid keeps coming up and every connection must retry.
+      choose: ({ username, exclude }) => {
+        const choice = chooseProxy({
+          selector: parseUsername(username),
+          proxies: squids.map((squid) => ({ name: squid.name, labels: {}, port: squid.port, status: { phase: 'Ready', ip: squid.address } })),
+          sets: new Set(),
+          tried: [...exclude],
+          rotation,
+          openTunnels: (proxy) => gateway.openTunnels(proxy),
+        });
+        return choice.ok
+          ? { proxy: choice.proxy.name, upstreamUrl: choice.proxy.url }
+          : { refusal: choice.refusal.message, status: choice.refusal.status, cause: choice.refusal.code };
       },
       observer: {
         opened: ({ connection, proxy }) => tunnels.set(connection, { proxy, bytesIn: 0, bytesOut: 0 }),
@@ -71,15 +83,17 @@ describe('the gateway over real Squid upstreams', () => {
 
   const squidAddresses = () => squids.map((squid) => squid.address);
 
-  async function ipThroughGateway(): Promise<string> {
-    const answer = await proxyGet(endpoint, `http://${site}/ip`);
+  const as = (username: string): ProxyEndpoint => ({ ...endpoint, credentials: `${username}:lab-gateway-token` });
+
+  async function ipThroughGateway(through = endpoint): Promise<string> {
+    const answer = await proxyGet(through, `http://${site}/ip`);
     expect(answer.status, answer.body).toBe(200);
     fetched += 1;
     return answer.body.trim();
   }
 
-  async function ipThroughTunnel(): Promise<{ address: string; clientBytes: number }> {
-    const tunnel = await proxyConnect(endpoint, site);
+  async function ipThroughTunnel(through = endpoint): Promise<{ address: string; clientBytes: number }> {
+    const tunnel = await proxyConnect(through, site);
     expect(tunnel.status, tunnel.body).toBe(200);
     const raw = await getOverTunnel(tunnel.socket, site, '/ip');
     expect(raw).toMatch(/^HTTP\/1\.1 200/);
@@ -116,27 +130,48 @@ describe('the gateway over real Squid upstreams', () => {
     expect((await imageServerStats(lab))['/ip']).toBe(fetched);
   });
 
-  it('keeps every new connection working when a Squid is killed, and names the killed one', async () => {
-    const [, victim] = squids as [LabSquid, LabSquid, LabSquid];
-    const lastProxy = () => [...tunnels.values()].at(-1)?.proxy;
-    // One tunnel through the victim, and one through a survivor that must not notice the kill.
-    let victimTunnel = await proxyConnect(endpoint, site);
-    while (lastProxy() !== victim.name) {
-      victimTunnel.socket.destroy();
-      victimTunnel = await proxyConnect(endpoint, site);
+  const byName = (name: string | undefined) => squids.find((squid) => squid.name === name) as LabSquid;
+  const homeOf = (session: string) => byName(rendezvousRank(session, squidNames())[0]);
+  const squidNames = () => squids.map((squid) => squid.name);
+
+  it('keeps a session on the one Squid rendezvous hashing gives it', async () => {
+    for (const session of ['sticky-1', 'sticky-2']) {
+      const answers = [];
+      for (let i = 0; i < 3; i += 1) {
+        answers.push(await ipThroughGateway(as(`crawler-session-${session}`)), (await ipThroughTunnel(as(`crawler-session-${session}`))).address);
+      }
+      expect(new Set(answers), session).toEqual(new Set([homeOf(session).address]));
     }
-    const survivorTunnel = await proxyConnect(endpoint, site);
-    expect(lastProxy()).not.toBe(victim.name);
+  });
+
+  it('keeps every new connection working when a Squid is killed: its sessions move, no other does', async () => {
+    const session = 'sticky-1';
+    const [victimName, nextName] = rendezvousRank(session, squidNames());
+    const victim = byName(victimName);
+    const other = ['other-1', 'other-2', 'other-3', 'other-4', 'other-5'].find((id) => homeOf(id).name !== victim.name) as string;
+    const lastProxy = () => [...tunnels.values()].at(-1)?.proxy;
+    // A tunnel through the victim, and one through a survivor that must not notice the kill.
+    const victimTunnel = await proxyConnect(as(`crawler-session-${session}`), site);
+    expect(lastProxy()).toBe(victim.name);
+    const survivorTunnel = await proxyConnect(as(`crawler-session-${other}`), site);
+    expect(lastProxy()).toBe(homeOf(other).name);
     const victimClosed = new Promise<void>((resolve) => victimTunnel.socket.once('close', () => resolve()));
     victimTunnel.socket.on('error', () => undefined);
     victim.process.kill('SIGKILL');
     await new Promise<void>((resolve) =>
       victim.process.exitCode !== null || victim.process.signalCode !== null ? resolve() : victim.process.once('exit', () => resolve()),
     );
-    const answers = [];
-    for (let i = 0; i < 6; i += 1) answers.push(await ipThroughGateway(), (await ipThroughTunnel()).address);
-    expect(answers).toHaveLength(12);
-    expect(new Set(answers)).toEqual(new Set(squidAddresses().filter((address) => address !== victim.address)));
+    const survivors = squids.filter((squid) => squid !== victim).map((squid) => squid.address);
+    const rotated = [];
+    for (let i = 0; i < 6; i += 1) rotated.push(await ipThroughGateway(), (await ipThroughTunnel()).address);
+    expect(rotated.filter((address) => !survivors.includes(address))).toEqual([]);
+    const moved = [];
+    for (let i = 0; i < 2; i += 1) {
+      moved.push(await ipThroughGateway(as(`crawler-session-${session}`)), (await ipThroughTunnel(as(`crawler-session-${session}`))).address);
+    }
+    expect(new Set(moved)).toEqual(new Set([byName(nextName).address]));
+    expect(await ipThroughGateway(as(`crawler-session-${other}`))).toBe(homeOf(other).address);
+    // Every connection of the session tried the victim first; rotation kept offering it too.
     expect(failures.length).toBeGreaterThanOrEqual(4);
     expect(new Set(failures)).toEqual(new Set([`${victim.name} ECONNREFUSED`]));
     await victimClosed;
@@ -148,7 +183,7 @@ describe('the gateway over real Squid upstreams', () => {
   it('never reached the image server except through a Squid', async () => {
     expect((await imageServerStats(lab))['/ip']).toBe(fetched);
     // Every answer above was checked against the Squids' addresses; the count shows there was no other.
-    expect(fetched).toBeGreaterThan(12);
+    expect(fetched).toBeGreaterThan(30);
   });
 
   it('holds no socket once the crawlers are done', async () => {

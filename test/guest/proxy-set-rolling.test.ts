@@ -4,7 +4,7 @@
 // one new member at a time, an old one deleted only once its successor is Ready. The live feed
 // (every write to a member's record) is followed throughout, so a Ready count under 2 even for a
 // moment fails the test. The new guests run the new cloud-init; deleting the set leaves nothing.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import type { ProxyEventList } from '@/lib/api/proxies';
 import type { ProxySetView } from '@/lib/api/proxysets';
 import { imageServerStats, resetImageServerStats } from '@/test/lab/harness/lab';
@@ -148,6 +148,10 @@ describe('a ProxySet of 2 real guests rolled to a new cloud-init, through the HT
       );
     }
 
+    // The set's rollout state is the controller's, written by its next pass (within a second of a
+    // member's write, at the latest its 10 s interval): the first run read it the moment the last
+    // old member was gone and saw Progressing.
+    await vi.waitFor(async () => expect((await getSet())?.status.rollout.state).toBe('Complete'), { timeout: 30_000, interval: 500 });
     const set = (await getSet()) as ProxySetView;
     // A stuck boot (dumped above) is replaced by the set itself; every other new member is one of the rollout.
     expect(newOnes.length).toBe(2 + set.status.replacements.length);

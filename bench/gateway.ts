@@ -14,6 +14,7 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import net from 'node:net';
 import { loadavg } from 'node:os';
+import { freePort } from '@/test/support/free-port';
 import type { ChildMessage } from './gateway/child';
 import { startSquid } from './gateway/squid';
 import { fetchThrough, openTunnel, smallBytes, startOrigin, type Via } from './gateway/traffic';
@@ -43,14 +44,6 @@ const load = () =>
   loadavg()
     .map((value) => value.toFixed(2))
     .join(' ');
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** The gateway's process; resolves once it listens. */
 async function startGatewayProcess(squidPort: number): Promise<{ child: ChildProcess; ready: Extract<ChildMessage, { type: 'ready' }> }> {

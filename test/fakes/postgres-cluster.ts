@@ -4,10 +4,10 @@
 // package (test/lab/install-packages.sh installs it); without it the tests fail saying so.
 import { execFileSync } from 'node:child_process';
 import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from '@/test/support/free-port';
 
 export interface PostgresCluster {
   /** postgres://…/postgres, the maintenance database */
@@ -29,17 +29,6 @@ export function postgresBinDir(): string {
     );
   }
   return join(postgresRoot, newest, 'bin');
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 /** PostgreSQL refuses to run as root: as root, its commands run as the `postgres` user. */

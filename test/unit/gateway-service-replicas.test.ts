@@ -13,6 +13,7 @@ import { createLogger } from '@/server/telemetry/logger';
 import { createMetrics } from '@/server/telemetry/metrics';
 import { tempDir } from '@/test/fakes/control-plane';
 import { proxyGet } from '@/test/fakes/gateway-client';
+import { freePort } from '@/test/support/free-port';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -25,14 +26,6 @@ async function listening(server: net.Server): Promise<number> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise((resolve) => server.close(resolve)));
   return (server.address() as net.AddressInfo).port;
-}
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 async function startUpstream(): Promise<number> {

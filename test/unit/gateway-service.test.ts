@@ -12,6 +12,7 @@ import { GatewayService } from '@/server/gateway/gateway-service';
 import { createLogger } from '@/server/telemetry/logger';
 import { createMetrics } from '@/server/telemetry/metrics';
 import { proxyConnect, proxyGet } from '@/test/fakes/gateway-client';
+import { freePort } from '@/test/support/free-port';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -19,14 +20,6 @@ afterEach(async () => {
 });
 
 const token = 'kvm2g_0123456789abcdef_secret';
-
-async function freePort(): Promise<number> {
-  const server = net.createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as net.AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 async function startTarget(): Promise<string> {
   const server = http.createServer((_request, response) => response.end('hello from the target'));

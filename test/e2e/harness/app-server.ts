@@ -66,6 +66,8 @@ export function freePort(): Promise<number> {
 
 export interface AppServer {
   url: string;
+  /** GATEWAY_PORT the server was given (a free one unless the caller's env set it) */
+  gatewayPort: number;
   dataDir: string;
   /** the admin password from ADMIN_PASSWORD; empty when the server started without one */
   password: string;
@@ -128,6 +130,9 @@ function stopProcess(child: ChildProcess): Promise<void> {
 export async function startApp(options: StartAppOptions = {}): Promise<AppServer> {
   await ensureBuilt();
   const port = await freePort();
+  // The gateway's own port (default 8888) is free per server too, so two servers, or a dashboard
+  // already on the machine, never collide; on loopback, whatever HOST the environment has.
+  const gatewayPort = await freePort();
   const ownDataDir = options.dataDir === undefined;
   const dataDir = options.dataDir ?? mkdtempSync(join(tmpdir(), 'kvm2-e2e-data-'));
   const password = options.password === null ? '' : (options.password ?? `e2e-${Math.random().toString(36).slice(2)}-admin`);
@@ -137,6 +142,8 @@ export async function startApp(options: StartAppOptions = {}): Promise<AppServer
     NEXT_TELEMETRY_DISABLED: '1',
     PORT: String(port),
     DATA_DIR: dataDir,
+    GATEWAY_HOST: '127.0.0.1',
+    GATEWAY_PORT: String(gatewayPort),
     ...(options.providersConfig ? { PROVIDERS_CONFIG: options.providersConfig } : {}),
     ...options.env,
   };
@@ -162,6 +169,7 @@ export async function startApp(options: StartAppOptions = {}): Promise<AppServer
   }
   return {
     url,
+    gatewayPort: Number(env.GATEWAY_PORT),
     dataDir,
     password,
     logs: () => output,

@@ -3,10 +3,13 @@
 // the guest; a cloud-init change then rolls them make-before-break (maxSurge 1, maxUnavailable 0):
 // one new member at a time, an old one deleted only once its successor is Ready. The live feed
 // (every write to a member's record) is followed throughout, so a Ready count under 2 even for a
-// moment fails the test. The new guests run the new cloud-init; deleting the set leaves nothing.
+// moment fails the test. The new guests run the new cloud-init and serve crawlers through the
+// gateway (sticky and rotating); deleting the set leaves nothing.
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import type { GatewayView } from '@/lib/api/gateway';
 import type { ProxyEventList } from '@/lib/api/proxies';
 import type { ProxySetView } from '@/lib/api/proxysets';
+import { proxyGet } from '@/test/fakes/gateway-client';
 import { imageServerStats, resetImageServerStats } from '@/test/lab/harness/lab';
 import { dumpStuckBoot } from './harness/boot-dump';
 import { agentAnswers, guestShell } from './harness/guest-agent';
@@ -186,6 +189,39 @@ describe('a ProxySet of 2 real guests rolled to a new cloud-init, through the HT
       expect((await guestShell(domain, `cat ${markerPath}`)).toString(), member.name).toBe(`${rolled.marker}\n`);
       expect((await guestShell(domain, 'cat /var/log/squid/access.log')).toString()).toContain(`GET ${probeUrl}`);
     }
+  });
+
+  it('serves the set through the gateway: a session sticks to one guest, new connections reach both', async () => {
+    const { api, app, lab } = session();
+    const created = await api.call({ method: 'POST', path: '/api/gateway/tokens', body: { name: 'guest-crawler' } });
+    expect(created.status, JSON.stringify(created.json)).toBe(201);
+    const token = (created.json as { token: string }).token;
+    const through = (username: string) => ({ host: '127.0.0.1', port: app.gatewayPort, credentials: `${username}:${token}` });
+    // The image server as the guests reach it answers /ip with the address a request came from.
+    const ipUrl = `${lab.guest.imageServerVmUrl}/ip`;
+    const egress = async (username: string) => {
+      const answer = await proxyGet(through(username), ipUrl);
+      expect(answer.status, `${answer.status} ${String(answer.headers['x-gateway-error'] ?? answer.body)}`).toBe(200);
+      return answer.body.trim();
+    };
+
+    const sticky = new Set<string>();
+    for (let request = 0; request < 4; request += 1) sticky.add(await egress(`crawler-set-${setName}-session-guest-1`));
+    const rotated = new Set<string>();
+    for (let request = 0; request < 6; request += 1) rotated.add(await egress('crawler'));
+
+    expect(sticky.size, [...sticky].join(', ')).toBe(1);
+    // One member per host: two guests, two source addresses, neither the server's own loopback.
+    expect(rotated.size, [...rotated].join(', ')).toBe(2);
+    expect([...rotated]).not.toContain('127.0.0.1');
+    const view = (await api.call({ method: 'GET', path: '/api/gateway' })).json as GatewayView;
+    expect(view.proxies.map((proxy) => proxy.proxy).sort()).toEqual(
+      watch
+        .live()
+        .map((member) => member.name)
+        .sort(),
+    );
+    expect(view.proxies.reduce((sum, proxy) => sum + proxy.tunnels, 0)).toBe(10);
   });
 
   it('is deleted with its members, leaving nothing of them on the hosts', async () => {

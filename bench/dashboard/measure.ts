@@ -6,7 +6,7 @@ import type { BrowserContext, Page } from 'playwright-core';
 
 export interface PageFigures {
   navigationToRenderedMs: number;
-  /** rendered minus the responseEnd of the last API response the page needs */
+  /** rendered minus the latest first answer (per URL) of the API responses the page needs */
   renderedAfterDataMs: number;
   dataArrivedMs: number;
   firstLoadJsBytes: number;
@@ -47,15 +47,17 @@ export async function measurePage(context: BrowserContext, spec: PageSpec): Prom
     const html = (await response?.text()) ?? '';
     const navigationToRenderedMs = await renderedAt(page, spec.rendered);
     await page.waitForLoadState('networkidle');
+    // Each URL's first answer is the data the page rendered from; later ones are polls and
+    // refetches that may end after the render (on a slow page they would make the figure negative).
     const dataArrivedMs = await page.evaluate(
-      (prefixes) =>
-        Math.max(
-          0,
-          ...performance
-            .getEntriesByType('resource')
-            .filter((entry) => prefixes.some((prefix) => new URL(entry.name).pathname.startsWith(prefix)))
-            .map((entry) => (entry as PerformanceResourceTiming).responseEnd),
-        ),
+      (prefixes) => {
+        const first = new Map<string, number>();
+        for (const entry of performance.getEntriesByType('resource') as PerformanceResourceTiming[]) {
+          if (!prefixes.some((prefix) => new URL(entry.name).pathname.startsWith(prefix))) continue;
+          first.set(entry.name, Math.min(first.get(entry.name) ?? Infinity, entry.responseEnd));
+        }
+        return Math.max(0, ...first.values());
+      },
       spec.apiPaths,
     );
     const inHtml = scriptPaths(html);

@@ -49,17 +49,14 @@ export async function measurePage(context: BrowserContext, spec: PageSpec): Prom
     await page.waitForLoadState('networkidle');
     // Each URL's first answer is the data the page rendered from; later ones are polls and
     // refetches that may end after the render (on a slow page they would make the figure negative).
-    const dataArrivedMs = await page.evaluate(
-      (prefixes) => {
-        const first = new Map<string, number>();
-        for (const entry of performance.getEntriesByType('resource') as PerformanceResourceTiming[]) {
-          if (!prefixes.some((prefix) => new URL(entry.name).pathname.startsWith(prefix))) continue;
-          first.set(entry.name, Math.min(first.get(entry.name) ?? Infinity, entry.responseEnd));
-        }
-        return Math.max(0, ...first.values());
-      },
-      spec.apiPaths,
-    );
+    const dataArrivedMs = await page.evaluate((prefixes) => {
+      const first = new Map<string, number>();
+      for (const entry of performance.getEntriesByType('resource') as PerformanceResourceTiming[]) {
+        if (!prefixes.some((prefix) => new URL(entry.name).pathname.startsWith(prefix))) continue;
+        first.set(entry.name, Math.min(first.get(entry.name) ?? Infinity, entry.responseEnd));
+      }
+      return Math.max(0, ...first.values());
+    }, spec.apiPaths);
     const inHtml = scriptPaths(html);
     let firstLoadJsBytes = 0;
     let lazyJsBytes = 0;

@@ -46,5 +46,5 @@ export const refusalCauses: Record<string, string> = {
 
 export const refusalCause = (cause: string): string => refusalCauses[cause] ?? cause;
 
-/** Rows in name order, so a table refreshed every 2 s does not reshuffle under the reader. */
+/** Rows in name order, so a table refreshed live does not reshuffle under the reader. */
 export const byName = <T>(rows: T[], name: (row: T) => string): T[] => [...rows].sort((a, b) => (name(a) < name(b) ? -1 : name(a) > name(b) ? 1 : 0));

@@ -9,7 +9,7 @@ export default function GatewayRoute() {
     <>
       <PageHeader
         title="Gateway"
-        description="One proxy URL for the whole fleet: every new connection goes through a Ready proxy, sticky per session when asked. Traffic refreshes every 2 seconds."
+        description="One proxy URL for the whole fleet: every new connection goes through a Ready proxy, sticky per session when asked. Traffic updates live while it flows."
       />
       <GatewayPage />
     </>

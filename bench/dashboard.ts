@@ -69,7 +69,9 @@ async function main(): Promise<void> {
     const hostPage = (name: string, domains: number): PageSpec => ({
       url: `${gateway.url}/hosts/${providerName}/${name}`,
       rendered: `document.querySelectorAll('[data-testid^="domain-row-"]').length >= ${domains} && document.querySelectorAll('[data-testid="sparkline"] path').length >= ${2 * domains} && document.querySelectorAll('.recharts-surface').length >= 1 && document.querySelectorAll('[aria-busy="true"]').length === 0`,
-      apiPaths: ['/api/providers'],
+      // What the rows and charts render from: the host's inventory and stats (the health card's
+      // history asks with a new `since` on every poll, so it is left out).
+      apiPaths: [`/api/providers/${providerName}/hosts/${name}`],
     });
     const hostPages: Record<string, { spec: PageSpec; domains: number }> = {
       [`/hosts/${providerName}/${host}`]: { spec: hostPage(host, proxyCount / hostCount), domains: proxyCount / hostCount },

@@ -83,5 +83,6 @@ describe('store backup', () => {
     const usage = await run([]);
     expect(usage.code).toBe(2);
     expect(usage.stderr).toContain('usage: npm run backup -- <file>');
-  });
+    // Two node processes loading tsx: over 5 s on a busy 2-core machine.
+  }, 60_000);
 });

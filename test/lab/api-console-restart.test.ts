@@ -50,7 +50,9 @@ describe('boot capture across a server restart', () => {
       .poll(() => api.runtime.consoleLog(name) ?? '', { message: 'the UEFI shell prompt in the new buffer', timeout: 110_000, interval: 500 })
       .toContain('Shell>');
     const reopened = consoleOpens().slice(opensBefore);
-    expect(reopened).toHaveLength(1);
+    // On failure, every console line of this Proxy (both processes) says who opened and closed it.
+    const consoleLines = api.logs.filter((line) => line.includes(`"proxy":"${name}"`) && /console|capture/.test(line));
+    expect(reopened, consoleLines.join('\n')).toHaveLength(1);
     expect(reopened[0]).toContain('"force":false');
   });
 });

@@ -273,6 +273,7 @@ export class ConsoleManager {
     }
     if (entry.session !== session) return;
     entry.session = undefined;
+    this.options.logger.debug({ proxy: entry.proxy, providerID: entry.providerID, reason: message }, 'console closed');
     // Resumed boot capture does not snatch it back from whoever took it.
     if (takenAway) entry.refusedAt = this.options.clock.now();
     this.cancelIdle(entry);

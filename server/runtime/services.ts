@@ -4,30 +4,29 @@
 // change reaches the loops through `changes`, which the runtime routes to the leader.
 import type { ClusterView } from '@/lib/api/cluster';
 import { authOptionsFromEnv } from '@/server/auth/access';
-import { AuthService, type AuthServiceOptions } from '@/server/auth/service';
+import { AuthService } from '@/server/auth/service';
 import { clusterView } from '@/server/cluster/cluster-view';
 import type { Leadership } from '@/server/cluster/leadership';
 import type { Provider, Target } from '@/server/providers/contract';
 import { builtInProviderTypes } from '@/server/providers/provider-types';
-import type { ProviderRegistry } from '@/server/providers/registry';
 import type { Store } from '@/server/store';
 import type { HealthSample } from '@/server/store/provider-health';
 import { type Logger, logger as childLogger } from '@/server/telemetry/logger';
 import type { Clock } from '@/server/control/clock';
-import { type ConfigLoader, ConfigManager } from '@/server/control/config-reload';
+import { ConfigManager } from '@/server/control/config-reload';
 import { ConsoleManager } from '@/server/control/console-manager';
 import { DiagnosisService } from '@/server/control/diagnosis';
 import { HostConfig } from '@/server/control/host-config';
 import { HostSetup } from '@/server/control/host-setup';
 import type { LiveFeed } from '@/server/control/live-feed';
-import { type PortCheck, checkPort } from '@/server/control/port-check';
+import { checkPort } from '@/server/control/port-check';
 import { probeProxy } from '@/server/control/probe';
-import type { ProberOptions } from '@/server/control/prober';
 import type { ProviderSet } from '@/server/control/provider-set';
 import { ProxyService } from '@/server/control/proxy-service';
 import { ProxySetService } from '@/server/control/proxy-set-service';
 import { toProxyView } from '@/server/control/proxy-view';
 import type { RuntimeSettings } from '@/server/control/settings';
+import type { RuntimeOptions } from './create-runtime';
 
 export interface ProviderSummary {
   name: string;
@@ -60,7 +59,8 @@ export interface ServiceChanges {
   configApplied(): void;
 }
 
-export interface ServicesOptions {
+/** The test seams and defaults of RuntimeOptions, passed through. */
+export interface ServicesOptions extends Pick<RuntimeOptions, 'registry' | 'configLoader' | 'probe' | 'portCheck' | 'auth'> {
   settings: RuntimeSettings;
   store: Store;
   clock: Clock;
@@ -73,12 +73,6 @@ export interface ServicesOptions {
   startedAtMs: number;
   live: LiveFeed;
   changes: ServiceChanges;
-  // The test seams and defaults of RuntimeOptions, passed through.
-  registry?: ProviderRegistry;
-  configLoader?: ConfigLoader;
-  probe?: ProberOptions['probe'];
-  portCheck?: PortCheck;
-  auth?: Omit<AuthServiceOptions, 'db'>;
 }
 
 export interface RuntimeServices {

@@ -7,7 +7,8 @@ import type { GatewayView } from '@/lib/api/gateway';
 import { CopyButton } from '@/components/ui/copy-button';
 import { Panel } from '@/components/ui/panel';
 import { type GatewayCredentials, gatewayHostFor, gatewayUrl, isLoopbackHost, secretPlaceholder } from './gateway-url';
-import { type CreatedGatewayToken, useGatewayTokens } from './queries';
+import { useTokens } from '@/components/settings/queries';
+import type { CreatedGatewayToken } from './queries';
 import { SnippetsList } from './snippets-list';
 import { type TokenChoice, noTokenPlaceholder, tokenChoice } from './token-choice';
 import { TokenPicker } from './token-picker';
@@ -45,7 +46,7 @@ function TokenNote({ choice }: { choice: TokenChoice }) {
 }
 
 export function ConnectPanel({ view }: { view: GatewayView }) {
-  const tokens = useGatewayTokens();
+  const tokens = useTokens('gateway');
   const [selectedId, setSelectedId] = useState<string>();
   const [created, setCreated] = useState<CreatedGatewayToken>();
   const [fields, setFields] = useState<BuilderFields>(initialBuilderFields);

@@ -1,20 +1,21 @@
 'use client';
 // The gateway through the API: its address and live traffic (GET /api/gateway), refetched on the
 // live feed's `gateway` message (at most once a second while traffic moves) and every 5 s while
-// the tab is visible (the other replicas' traffic, and the fallback when no stream is open), and
-// the gateway tokens (GET|POST /api/gateway/tokens), whose secret comes back once, from the POST. Everything is keyed under ['gateway'], so one invalidation (a
-// live message, a token revoked in Settings) refreshes all of it.
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { createdTokenSchema, tokenListSchema } from '@/lib/api/auth';
+// the tab is visible (the other replicas' traffic, and the fallback when no stream is open). The
+// gateway tokens' hooks are Settings' (useTokens('gateway')); everything is keyed under ['gateway'],
+// so one invalidation (a live message, a token revoked in Settings) refreshes all of it.
+import { useQuery } from '@tanstack/react-query';
 import { gatewayViewSchema } from '@/lib/api/gateway';
 import { apiRequest } from '@/components/api/client';
+import { settingsKeys } from '@/components/settings/queries';
 
 export type { ApiToken as GatewayToken, CreatedToken as CreatedGatewayToken } from '@/lib/api/auth';
 
 export const gatewayKeys = {
   all: ['gateway'] as const,
   view: ['gateway', 'view'] as const,
-  tokens: ['gateway', 'tokens'] as const,
+  /** the gateway tokens, listed and made through components/settings/queries.ts */
+  tokens: settingsKeys.gatewayTokens,
 };
 
 /**
@@ -29,21 +30,5 @@ export function useGateway() {
     queryFn: ({ signal }) => apiRequest('/api/gateway', gatewayViewSchema, { signal }),
     // refetchIntervalInBackground stays false: a hidden tab does not poll.
     refetchInterval: gatewayRefreshMs,
-  });
-}
-
-export function useGatewayTokens() {
-  return useQuery({
-    queryKey: gatewayKeys.tokens,
-    queryFn: ({ signal }) => apiRequest('/api/gateway/tokens', tokenListSchema, { signal }),
-    select: (list) => list.tokens,
-  });
-}
-
-export function useCreateGatewayToken() {
-  const queryClient = useQueryClient();
-  return useMutation({
-    mutationFn: (name: string) => apiRequest('/api/gateway/tokens', createdTokenSchema, { method: 'POST', body: { name } }),
-    onSettled: () => queryClient.invalidateQueries({ queryKey: gatewayKeys.tokens }),
   });
 }

@@ -8,7 +8,8 @@ import { Button } from '@/components/ui/button';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { Field, controlClass } from '@/components/ui/field';
 import { SkeletonRows } from '@/components/ui/skeleton';
-import { type CreatedGatewayToken, type GatewayToken, useCreateGatewayToken } from './queries';
+import { useCreateToken } from '@/components/settings/queries';
+import type { CreatedGatewayToken, GatewayToken } from './queries';
 
 export interface TokenPickerProps {
   tokens: { data?: GatewayToken[]; isPending: boolean; isError: boolean; error: unknown; refetch: () => unknown };
@@ -18,7 +19,7 @@ export interface TokenPickerProps {
 }
 
 function NewTokenForm({ onCreated }: { onCreated: (token: CreatedGatewayToken) => void }) {
-  const create = useCreateGatewayToken();
+  const create = useCreateToken('gateway');
   const [name, setName] = useState('crawler');
   const nameError = hasCode(create.error, 'ERR_INVALID_INPUT') ? (create.error.fields.name ?? create.error.message) : create.error?.message;
   return (

@@ -22,6 +22,7 @@ import { TunnelRotation } from './rotation';
 import { type GatewayChoice, GatewayServer } from './server';
 import { GatewayTrafficSync, type SharedTotals } from './traffic-sync';
 import { GatewayUsernameError, parseUsername } from './username';
+import { VerifiedTokens } from './verified-tokens';
 
 export interface GatewayServiceOptions {
   host: string;
@@ -68,6 +69,8 @@ const suspectMaxMs = 60_000;
 const drainPollMs = 250;
 /** The live feed hears of traffic at most this often. */
 const announceMs = 1_000;
+/** how long a verified gateway token passes without the store (a revoked one: at most this long) */
+const tokenRecheckMs = 1_000;
 
 export class GatewayService {
   private readonly accounting: GatewayAccounting;
@@ -102,12 +105,13 @@ export class GatewayService {
       });
     }
     if (options.port === 0) return;
+    const verifiedTokens = new VerifiedTokens({ verify: options.verifyToken, ttlMs: tokenRecheckMs, now: () => options.clock.now() });
     this.server = new GatewayServer({
       host: options.host,
       port: options.port,
       logger: options.logger,
       authenticate: async (_username, password) => {
-        const token = await options.verifyToken(password);
+        const token = await verifiedTokens.verify(password);
         return token && { tokenId: token.id };
       },
       choose: ({ username, exclude }) => this.choose(username, exclude),

@@ -230,6 +230,32 @@ export const migrations: readonly Migration[] = [
         PRIMARY KEY (replica_id, kind, name, cause)
       );`,
   },
+  {
+    // server/store/gateway-stats: the gateway's traffic per Proxy in the stats history, consolidated
+    // with vm_stats (bucket_ms as there; the bytes are summed, not averaged). The leader writes the
+    // growth of gateway_traffic's sums since its marks (the sums it last charted, per Proxy name),
+    // seeded here so the traffic counted before the history existed is not charted as one spike.
+    version: 11,
+    name: 'gateway stats',
+    up: `
+      CREATE TABLE gateway_stats (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        proxy_uid TEXT NOT NULL,
+        sampled_at BIGINT NOT NULL,
+        bucket_ms INTEGER NOT NULL,
+        bytes_in INTEGER NOT NULL,
+        bytes_out INTEGER NOT NULL
+      );
+      CREATE INDEX gateway_stats_by_proxy ON gateway_stats (proxy_uid, sampled_at);
+      CREATE INDEX gateway_stats_by_time ON gateway_stats (sampled_at);
+      CREATE TABLE gateway_stats_marks (
+        name TEXT PRIMARY KEY,
+        bytes_in INTEGER NOT NULL,
+        bytes_out INTEGER NOT NULL
+      );
+      INSERT INTO gateway_stats_marks (name, bytes_in, bytes_out)
+        SELECT name, SUM(bytes_in), SUM(bytes_out) FROM gateway_traffic WHERE kind = 'proxy' GROUP BY name;`,
+  },
 ];
 
 /**

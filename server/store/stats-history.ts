@@ -1,4 +1,5 @@
-// Stats history: every query on vm_stats and host_stats (migration 6). The sampler writes one row
+// Stats history: every query on vm_stats and host_stats (migration 6), and the consolidation of
+// gateway_stats (migration 11) with them. The sampler writes one row
 // per VM and per host each interval; consolidation thins them like an RRD: raw samples for an hour,
 // one-minute averages for a day, ten-minute averages for seven days, nothing older. Reads average
 // the rows into one point per step of the window asked for. Plain SQL (integer division for the
@@ -76,7 +77,7 @@ const vmValueColumns = ['cpu_percent', 'memory_bytes', 'memory_total_bytes', 'ne
 const hostValueColumns = ['cpu_percent', 'memory_used_bytes', 'memory_total_bytes'] as const;
 
 interface Table {
-  name: 'vm_stats' | 'host_stats';
+  name: 'vm_stats' | 'host_stats' | 'gateway_stats';
   series: readonly string[];
   values: readonly string[];
   /** extra columns consolidated otherwise than by average */
@@ -86,6 +87,8 @@ interface Table {
 const tables: readonly Table[] = [
   { name: 'vm_stats', series: ['proxy_uid', 'provider', 'target', 'domain'], values: vmValueColumns, sums: ['span_ms'] },
   { name: 'host_stats', series: ['provider', 'target'], values: hostValueColumns, sums: [] },
+  // The gateway's bytes per Proxy (gateway-stats.ts): kept as long and as finely as the VM's series.
+  { name: 'gateway_stats', series: ['proxy_uid'], values: [], sums: ['bytes_in', 'bytes_out'] },
 ];
 
 const bucketOf = (stepMs: number) => `(sampled_at / ${Math.max(1, Math.floor(stepMs))}) * ${Math.max(1, Math.floor(stepMs))}`;

@@ -18,6 +18,8 @@ const allTables = [
   'admin_password',
   'api_tokens',
   'auth_secrets',
+  'gateway_stats',
+  'gateway_stats_marks',
   'gateway_tokens',
   'gateway_traffic',
   'host_stats',

@@ -25,8 +25,6 @@ import { useProbeHistory, useProxy } from './queries';
 const ConsoleTerminal = dynamic(() => import('./console-terminal'), { ssr: false, loading: () => <SkeletonRows label="console" /> });
 const ProbeChart = dynamic(() => import('./probe-chart'), { ssr: false, loading: () => <SkeletonChart label="probe latency" /> });
 
-const hostOfProviderID = (providerID: string | undefined): string | undefined => /^hosts\/([^/]+)\//.exec(providerID ?? '')?.[1];
-
 function Fact({ label, children }: { label: string; children: React.ReactNode }) {
   return (
     <div className="min-w-0">
@@ -38,7 +36,7 @@ function Fact({ label, children }: { label: string; children: React.ReactNode })
 
 function Summary({ proxy }: { proxy: ProxyView }) {
   const { status } = proxy;
-  const host = status.chosenPlacement?.zone ?? proxy.placement?.zone ?? hostOfProviderID(status.providerID);
+  const host = status.chosenPlacement?.zone ?? proxy.placement?.zone ?? status.host;
   const labels = Object.entries(proxy.labels);
   return (
     <dl className="grid grid-cols-2 gap-4 md:grid-cols-4">
@@ -150,7 +148,7 @@ export function ProxyDetail({ name }: { name: string }) {
         <Panel title="Conditions">
           <ConditionsTable conditions={view.status.conditions} />
         </Panel>
-        {view.mode === 'Managed' ? <ProxyStatsPanel name={view.name} provider={view.provider} host={hostOfProviderID(view.status.providerID)} /> : null}
+        {view.mode === 'Managed' ? <ProxyStatsPanel name={view.name} provider={view.provider} host={view.status.host} /> : null}
         {view.mode === 'Managed' ? (
           <Panel title="Serial console">
             <ConsoleTerminal name={view.name} />

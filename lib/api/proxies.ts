@@ -34,7 +34,10 @@ export const proxyStatusSchema = z.strictObject({
   phase: z.enum(proxyPhases),
   ip: z.string().optional(),
   healthy: z.boolean(),
+  /** the provider's handle on the instance; opaque (read `host` for where it runs) */
   providerID: z.string().optional(),
+  /** the host the instance is on, once the reconciler has seen it */
+  host: z.string().optional(),
   conditions: z.array(conditionSchema),
   /** the spec hash this status was computed for */
   observedSpecHash: z.string().optional(),

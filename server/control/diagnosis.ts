@@ -113,7 +113,7 @@ function waitingOn(view: ProxyView): string | undefined {
 
 /** The host the Proxy's instance is on, as far as its record says. */
 function hostOf(view: ProxyView): string | undefined {
-  return /^hosts\/([^/]+)\//.exec(view.status.providerID ?? '')?.[1] ?? view.status.chosenPlacement?.zone ?? view.placement?.zone;
+  return view.status.host ?? view.status.chosenPlacement?.zone ?? view.placement?.zone;
 }
 
 export class DiagnosisService {

@@ -2,11 +2,10 @@
 // volumes, would strand (host-config.ts for the dashboard's saves, config-reload.ts for a hand edit).
 import type { ProxyRecord } from '@/server/store';
 
-/** The host a Proxy is on or headed for: its providerID's host, the zone placement chose, or its zone. */
+/** The host a Proxy is on or headed for: its instance's host, the zone placement chose, or its zone. */
 export function hostOf(record: ProxyRecord): string | undefined {
-  const fromID = /^hosts\/([^/]+)\/domains\//.exec(record.status.providerID ?? '')?.[1];
   const zone = record.spec.mode === 'Managed' ? record.spec.placement.zone : undefined;
-  return fromID ?? record.status.chosenPlacement?.zone ?? zone;
+  return record.status.host ?? record.status.chosenPlacement?.zone ?? zone;
 }
 
 /** Names of the Managed Proxies of `provider` on `host` (deleting ones too: their volumes are still there). */

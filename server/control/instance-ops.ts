@@ -22,6 +22,6 @@ export const isUsable = (instance: Instance): instance is Instance & { ip: strin
 
 /** The status without any instance: what is left after a delete or a NotFound. */
 export function withoutInstance(status: ReconcileStatus): ReconcileStatus {
-  const { providerID: _providerID, ip: _ip, instanceSpecHash: _hash, lastError: _error, ...rest } = status;
+  const { providerID: _providerID, host: _host, ip: _ip, instanceSpecHash: _hash, lastError: _error, ...rest } = status;
   return rest;
 }

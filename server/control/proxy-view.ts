@@ -41,6 +41,7 @@ export function toProxyView(record: ProxyRecord): ProxyView {
       ...(status.ip ? { ip: status.ip } : {}),
       healthy,
       ...(status.providerID ? { providerID: status.providerID } : {}),
+      ...(status.host ? { host: status.host } : {}),
       conditions: [...(provisioned ? [provisioned] : []), healthyCondition],
       ...(status.observedSpecHash ? { observedSpecHash: status.observedSpecHash } : {}),
       specHash: specHash(spec),

@@ -171,7 +171,14 @@ async function recordInstance(pass: Pass, { instance, events = [] }: { instance:
   // Observed, or made or adopted by Create: a VM that may have started before this process led.
   pass.deps.onInstanceObserved?.(pass.record.name, instance.providerID);
   const usable = isUsable(instance);
-  const base = { ...pass.status, providerID: instance.providerID, instanceSpecHash: pass.hash, observedSpecHash: pass.hash, lastError: undefined };
+  const base = {
+    ...pass.status,
+    providerID: instance.providerID,
+    host: instance.host,
+    instanceSpecHash: pass.hash,
+    observedSpecHash: pass.hash,
+    lastError: undefined,
+  };
   const next = usable
     ? pass.withProvisioned(
         { ...base, phase: 'Running', ip: instance.ip },

@@ -44,8 +44,10 @@ export interface CreateRequest {
 export type InstanceState = 'Provisioning' | 'Running' | 'Stopped' | 'Paused';
 
 export interface Instance {
-  /** kvm2: `hosts/<host>/domains/<domain>` */
+  /** kvm2: `hosts/<host>/domains/<domain>`; opaque outside the provider (read `host` instead) */
   providerID: string;
+  /** the place it runs (kvm2: the configured host's name); absent when the provider has no such place */
+  host?: string;
   name: string;
   state: InstanceState;
   /** first usable IPv4 address, once known */

@@ -13,6 +13,8 @@ export interface ReconcileStatus {
   phase: StoredPhase;
   ip?: string;
   providerID?: string;
+  /** the host the instance is on, as the provider reported it with the instance (`Instance.host`) */
+  host?: string;
   /**
    * The spec hash of the instance that exists, or may exist: recorded before Create is called, so
    * after a crash mid-Create a changed spec still finds (by uid) and removes what that call made.

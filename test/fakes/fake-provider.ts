@@ -254,6 +254,8 @@ export class FakeProvider implements Provider {
     const { providerID, name, uid, ip, created, detail } = instance;
     return {
       providerID,
+      // the fake's one target, unless the instance was placed by zone
+      host: instance.placement?.zone ?? 'host-a',
       name,
       state,
       ...(uid !== undefined ? { uid } : {}),

@@ -29,7 +29,7 @@ function proxyView(overrides: Partial<ProxyView> = {}, status: Partial<ProxyView
     createdAt: '2026-12-01T10:00:00Z',
     updatedAt: '2026-12-01T10:00:00Z',
     ...overrides,
-    status: { phase: 'Provisioning', healthy: false, conditions: [], specHash: 'h', providerID, ...status },
+    status: { phase: 'Provisioning', healthy: false, conditions: [], specHash: 'h', providerID, host: 'lab1', ...status },
   };
 }
 

@@ -22,19 +22,20 @@ let proxies: ProxyRecord[];
 let reloads: number;
 let hosts: HostConfig;
 
-const proxyOn = (name: string, host: string, options: { byProviderID?: boolean } = {}): ProxyRecord =>
+const proxyOn = (name: string, host: string, options: { byInstance?: boolean } = {}): ProxyRecord =>
   ({
     uid: `uid-${name}`,
     name,
     spec: {
       mode: 'Managed',
       provider: 'home',
-      placement: { ...(options.byProviderID ? {} : { zone: host }), machineType: 'small', image: 'debian' },
+      placement: { ...(options.byInstance ? {} : { zone: host }), machineType: 'small', image: 'debian' },
       port: 3128,
       labels: {},
       cloudInit: '',
     },
-    status: { phase: 'Running', conditions: [], ...(options.byProviderID ? { providerID: `hosts/${host}/domains/${name}` } : {}) },
+    // The instance's host as the reconciler recorded it; the providerID is the provider's own business.
+    status: { phase: 'Running', conditions: [], ...(options.byInstance ? { providerID: `opaque-${name}`, host } : {}) },
     generation: 1,
     createdAt: '',
     updatedAt: '',
@@ -64,7 +65,7 @@ describe('a host edit that moves its Proxies’ volumes', () => {
     ['a new socket', 'a', { socket: '/run/libvirt/other-sock' }, 'socket', '"/var/run/libvirt/libvirt-sock" to "/run/libvirt/other-sock"'],
     ['removing a pool (back to the default)', 'b', { pool: null }, 'pool', '"fast" to "default"'],
   ] as const)('refuses %s while Proxies use the host, naming them, and writes nothing', async (_what, host, fields, field, change) => {
-    proxies = [proxyOn('p1', host), proxyOn('p2', host === 'a' ? 'b' : 'a'), proxyOn('p3', host, { byProviderID: true })];
+    proxies = [proxyOn('p1', host), proxyOn('p2', host === 'a' ? 'b' : 'a'), proxyOn('p3', host, { byInstance: true })];
     const err = await refusalOf(hosts.update('home', host, fields));
     expect(err).toBeInstanceOf(HostInUseError);
     expect((err as HostInUseError).code).toBe('ERR_HOST_IN_USE');

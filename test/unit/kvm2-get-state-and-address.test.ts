@@ -39,7 +39,7 @@ describe('Get maps libvirt states', () => {
   ])('state %i reads %s', async (state, expected, ip) => {
     const harness = harnessWith({ state, addresses: { [Source.Agent]: [iface(['10.1.2.3'])] } });
     const instance = await harness.provider.get(id);
-    expect(instance).toEqual({ providerID: id, name: domain, state: expected, ...(ip ? { ip } : {}), uid: 'u-1', created: '2026-02-03T04:05:06Z' });
+    expect(instance).toEqual({ providerID: id, host: 'h1', name: domain, state: expected, ...(ip ? { ip } : {}), uid: 'u-1', created: '2026-02-03T04:05:06Z' });
   });
 
   it.each([
@@ -49,6 +49,7 @@ describe('Get maps libvirt states', () => {
     const harness = harnessWith({ state });
     expect(await harness.provider.get(id)).toEqual({
       providerID: id,
+      host: 'h1',
       name: domain,
       state: 'Paused',
       uid: 'u-1',
@@ -136,6 +137,6 @@ describe('Get errors', () => {
   it('a domain without the kvm2 mark still reads, with no uid', async () => {
     const harness = makeHarness({ mirror });
     harness.hypervisor.addDomain({ name: domain, state: DomainState.Shutoff });
-    expect(await harness.provider.get(id)).toEqual({ providerID: id, name: domain, state: 'Stopped' });
+    expect(await harness.provider.get(id)).toEqual({ providerID: id, host: 'h1', name: domain, state: 'Stopped' });
   });
 });

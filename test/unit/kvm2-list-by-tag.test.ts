@@ -41,8 +41,8 @@ describe('ListByTag', () => {
 
     expect(instances.sort((a, b) => a.name.localeCompare(b.name))).toEqual([
       // Running but not addressed as far as a sweep knows: it asks for no addresses (Get does).
-      { providerID: providerIdOf('h1', 'proxy-a'), name: 'proxy-a', state: 'Provisioning', uid: 'ua', created: '2026-01-01T00:00:00Z' },
-      { providerID: providerIdOf('h2', 'proxy-b'), name: 'proxy-b', state: 'Stopped', uid: 'ub', created: '2026-01-01T00:00:00Z' },
+      { providerID: providerIdOf('h1', 'proxy-a'), host: 'h1', name: 'proxy-a', state: 'Provisioning', uid: 'ua', created: '2026-01-01T00:00:00Z' },
+      { providerID: providerIdOf('h2', 'proxy-b'), host: 'h2', name: 'proxy-b', state: 'Stopped', uid: 'ub', created: '2026-01-01T00:00:00Z' },
     ]);
     const listed = harness.logs.find((line) => line.msg === 'kvm2 domains listed');
     expect(listed).toMatchObject({ hosts: 2, managed: 2 });

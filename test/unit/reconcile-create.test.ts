@@ -28,6 +28,7 @@ describe('reconciling a new Managed proxy', () => {
     expect(view.status.phase).toBe('Running');
     expect(view.status.ip).toBe(instance?.ip);
     expect(view.status.providerID).toBe(`fake/${instanceName('alpha')}`);
+    expect(view.status.host).toBe('host-a');
     expect(view.status.observedSpecHash).toBe(view.status.specHash);
     expect(view.status.conditions.find((c) => c.type === 'Provisioned')).toMatchObject({ status: 'True', reason: 'InstanceRunning' });
     const reasons = (await harness.proxies.events('alpha')).map((event) => `${event.reason}:${event.message}`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { ErrPermanent } from '@/server/providers/errors';
-import { formatProviderID, parseProviderID } from '@/server/providers/kvm2/provider-id';
+import { formatProviderID, parseProviderID, readProviderID } from '@/server/providers/kvm2/provider-id';
 import {
   baseVolumeName,
   baseVolumeXML,
@@ -150,5 +150,14 @@ describe('volume XML', () => {
       backingPath: '/var/lib/libvirt/images/base-lab-img.qcow2',
       backingFormat: 'qcow2',
     });
+  });
+
+  it.each([
+    ['hosts/beelink/domains/proxy-abc', { host: 'beelink', domain: 'proxy-abc' }],
+    ['hosts//domains/', { host: '', domain: '' }],
+    ['hosts/beelink/domains/a/b', { host: 'beelink', domain: undefined }],
+    ['proxy-abc', { host: undefined, domain: undefined }],
+  ])('reads %j as far as it can for logs, without throwing', (id, address) => {
+    expect(readProviderID(id)).toEqual(address);
   });
 });

@@ -224,5 +224,5 @@ export async function createInstance(context: Kvm2Context, request: CreateReques
     },
     signal,
   );
-  return { providerID, name: request.name, state: 'Provisioning', uid: request.uid };
+  return { providerID, host: placement.host.name, name: request.name, state: 'Provisioning', uid: request.uid };
 }

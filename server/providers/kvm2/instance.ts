@@ -97,6 +97,7 @@ function instanceOf(options: { host: string; dom: Domain; inspection: Inspection
   const { host, dom, inspection, mark } = options;
   const instance: Instance = {
     providerID: formatProviderID({ host, domain: dom.name }),
+    host,
     name: dom.name,
     state: instanceStateOf(inspection.state, inspection.ip),
   };

@@ -8,6 +8,9 @@ export interface InstanceAddress {
 }
 
 const layout = /^hosts\/([^/]+)\/domains\/([^/]+)$/;
+/** Looser than `layout`: what logs and spans can still say about a providerID that may be malformed. */
+const roughLayout = /^hosts\/([^/]*)\/domains\/([^/]*)$/;
+const roughHost = /^hosts\/([^/]+)\//;
 
 /** A path segment: file-safe characters, and never `.` or `..`. */
 const isSegment = (value: string): boolean => fileSafeName.test(value) && !isDotName(value);
@@ -33,4 +36,13 @@ export function parseProviderID(providerID: string): InstanceAddress {
     throw new ErrPermanent(`malformed providerID ${JSON.stringify(providerID)}: want hosts/<host>/domains/<domain>`);
   }
   return { host, domain };
+}
+
+/**
+ * Host and domain of a providerID as far as it can be read, for logs and span attributes only: a
+ * malformed one is not an error here (the operation itself fails on it, classified).
+ */
+export function readProviderID(providerID: string): { host: string | undefined; domain: string | undefined } {
+  const match = roughLayout.exec(providerID);
+  return { host: match?.[1] ?? roughHost.exec(providerID)?.[1], domain: match?.[2] };
 }

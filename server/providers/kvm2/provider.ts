@@ -31,6 +31,7 @@ import { kvm2InstanceConsole } from './instance-console';
 import { kvm2InstanceInspector } from './instance-inspection';
 import { watchHosts } from './instance-watch';
 import { KeyedLock } from './keyed-lock';
+import { readProviderID } from './provider-id';
 import { configuredHost, startupWarnings, withDefaults, type Kvm2Settings } from './kvm2';
 import type { HostBackend } from './libvirt-api';
 import { RefusedDials } from './refused-dials';
@@ -173,7 +174,7 @@ export class Kvm2Provider implements Provider {
     const instance = { host: zoneHost(this.settings, request.placement.zone), name: request.name };
     return this.operation({ op: 'create', span: 'provider.create', attributes: { name: request.name }, instance }, async () => {
       const created = await createInstance(this.context, request, options);
-      this.logger.debug({ host: hostOf(created.providerID), name: created.name, id: created.providerID }, 'kvm2 domain ensured running');
+      this.logger.debug({ host: created.host, name: created.name, id: created.providerID }, 'kvm2 domain ensured running');
       return created;
     });
   }
@@ -181,7 +182,7 @@ export class Kvm2Provider implements Provider {
   get(providerID: string, options: CallOptions = {}): Promise<Instance> {
     return this.operation({ op: 'get', span: 'provider.get', attributes: { id: providerID }, instance: instanceOf(providerID) }, async () => {
       const instance = await getInstance(this.context, providerID, options);
-      this.logger.debug({ host: hostOf(providerID), name: instance.name, state: instance.state, ip: instance.ip, uid: instance.uid }, 'kvm2 domain fetched');
+      this.logger.debug({ host: instance.host, name: instance.name, state: instance.state, ip: instance.ip, uid: instance.uid }, 'kvm2 domain fetched');
       return instance;
     });
   }
@@ -247,12 +248,10 @@ export class Kvm2Provider implements Provider {
   }
 }
 
-const hostOf = (providerID: string): string | undefined => /^hosts\/([^/]+)\//.exec(providerID)?.[1];
-
 /** Host and domain of a providerID, as far as it can be read (a malformed one fails later, classified). */
 function instanceOf(providerID: string): { host: string | undefined; name: string | undefined } {
-  const match = /^hosts\/([^/]*)\/domains\/([^/]*)$/.exec(providerID);
-  return { host: match?.[1] ?? hostOf(providerID), name: match?.[2] };
+  const { host, domain } = readProviderID(providerID);
+  return { host, name: domain };
 }
 
 /** The host placement.zone selects, or undefined when it selects none (Create reports why). */

@@ -5,6 +5,8 @@
 // each time is also given in sequential RPC round trips (ConnectGetLibVersion on its own
 // connection through the same sshd). The last line is
 //   create-bench create_rpcs=<n> create_ms=<x> get_rpcs=<n> get_ms=<x> delete_ms=<x> list20_ms=<x> check_ms=<x>
+// Create's time is also broken down per RPC, with the slowest three named and the time outside any
+// RPC (ours).
 // Targets: Create with a cached image at most 25 RPCs, Get at most 5.
 // The domains are created on lab1; ListByTag sweeps both hosts (two hypervisors) and lists each once.
 import { managedTag } from '@/server/providers/contract';
@@ -34,17 +36,54 @@ async function referenceRttMs(run: Kvm2LabRun): Promise<number> {
   }
 }
 
+/**
+ * Where a Create's time goes: per RPC (summed when called more than once in one Create), the median
+ * over the Creates, the slowest three named; and what is left of the wall time outside any RPC
+ * (our own work and waits: the seed ISO, locks, the event loop). The calls are sequential, so the
+ * parts add up to the wall time.
+ */
+function printBreakdown(creates: Array<{ ms: number; calls: Array<{ rpc: string; ms: number }> }>): void {
+  const perRpc = new Map<string, number[]>();
+  creates.forEach((create, index) => {
+    for (const call of create.calls) {
+      const list = perRpc.get(call.rpc) ?? [];
+      list[index] = (list[index] ?? 0) + call.ms;
+      perRpc.set(call.rpc, list);
+    }
+  });
+  const rows = [...perRpc].map(([rpc, list]) => ({
+    rpc,
+    ms: median(creates.map((_, index) => list[index] ?? 0)),
+    calls: creates[0]?.calls.filter((call) => call.rpc === rpc).length ?? 0,
+  }));
+  rows.sort((a, b) => b.ms - a.ms);
+  const outside = median(creates.map((create) => create.ms - create.calls.reduce((sum, call) => sum + call.ms, 0)));
+  console.log(`Create's time by RPC (median of ${creates.length}; x2 = called twice):`);
+  for (const row of rows) console.log(`  ${row.rpc.padEnd(36)} ${fixed(row.ms).padStart(7)} ms${row.calls > 1 ? ` x${row.calls}` : ''}`);
+  console.log(`  ${'(outside any RPC: ours)'.padEnd(36)} ${fixed(outside).padStart(7)} ms`);
+  console.log(
+    `  slowest three: ${rows
+      .slice(0, 3)
+      .map((row) => `${row.rpc} ${fixed(row.ms)} ms`)
+      .join(', ')}`,
+  );
+}
+
 async function main(): Promise<void> {
   const lab = loadLab();
   const run = new Kvm2LabRun(lab);
   const provider = run.provider();
-  const rpcLines = () => run.logs.filter((line) => line.msg === 'libvirt call').length;
-  /** Wall time and RPC count of one operation. */
+  const rpcLines = () => run.logs.filter((line) => line.msg === 'libvirt call');
+  /** Wall time and RPCs (name and duration, in call order) of one operation. */
   const measure = async (work: () => Promise<unknown>) => {
-    const rpcsBefore = rpcLines();
+    const before = rpcLines().length;
     const started = performance.now();
     await work();
-    return { ms: performance.now() - started, rpcs: rpcLines() - rpcsBefore };
+    const ms = performance.now() - started;
+    const calls = rpcLines()
+      .slice(before)
+      .map((line) => ({ rpc: String(line.rpc), ms: Number(line.duration) }));
+    return { ms, rpcs: calls.length, calls };
   };
   const request = (name: string) => ({
     name,
@@ -101,6 +140,7 @@ async function main(): Promise<void> {
     console.log(
       `Create (cached image): ${fixed(createMs)} ms median of ${creates.length}, ${createRpcs} RPCs (target <= 25), ${fixed(createMs / rttMs)} round trips`,
     );
+    printBreakdown(creates);
     console.log(`Get: ${fixed(getMs)} ms median of ${gets.length}, ${getRpcs} RPCs (target <= 5), ${fixed(getMs / rttMs)} round trips`);
     console.log(`Delete: ${fixed(deleteMs)} ms median of ${deletes.length}, ${deleteRpcs} RPCs (DomainDestroy of a running guest dominates)`);
     console.log(`health check round (2 hosts, fresh connections): ${fixed(checkMs)} ms median of ${CHECK_ROUNDS}, ${fixed(checkMs / rttMs)} round trips`);

@@ -6,10 +6,7 @@ import type { QueryClient, QueryKey } from '@tanstack/react-query';
 import type { LiveMessage } from '@/lib/api/live';
 import type { ProviderList } from '@/lib/api/providers';
 import type { ProxyList, ProxyView } from '@/lib/api/proxies';
-import { gatewayKeys } from '@/components/gateway/queries';
-import { hostKeys } from '@/components/hosts/queries';
-import { proxyKeys } from '@/components/proxies/queries';
-import { proxySetKeys } from '@/components/proxysets/queries';
+import { gatewayKeys, hostKeys, proxyKeys, proxySetKeys } from '@/components/query-keys';
 
 type ProxyMessage = Extract<LiveMessage, { kind: 'proxy' }>;
 type HealthMessage = Extract<LiveMessage, { kind: 'health' }>;
@@ -81,13 +78,13 @@ export function applyLiveMessages(queryClient: QueryClient, messages: LiveMessag
     }
     for (const name of new Set(proxyMessages.map((message) => message.name))) {
       invalidate(queryClient, proxyKeys.events(name));
-      invalidate(queryClient, ['proxies', 'probes', name]);
+      invalidate(queryClient, proxyKeys.probesOf(name));
     }
   }
   for (const message of messages) {
     if (message.kind === 'health') {
       queryClient.setQueryData<ProviderList>(hostKeys.providers, (list) => (list ? mergeHealth(list, message) : list));
-      invalidate(queryClient, ['providers', message.provider, 'health']);
+      invalidate(queryClient, hostKeys.healthOf(message.provider));
     } else if (message.kind === 'domain') {
       invalidate(queryClient, hostKeys.inventory(message.provider, message.target));
     } else if (message.kind === 'proxyset') {

@@ -4,8 +4,7 @@
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { authStatusSchema, passwordSetSchema, sessionSchema } from '@/lib/api/auth';
 import { apiRequest } from '@/components/api/client';
-
-export const authKeys = { status: ['auth', 'status'] as const };
+import { authKeys } from '@/components/query-keys';
 
 export function useAuthStatus() {
   return useQuery({

@@ -4,10 +4,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { configSummarySchema } from '@/lib/api/config';
 import { apiRequest } from '@/components/api/client';
+import { configKeys } from '@/components/query-keys';
 
 export type { Catalogue, ConfigProvider, ConfigSummary } from '@/lib/api/config';
-
-export const configKeys = { summary: ['config'] as const };
 
 export function useConfig() {
   return useQuery({

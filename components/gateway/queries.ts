@@ -7,16 +7,9 @@
 import { useQuery } from '@tanstack/react-query';
 import { gatewayViewSchema } from '@/lib/api/gateway';
 import { apiRequest } from '@/components/api/client';
-import { settingsKeys } from '@/components/settings/queries';
+import { gatewayKeys } from '@/components/query-keys';
 
 export type { ApiToken as GatewayToken, CreatedToken as CreatedGatewayToken } from '@/lib/api/auth';
-
-export const gatewayKeys = {
-  all: ['gateway'] as const,
-  view: ['gateway', 'view'] as const,
-  /** the gateway tokens, listed and made through components/settings/queries.ts */
-  tokens: settingsKeys.gatewayTokens,
-};
 
 /**
  * The live feed's `gateway` message moves the counters while a download runs; this poll (only

@@ -7,16 +7,11 @@ import { useQuery } from '@tanstack/react-query';
 import { healthHistorySchema, hostInventorySchema, providerListSchema } from '@/lib/api/providers';
 import { apiRequest } from '@/components/api/client';
 import { usePollInterval } from '@/components/app/live-status';
+import { hostKeys } from '@/components/query-keys';
 
 export type { CachedImageView, DomainKind, DomainView, HealthSample, HostInventoryView, PoolView, ProviderSummary, TargetView } from '@/lib/api/providers';
 
 const segment = encodeURIComponent;
-
-export const hostKeys = {
-  providers: ['providers'] as const,
-  history: (provider: string, windowMs: number) => ['providers', provider, 'health', windowMs] as const,
-  inventory: (provider: string, host: string) => ['providers', provider, 'hosts', host] as const,
-};
 
 export const pollMs = 5_000;
 

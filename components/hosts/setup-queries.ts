@@ -6,6 +6,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import type { z } from 'zod';
 import { apiRequest } from '@/components/api/client';
+import { identityKeys } from '@/components/query-keys';
 import {
   addHostSchema,
   authenticateStepSchema,
@@ -77,8 +78,6 @@ export function useRemoveHost() {
     onSuccess: refresh,
   });
 }
-
-export const identityKeys = { all: ['ssh-identity'] as const };
 
 export function useIdentities() {
   return useQuery({

@@ -5,7 +5,7 @@
 import { useMutation, useQueryClient } from '@tanstack/react-query';
 import { evictOutcomeSchema } from '@/lib/api/providers';
 import { apiRequest } from '@/components/api/client';
-import { hostKeys } from '@/components/hosts/queries';
+import { hostKeys } from '@/components/query-keys';
 
 const segment = encodeURIComponent;
 

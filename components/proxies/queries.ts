@@ -10,21 +10,11 @@ import { probeHistorySchema, proxyDownloadSchema, proxyEventListSchema, proxyLis
 import type { ProxyCreateInput, ProxyUpdateInput } from '@/lib/proxy-spec';
 import { apiRequest } from '@/components/api/client';
 import { usePollInterval } from '@/components/app/live-status';
-import { hostKeys } from '@/components/hosts/queries';
+import { hostKeys, proxyKeys } from '@/components/query-keys';
 
 export type { DownloadProgress, ProbeSample } from '@/lib/api/proxies';
 
 const segment = encodeURIComponent;
-
-export const proxyKeys = {
-  all: ['proxies'] as const,
-  list: ['proxies', 'list'] as const,
-  detail: (name: string) => ['proxies', 'detail', name] as const,
-  events: (name: string) => ['proxies', 'events', name] as const,
-  probes: (name: string, windowMs: number) => ['proxies', 'probes', name, windowMs] as const,
-  download: (name: string) => ['proxies', 'download', name] as const,
-  placement: (provider: string, machineType: string) => ['proxies', 'placement', provider, machineType] as const,
-};
 
 export const pollMs = 5_000;
 

@@ -9,16 +9,9 @@ import type { ProxySetCreateInput, ProxySetUpdateInput } from '@/lib/api/proxyse
 import { proxySetListSchema, proxySetPlanSchema, proxySetPreviewSchema, proxySetViewSchema } from '@/lib/api/proxysets';
 import { apiRequest } from '@/components/api/client';
 import { usePollInterval } from '@/components/app/live-status';
-import { proxyKeys } from '@/components/proxies/queries';
+import { proxyKeys, proxySetKeys } from '@/components/query-keys';
 
 const segment = encodeURIComponent;
-
-export const proxySetKeys = {
-  all: ['proxysets'] as const,
-  list: ['proxysets', 'list'] as const,
-  detail: (name: string) => ['proxysets', 'detail', name] as const,
-  events: (name: string) => ['proxysets', 'events', name] as const,
-};
 
 const pollMs = 5_000;
 
@@ -51,7 +44,7 @@ export function useProxySetEvents(name: string) {
 /** Where the members of `input` would go now; asked again whenever the form's set changes. */
 export function useProxySetPreview(input: ProxySetCreateInput | undefined) {
   return useQuery({
-    queryKey: ['proxysets', 'preview', input] as const,
+    queryKey: proxySetKeys.preview(input),
     queryFn: ({ signal }) => apiRequest('/api/proxysets/preview', proxySetPreviewSchema, { method: 'POST', body: input, signal }),
     enabled: input !== undefined,
     placeholderData: (previous) => previous,
@@ -62,7 +55,7 @@ export function useProxySetPreview(input: ProxySetCreateInput | undefined) {
 /** What a PUT of `input` would do (nothing, settings, relabel, a rolling replacement of N). */
 export function useProxySetPlan(name: string, input: ProxySetUpdateInput | undefined) {
   return useQuery({
-    queryKey: ['proxysets', 'plan', name, input] as const,
+    queryKey: proxySetKeys.plan(name, input),
     queryFn: ({ signal }) => apiRequest(`/api/proxysets/${segment(name)}/plan`, proxySetPlanSchema, { method: 'POST', body: input, signal }),
     enabled: input !== undefined,
     placeholderData: (previous) => previous,

@@ -5,6 +5,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { createdTokenSchema, passwordChangedSchema, revokedTokenSchema, tokenListSchema } from '@/lib/api/auth';
 import { apiRequest } from '@/components/api/client';
+import { settingsKeys } from '@/components/query-keys';
 
 export type { ApiToken, CreatedToken } from '@/lib/api/auth';
 
@@ -13,9 +14,6 @@ export type TokenKind = 'api' | 'gateway';
 
 const tokensPath: Record<TokenKind, string> = { api: '/api/tokens', gateway: '/api/gateway/tokens' };
 
-// Gateway tokens share the Gateway page's key (components/gateway/queries.ts), so a token made or
-// revoked here shows there at once, and the reverse.
-export const settingsKeys = { tokens: ['tokens'] as const, gatewayTokens: ['gateway', 'tokens'] as const };
 const tokensKey: Record<TokenKind, readonly string[]> = { api: settingsKeys.tokens, gateway: settingsKeys.gatewayTokens };
 
 export function useTokens(kind: TokenKind = 'api') {

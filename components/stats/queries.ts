@@ -9,19 +9,11 @@ import { useQuery } from '@tanstack/react-query';
 import { hostStatsSchema, proxyStatsSchema, trafficOverviewSchema, type StatsWindowName } from '@/lib/api/stats';
 import { apiRequest } from '@/components/api/client';
 import { usePollInterval } from '@/components/app/live-status';
+import { statsKeys } from '@/components/query-keys';
 
 export type { DomainSeries, HostPoint, StatsWindowName, VmPoint } from '@/lib/api/stats';
 
 const segment = encodeURIComponent;
-
-export const statsKeys = {
-  all: ['stats'] as const,
-  /** `provider` and `host` (where the VM runs, when known) let a host's `stats` message reach it */
-  proxy: (name: string, window: StatsWindowName, where: { provider?: string; host?: string } = {}) =>
-    ['stats', 'proxy', name, window, where.provider ?? '', where.host ?? ''] as const,
-  host: (provider: string, host: string, window: StatsWindowName) => ['stats', 'host', provider, host, window] as const,
-  traffic: ['stats', 'traffic'] as const,
-};
 
 /** The server samples every 10 s by default; polling faster shows nothing new. */
 export const statsPollMs = 10_000;

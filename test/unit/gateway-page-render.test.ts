@@ -10,11 +10,9 @@ import type { TokenList } from '@/lib/api/auth';
 import type { GatewayView } from '@/lib/api/gateway';
 import type { ProxyView } from '@/lib/proxy-spec';
 import { GatewayPage } from '@/components/gateway/gateway-page';
-import { gatewayKeys } from '@/components/gateway/queries';
+import { gatewayKeys, proxyKeys, proxySetKeys } from '@/components/query-keys';
 import { failureSummary, gatewayTotals } from '@/components/gateway/traffic-model';
 import { GatewayTile } from '@/components/overview/gateway-tile';
-import { proxyKeys } from '@/components/proxies/queries';
-import { proxySetKeys } from '@/components/proxysets/queries';
 
 const MiB = 1024 * 1024;
 

@@ -9,8 +9,7 @@ import { describe, expect, it } from 'vitest';
 import type { HostInventoryView } from '@/lib/api/providers';
 import type { HostStats } from '@/lib/api/stats';
 import { HostDetail } from '@/components/hosts/host-detail';
-import { hostKeys } from '@/components/hosts/queries';
-import { statsKeys } from '@/components/stats/queries';
+import { hostKeys, statsKeys } from '@/components/query-keys';
 
 const inventory: HostInventoryView = {
   provider: 'lab',

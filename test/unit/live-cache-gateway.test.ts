@@ -3,8 +3,7 @@
 import { QueryClient } from '@tanstack/react-query';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyLiveMessages } from '@/components/app/live-cache';
-import { gatewayKeys } from '@/components/gateway/queries';
-import { proxyKeys } from '@/components/proxies/queries';
+import { gatewayKeys, proxyKeys } from '@/components/query-keys';
 
 let client: QueryClient | undefined;
 afterEach(() => client?.clear());

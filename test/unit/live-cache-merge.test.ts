@@ -7,8 +7,7 @@ import type { ProviderList } from '@/lib/api/providers';
 import type { ProxyList, ProxyView } from '@/lib/api/proxies';
 import type { ProxyPhase } from '@/lib/proxy-spec';
 import { applyLiveMessages, isStatsQueryOf, mergeProxies } from '@/components/app/live-cache';
-import { hostKeys } from '@/components/hosts/queries';
-import { proxyKeys } from '@/components/proxies/queries';
+import { hostKeys, proxyKeys } from '@/components/query-keys';
 
 const view = (name: string, phase: ProxyPhase = 'Ready'): ProxyView => ({
   uid: `uid-${name}`,

@@ -3,7 +3,7 @@
 import { QueryClient } from '@tanstack/react-query';
 import { afterEach, describe, expect, it } from 'vitest';
 import { applyLiveMessages } from '@/components/app/live-cache';
-import { proxySetKeys } from '@/components/proxysets/queries';
+import { proxySetKeys } from '@/components/query-keys';
 
 let client: QueryClient | undefined;
 afterEach(() => client?.clear());

@@ -3,7 +3,7 @@
 // the host's charts and its Proxies' charts by their stats query keys, and no other host's.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isStatsQueryOf } from '@/components/app/live-cache';
-import { statsKeys } from '@/components/stats/queries';
+import { statsKeys } from '@/components/query-keys';
 import type { LiveEvent } from '@/server/control/live-feed';
 import { startApi, type ApiHarness } from './api-harness';
 

@@ -1,0 +1,43 @@
+// What every signed-in page loads before its own code: the dashboard layout (the live stream and the
+// app shell) and everything it imports. The live cache there needs only query keys; importing a
+// page's query module for them put that page's hooks and response schemas in every page's first
+// load (issue 26 item 2). Followed through the source's static imports, as the bundler does.
+import { existsSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const root = join(import.meta.dirname, '../..');
+
+function resolveModule(specifier: string): string | undefined {
+  if (!specifier.startsWith('@/')) return undefined; // packages: not ours to check here
+  const base = join(root, specifier.slice(2));
+  return ['.ts', '.tsx', '/index.ts', '/index.tsx'].map((ext) => base + ext).find((path) => existsSync(path));
+}
+
+/** Every project module reachable from `entry` through static (non-type) imports, as repo paths. */
+function staticImports(entry: string): Set<string> {
+  const seen = new Set<string>();
+  const queue = [join(root, entry)];
+  while (queue.length > 0) {
+    const file = queue.pop() as string;
+    const path = relative(root, file);
+    if (seen.has(path)) continue;
+    seen.add(path);
+    const source = readFileSync(file, 'utf8');
+    for (const match of source.matchAll(/^(?:import|export)\s+(?!type\b)[^'"]*?from\s+'([^']+)'/gm)) {
+      const specifier = match[1] as string;
+      const resolved = specifier.startsWith('.') ? resolveModule(`@/${relative(root, join(file, '..', specifier))}`) : resolveModule(specifier);
+      if (resolved) queue.push(resolved);
+    }
+  }
+  return seen;
+}
+
+describe('the dashboard layout (every signed-in page)', () => {
+  it("loads no page's query module, only the shared query keys", () => {
+    const modules = staticImports('app/(dashboard)/layout.tsx');
+    expect(modules).toContain('components/app/live-cache.ts');
+    expect(modules).toContain('components/query-keys.ts');
+    expect([...modules].filter((path) => /^components\/[^/]+\/(?:queries|setup-queries)\.ts$/.test(path))).toEqual([]);
+  });
+});

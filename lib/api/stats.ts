@@ -1,6 +1,7 @@
 // Stats history (GET /api/proxies/{name}/stats, /api/providers/{provider}/hosts/{host}/stats,
 // /api/stats/traffic): rates the server computed from libvirt's counters, one averaged point per
 // step of the window. A null value is an interval without a rate (the first sample, a restart).
+// A Proxy's stats also carry the gateway's traffic through it (server/store/gateway-stats.ts).
 import { z } from 'zod';
 
 export const statsWindows = ['1h', '24h', '7d'] as const;
@@ -20,7 +21,18 @@ export const vmPointSchema = z.strictObject({
 });
 export type VmPoint = z.infer<typeof vmPointSchema>;
 
-export const proxyStatsSchema = z.strictObject({ proxy: z.string(), window: z.enum(statsWindows), stepSeconds: z.number(), points: z.array(vmPointSchema) });
+/** A step of the Proxy's traffic through the gateway: `inBps` came from the Proxy towards the crawlers. */
+export const gatewayPointSchema = z.strictObject({ at: z.string(), inBps: z.number(), outBps: z.number() });
+export type GatewayPoint = z.infer<typeof gatewayPointSchema>;
+
+export const proxyStatsSchema = z.strictObject({
+  proxy: z.string(),
+  window: z.enum(statsWindows),
+  stepSeconds: z.number(),
+  points: z.array(vmPointSchema),
+  /** the gateway's traffic through this Proxy, one point per complete step; empty when none moved in the window */
+  gateway: z.array(gatewayPointSchema),
+});
 export type ProxyStats = z.infer<typeof proxyStatsSchema>;
 
 export const hostPointSchema = z.strictObject({ at: z.string(), cpuPercent: rate, memoryUsedBytes: rate, memoryTotalBytes: rate });

@@ -1,9 +1,11 @@
-// Stats history as the API serves it: a Proxy's VM over a window, a host with its Proxies' VMs,
-// and the overview's traffic of every Proxy over the last hour with the busiest ones. Points are
-// read from the store (server/store/stats-history.ts), one averaged point per step.
+// Stats history as the API serves it: a Proxy's VM and the gateway's traffic through it over a
+// window, a host with its Proxies' VMs, and the overview's traffic of every Proxy over the last
+// hour with the busiest ones. Points are read from the store (server/store/stats-history.ts,
+// gateway-stats.ts), one point per step.
 import type { HostStats, ProxyStats, StatsWindowName, TrafficOverview } from '@/lib/api/stats';
 import { ProxyNotFoundError } from '@/server/control/errors';
 import type { Runtime } from '@/server/runtime';
+import { GatewayStatsStore } from '@/server/store/gateway-stats';
 import { windowSpans } from '@/server/store/stats-history';
 import { ResourceNotFoundError, UnsupportedOperationError } from './errors';
 import { runningProvider } from './providers-api';
@@ -26,7 +28,10 @@ export async function proxyStats(runtime: Runtime, query: { name: string; window
     at: iso(atMs),
     ...values,
   }));
-  return { proxy: record.name, window: query.window, stepSeconds: stepMs / 1000, points } satisfies ProxyStats;
+  const gateway = (await new GatewayStatsStore(runtime.store.sql).proxyHistory({ proxyUid: record.uid, sinceMs, stepMs, nowMs: Date.now() })).map(
+    ({ atMs, ...values }) => ({ at: iso(atMs), ...values }),
+  );
+  return { proxy: record.name, window: query.window, stepSeconds: stepMs / 1000, points, gateway } satisfies ProxyStats;
 }
 
 export async function hostStats(runtime: Runtime, query: { provider: string; host: string; window: StatsWindowName }): Promise<HostStats> {

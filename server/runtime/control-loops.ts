@@ -1,17 +1,19 @@
 // The control loops only the leader runs (reconciler, instance events, provider health, orphan GC,
-// probes, housekeeping, stats sampler, proxy-set controller), built and registered in LeaderLoops.
+// probes, housekeeping, stats sampler, gateway history, proxy-set controller), built and registered in LeaderLoops.
 // They reach the hypervisors only through the fenced providers. The services never see a loop: they
 // say what changed (proxyChanged, proxySetChanged), and this decides who acts on it.
 import type { FencedProviders } from '@/server/cluster/fenced-providers';
 import { LeaderLoops } from '@/server/cluster/leader-loops';
 import type { Leadership } from '@/server/cluster/leadership';
 import type { Store } from '@/server/store';
+import { GatewayStatsStore } from '@/server/store/gateway-stats';
 import type { Logger } from '@/server/telemetry/logger';
 import type { Metrics } from '@/server/telemetry/metrics';
 import type { Clock } from '@/server/control/clock';
 import type { ConsoleManager } from '@/server/control/console-manager';
 import type { DiagnosisService } from '@/server/control/diagnosis';
 import { OrphanCollector } from '@/server/control/gc';
+import { GatewayHistory } from '@/server/control/gateway-history';
 import { Housekeeping } from '@/server/control/housekeeping';
 import { InstanceEvents } from '@/server/control/instance-events';
 import type { LiveFeed } from '@/server/control/live-feed';
@@ -141,6 +143,12 @@ export function createControlLoops(options: ControlLoopsOptions): ControlLoops {
   });
   // One `stats` message per host and round: the charts of that host and of its Proxies refetch.
   sampler.onSample((sample) => live.publish({ kind: 'stats', provider: sample.provider, host: sample.target }));
+  const gatewayHistory = new GatewayHistory({
+    store: new GatewayStatsStore(store.sql),
+    clock,
+    logger: log.child({ loop: 'gateway-history' }),
+    intervalMs: settings.statsSampleIntervalMs,
+  });
   const instanceEvents = new InstanceEvents({
     store,
     providers,
@@ -171,6 +179,7 @@ export function createControlLoops(options: ControlLoopsOptions): ControlLoops {
   loops.add('probes', prober);
   loops.add('housekeeping', housekeeping);
   loops.add('stats-sampler', sampler);
+  loops.add('gateway-history', gatewayHistory);
   loops.add('proxy-sets', setController);
 
   return {

@@ -122,12 +122,13 @@ describe.each(storeEngines)('gateway traffic in the stats history on %s', (engin
   it('reads bytes per second per complete step, zeros where nothing moved, and nothing for a Proxy without gateway traffic', async () => {
     const store = await engines.open(engine);
     // Two rounds in the step at now - 60 s, one in the step at now - 30 s, one in the current (incomplete) step.
-    for (const [at, bytesIn, bytesOut] of [
+    const rounds: Array<[number, number, number]> = [
       [now - 60_000 + 1_000, 10_000, 1_000],
       [now - 60_000 + 6_000, 10_000, 1_000],
       [now - 30_000 + 2_000, 50_000, 0],
       [now + 3_000, 70_000, 70_000],
-    ]) {
+    ];
+    for (const [at, bytesIn, bytesOut] of rounds) {
       await store.sql.run(`INSERT INTO gateway_stats (proxy_uid, sampled_at, bucket_ms, bytes_in, bytes_out) VALUES (?, ?, 0, ?, ?)`, [
         'uid-p1',
         at,

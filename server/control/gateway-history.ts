@@ -1,0 +1,43 @@
+// The leader's round that puts the gateway's traffic into the stats history: at the sampling
+// interval, the growth of the replicas' summed counters per Proxy becomes one history row each
+// (server/store/gateway-stats.ts). A round that fails moves no mark: the next one writes its
+// bytes.
+import type { GatewayStatsStore } from '@/server/store/gateway-stats';
+import type { Logger } from '@/server/telemetry/logger';
+import type { Clock } from './clock';
+import { Ticker } from './ticker';
+
+export interface GatewayHistoryOptions {
+  store: Pick<GatewayStatsStore, 'record'>;
+  clock: Clock;
+  logger: Logger;
+  intervalMs: number;
+}
+
+export class GatewayHistory {
+  private readonly ticker: Ticker;
+
+  constructor(private readonly options: GatewayHistoryOptions) {
+    this.ticker = new Ticker({
+      name: 'gateway-history',
+      clock: options.clock,
+      intervalMs: options.intervalMs,
+      logger: options.logger,
+      run: async () => void (await this.runOnce()),
+    });
+  }
+
+  start(): void {
+    // One interval in: the replicas' first flushes are in by then.
+    this.ticker.start(true);
+  }
+
+  stop(): Promise<void> {
+    return this.ticker.stop();
+  }
+
+  /** One round; returns how many rows it wrote. */
+  runOnce(): Promise<number> {
+    return this.options.store.record(this.options.clock.now());
+  }
+}

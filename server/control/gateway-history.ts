@@ -1,7 +1,8 @@
 // The leader's round that puts the gateway's traffic into the stats history: at the sampling
 // interval, the growth of the replicas' summed counters per Proxy becomes one history row each
-// (server/store/gateway-stats.ts). A round that fails moves no mark: the next one writes its
-// bytes.
+// (server/store/gateway-stats.ts), and the Proxies that moved are announced, so their open pages
+// refetch the chart (a Static Proxy has no sampled host whose `stats` message would reach it). A
+// round that fails moves no mark: the next one writes its bytes.
 import type { GatewayStatsStore } from '@/server/store/gateway-stats';
 import type { Logger } from '@/server/telemetry/logger';
 import type { Clock } from './clock';
@@ -12,6 +13,8 @@ export interface GatewayHistoryOptions {
   clock: Clock;
   logger: Logger;
   intervalMs: number;
+  /** told the Proxies a round wrote rows for */
+  onRecorded?: (proxies: string[]) => void;
 }
 
 export class GatewayHistory {
@@ -36,8 +39,10 @@ export class GatewayHistory {
     return this.ticker.stop();
   }
 
-  /** One round; returns how many rows it wrote. */
-  runOnce(): Promise<number> {
-    return this.options.store.record(this.options.clock.now());
+  /** One round; returns the Proxies it wrote rows for. */
+  async runOnce(): Promise<string[]> {
+    const proxies = await this.options.store.record(this.options.clock.now());
+    if (proxies.length > 0) this.options.onRecorded?.(proxies);
+    return proxies;
   }
 }

@@ -148,6 +148,10 @@ export function createControlLoops(options: ControlLoopsOptions): ControlLoops {
     clock,
     logger: log.child({ loop: 'gateway-history' }),
     intervalMs: settings.statsSampleIntervalMs,
+    // Named by Proxy alone: the gateway's traffic belongs to no host.
+    onRecorded: (proxies) => {
+      for (const proxy of proxies) live.publish({ kind: 'stats', provider: '', host: '', proxy });
+    },
   });
   const instanceEvents = new InstanceEvents({
     store,

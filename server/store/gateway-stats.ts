@@ -24,14 +24,14 @@ interface Sums {
 export class GatewayStatsStore {
   constructor(private readonly db: SqlExecutor) {}
 
-  /** One round at `atMs`: a row per Proxy whose gateway traffic grew since the last; returns how many. */
-  async record(atMs: number): Promise<number> {
+  /** One round at `atMs`: a row per Proxy whose gateway traffic grew since the last; returns their names. */
+  async record(atMs: number): Promise<string[]> {
     return this.db.transaction(async (tx) => {
       const sums = await tx.all<Sums>(
         `SELECT name, SUM(bytes_in) AS bytes_in, SUM(bytes_out) AS bytes_out FROM gateway_traffic WHERE kind = 'proxy' GROUP BY name ORDER BY name`,
       );
       const marks = new Map((await tx.all<Sums>(`SELECT name, bytes_in, bytes_out FROM gateway_stats_marks`)).map((mark) => [mark.name, mark]));
-      let written = 0;
+      const written: string[] = [];
       for (const sum of sums) {
         const now = { bytesIn: Number(sum.bytes_in), bytesOut: Number(sum.bytes_out) };
         const mark = marks.get(sum.name);
@@ -57,12 +57,13 @@ export class GatewayStatsStore {
         const grown = { bytesIn: Math.max(0, now.bytesIn - before.bytesIn), bytesOut: Math.max(0, now.bytesOut - before.bytesOut) };
         if (grown.bytesIn === 0 && grown.bytesOut === 0) continue;
         // The Proxy of that name now; a name no Proxy has any more (deleted) gets no row.
-        written += (
+        const inserted = (
           await tx.run(
             `INSERT INTO gateway_stats (proxy_uid, sampled_at, bucket_ms, bytes_in, bytes_out) SELECT uid, CAST(? AS BIGINT), 0, CAST(? AS BIGINT), CAST(? AS BIGINT) FROM proxies WHERE name = ?`,
             [atMs, grown.bytesIn, grown.bytesOut, sum.name],
           )
         ).changes;
+        if (inserted > 0) written.push(sum.name);
       }
       return written;
     });

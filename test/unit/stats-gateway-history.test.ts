@@ -5,7 +5,10 @@
 // rows thin like the VM's own series and keep every byte.
 import { describe, expect, it } from 'vitest';
 import { openStore, type Store } from '@/server/store';
+import { systemClock } from '@/server/control/clock';
+import { GatewayHistory } from '@/server/control/gateway-history';
 import { GatewayStatsStore } from '@/server/store/gateway-stats';
+import { createLogger } from '@/server/telemetry/logger';
 import { GatewayTrafficStore, type TrafficDelta } from '@/server/store/gateway-traffic';
 import { migrations } from '@/server/store/migrations';
 import { windowSpans } from '@/server/store/stats-history';
@@ -67,15 +70,33 @@ describe.each(storeEngines)('gateway traffic in the stats history on %s', (engin
     const history = new GatewayStatsStore(store.sql);
     await traffic.add({ replicaId: 'a', atMs: now, deltas: [moved('p1', 1_000, 100), moved('p2', 5, 0), moved('gone', 9, 9)] });
     await traffic.add({ replicaId: 'b', atMs: now, deltas: [moved('p1', 500, 50)] });
-    expect(await history.record(now + 10_000)).toBe(2);
-    expect(await history.record(now + 20_000)).toBe(0);
+    expect(await history.record(now + 10_000)).toEqual(['p1', 'p2']);
+    expect(await history.record(now + 20_000)).toEqual([]);
     await traffic.add({ replicaId: 'b', atMs: now + 25_000, deltas: [moved('p1', 7, 3)] });
-    expect(await history.record(now + 30_000)).toBe(1);
+    expect(await history.record(now + 30_000)).toEqual(['p1']);
     expect(await historyRows(store)).toEqual([
       { proxy_uid: 'uid-p1', sampled_at: now + 10_000, bytes_in: 1_500, bytes_out: 150 },
       { proxy_uid: 'uid-p2', sampled_at: now + 10_000, bytes_in: 5, bytes_out: 0 },
       { proxy_uid: 'uid-p1', sampled_at: now + 30_000, bytes_in: 7, bytes_out: 3 },
     ]);
+  });
+
+  it('are written by the leader’s round, which names the Proxies that moved (their open pages refetch)', async () => {
+    const store = await engines.open(engine);
+    await withProxies(store, ['p1', 'p2']);
+    const announced: string[][] = [];
+    const round = new GatewayHistory({
+      store: new GatewayStatsStore(store.sql),
+      clock: { ...systemClock, now: () => now + 10_000 },
+      logger: createLogger({ level: 'silent' }),
+      intervalMs: 10_000,
+      onRecorded: (proxies) => announced.push(proxies),
+    });
+    await new GatewayTrafficStore(store.sql).add({ replicaId: 'a', atMs: now, deltas: [moved('p2', 64, 8)] });
+    expect(await round.runOnce()).toEqual(['p2']);
+    expect(await round.runOnce()).toEqual([]);
+    expect(announced).toEqual([['p2']]);
+    expect(await historyRows(store)).toEqual([{ proxy_uid: 'uid-p2', sampled_at: now + 10_000, bytes_in: 64, bytes_out: 8 }]);
   });
 
   it('counts nothing twice or not at all when a replica is folded away, restarts, or another replica leads', async () => {
@@ -91,7 +112,7 @@ describe.each(storeEngines)('gateway traffic in the stats history on %s', (engin
     await traffic.add({ replicaId: 'b', atMs: now + 16_000, deltas: [moved('p1', 40, 4)] });
     // Another replica leads now: it carries on from the marks in the store, not from its memory.
     const nextLeader = new GatewayStatsStore(store.sql);
-    expect(await nextLeader.record(now + 20_000)).toBe(1);
+    expect(await nextLeader.record(now + 20_000)).toEqual(['p1']);
     const rows = await historyRows(store);
     expect(rows.map((row) => [row.bytes_in, row.bytes_out])).toEqual([
       [300, 30],
@@ -110,9 +131,9 @@ describe.each(storeEngines)('gateway traffic in the stats history on %s', (engin
     const store = await openStore(location);
     try {
       const history = new GatewayStatsStore(store.sql);
-      expect(await history.record(now + 10_000)).toBe(0);
+      expect(await history.record(now + 10_000)).toEqual([]);
       await new GatewayTrafficStore(store.sql).add({ replicaId: 'a', atMs: now + 12_000, deltas: [moved('p1', 10, 1)] });
-      expect(await history.record(now + 20_000)).toBe(1);
+      expect(await history.record(now + 20_000)).toEqual(['p1']);
       expect((await historyRows(store)).map((row) => row.bytes_in)).toEqual([10]);
     } finally {
       await store.close();

@@ -3,11 +3,12 @@
 import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
-import { formatGiB, formatLatency, formatTime, parseGiB } from '@/components/ui/format';
+import { formatGiB, formatLatency, formatTime, gibOf } from '@/components/ui/format';
 import { SkeletonChart } from '@/components/ui/skeleton';
 import { UsageBar } from '@/components/ui/usage-bar';
 import { describeVirtType } from '@/lib/virt-type-view';
 import { HealthBadge, HealthExplanation } from './health-reason';
+import type { TargetPoolView } from '@/lib/api/providers';
 import type { HealthSample, TargetView } from './queries';
 
 const HostHealthCharts = dynamic(() => import('./health-charts'), { ssr: false, loading: () => <SkeletonChart label="charts" /> });
@@ -27,13 +28,13 @@ function Fact({ label, value }: { label: string; value: string | undefined }) {
   );
 }
 
-export function PoolSpace({ details }: { details: Record<string, string> }) {
-  const capacity = parseGiB(details.poolCapacityGiB);
-  const available = parseGiB(details.poolAvailableGiB);
+export function PoolSpace({ pool }: { pool: TargetPoolView | undefined }) {
+  const capacity = gibOf(pool?.capacityBytes);
+  const available = gibOf(pool?.availableBytes);
   if (capacity === undefined || available === undefined) return <p className="text-sm text-slate-600">Free space unknown: the check did not reach the pool.</p>;
   return (
     <UsageBar
-      label={`Pool ${details.pool ?? ''} usage`}
+      label={`Pool ${pool?.name ?? ''} usage`}
       used={capacity - available}
       total={capacity}
       text={`${formatGiB(available)} free of ${formatGiB(capacity)}`}
@@ -94,11 +95,11 @@ export function HostCard({
         <dl className="grid grid-cols-2 gap-3 sm:grid-cols-4">
           <Fact label="libvirt" value={details.libvirtVersion} />
           <Fact label="Hostname" value={details.hostname} />
-          <Fact label={`Pool ${details.pool ?? ''}`.trim()} value={details.poolState} />
+          <Fact label={`Pool ${target.pool?.name ?? ''}`.trim()} value={target.pool?.state} />
           <Fact label="Check latency" value={target.checkedAt ? formatLatency(target.latencyMs) : undefined} />
           <Fact label="Virtualisation" value={describeVirtType(details).label} />
         </dl>
-        <PoolSpace details={details} />
+        <PoolSpace pool={target.pool} />
         <p className="text-xs text-slate-600">Last checked {formatTime(target.checkedAt)}</p>
         {showCharts && samples ? <HostHealthCharts samples={samples} host={target.name} /> : null}
       </div>

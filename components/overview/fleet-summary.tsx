@@ -12,7 +12,7 @@ import { PhaseBadge } from '@/components/proxies/phase-badge';
 import { useProxies } from '@/components/proxies/queries';
 import { LinkButton } from '@/components/ui/button';
 import { ErrorPanel } from '@/components/ui/error-panel';
-import { formatGiB, formatTime, parseGiB } from '@/components/ui/format';
+import { formatGiB, formatTime, gibOf } from '@/components/ui/format';
 import { Panel } from '@/components/ui/panel';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { RecentChanges } from './recent-changes';
@@ -61,7 +61,7 @@ function HostsPanel() {
             {target.name} <span className="text-xs font-normal text-slate-600">{provider}</span>
           </Link>
           <span className="flex items-center gap-3 text-sm text-slate-700">
-            {formatGiB(parseGiB(target.details.poolAvailableGiB))} free
+            {formatGiB(gibOf(target.pool?.availableBytes))} free
             <HealthBadge reason={target.reason} details={target.details} />
           </span>
         </li>
@@ -76,7 +76,7 @@ export function FleetSummary() {
   const config = useConfig();
   const targets = providers.data?.flatMap((provider) => provider.targets) ?? [];
   const up = targets.filter((target) => target.ready).length;
-  const freeGiB = targets.reduce((sum, target) => sum + (parseGiB(target.details.poolAvailableGiB) ?? 0), 0);
+  const freeGiB = targets.reduce((sum, target) => sum + (gibOf(target.pool?.availableBytes) ?? 0), 0);
   const byPhase = new Map(proxyPhases.map((phase) => [phase, (proxies.data ?? []).filter((proxy) => proxy.status.phase === phase).length]));
   return (
     <div className="space-y-6">

@@ -5,7 +5,7 @@ import dynamic from 'next/dynamic';
 import { useState } from 'react';
 import { useProviders } from '@/components/hosts/queries';
 import { ErrorPanel } from '@/components/ui/error-panel';
-import { formatBytes, formatGiB, parseGiB } from '@/components/ui/format';
+import { formatBytes, formatGiB, gibOf } from '@/components/ui/format';
 import { Panel } from '@/components/ui/panel';
 import { SkeletonChart } from '@/components/ui/skeleton';
 import { formatPercent } from './format';
@@ -27,11 +27,11 @@ const hostCharts: ChartSpec[] = [
 /** Free memory (latest sample) beside the configured pool's free space (latest check). */
 function RoomForANewVm({ provider, host, freeMemoryBytes }: { provider: string; host: string; freeMemoryBytes: number | undefined }) {
   const providers = useProviders();
-  const details = providers.data?.find((entry) => entry.name === provider)?.targets.find((target) => target.name === host)?.details;
+  const pool = providers.data?.find((entry) => entry.name === provider)?.targets.find((target) => target.name === host)?.pool;
   return (
     <p className="mb-3 text-sm text-slate-700" data-testid="host-free-resources">
       Room for a new VM: <span className="font-medium">{formatBytes(freeMemoryBytes)}</span> memory free ·{' '}
-      <span className="font-medium">{formatGiB(parseGiB(details?.poolAvailableGiB))}</span> free in pool {details?.pool ?? ''}
+      <span className="font-medium">{formatGiB(gibOf(pool?.availableBytes))}</span> free in pool {pool?.name ?? ''}
     </p>
   );
 }

@@ -56,9 +56,5 @@ export function clockFormatterFor(spanMs: number): (ms: number) => string {
 
 export const spanOf = (points: Array<{ at: number }>): number => (points.length < 2 ? 0 : (points[points.length - 1]?.at ?? 0) - (points[0]?.at ?? 0));
 
-/** A GiB figure the server sent as text ("12.34") or number. */
-export function parseGiB(value: string | number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  const number = typeof value === 'number' ? value : Number.parseFloat(value);
-  return Number.isFinite(number) ? number : undefined;
-}
+/** Bytes as GiB, for formatGiB and sums; undefined stays unknown. */
+export const gibOf = (bytes: number | undefined): number | undefined => (bytes === undefined ? undefined : bytes / 1024 ** 3);

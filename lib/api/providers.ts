@@ -5,6 +5,16 @@ import { z } from 'zod';
 import { collection } from './collection';
 import { downloadProgressSchema } from './proxies';
 
+/** The storage a target keeps instances on, as far as its check got (kvm2: the host's pool). */
+export const targetPoolSchema = z.strictObject({
+  name: z.string(),
+  /** virsh's word: running, inactive, building, degraded, inaccessible */
+  state: z.string().optional(),
+  capacityBytes: z.number().optional(),
+  availableBytes: z.number().optional(),
+});
+export type TargetPoolView = z.infer<typeof targetPoolSchema>;
+
 /** One health target of a provider (kvm2: one per configured host). */
 export const targetSchema = z.strictObject({
   name: z.string(),
@@ -14,6 +24,8 @@ export const targetSchema = z.strictObject({
   message: z.string(),
   /** facts gathered before the check finished or broke (kvm2: user, pool, poolAvailableGiB, ...) */
   details: z.record(z.string(), z.string()),
+  /** the pool facts typed; read these rather than the same facts as text in `details` (absent from servers before it) */
+  pool: targetPoolSchema.optional(),
   latencyMs: z.number(),
   /** RFC 3339 */
   checkedAt: z.string(),

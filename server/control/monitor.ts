@@ -140,7 +140,16 @@ export class Monitor {
   private async failedTargets(provider: Provider, failure: { reason: string; message: string; latencyMs: number }): Promise<Target[]> {
     const checkedAt = isoTime(this.options.clock);
     const named = provider.checkTargets?.() ?? [];
-    if (named.length > 0) return named.map(({ name, details }) => ({ name, ready: false, details: { ...details }, checkedAt, ...failure }));
+    if (named.length > 0) {
+      return named.map(({ name, details, pool }) => ({
+        name,
+        ready: false,
+        details: { ...details },
+        ...(pool ? { pool: { ...pool } } : {}),
+        checkedAt,
+        ...failure,
+      }));
+    }
     const names =
       this.knownTargets.get(provider.name) ?? (await this.options.store.health.latest(provider.name))[0]?.targets.map((target) => target.name) ?? [];
     return (names.length > 0 ? names : [provider.name]).map((name) => ({ name, ready: false, details: {}, checkedAt, ...failure }));

@@ -60,6 +60,15 @@ export interface Instance {
   detail?: string;
 }
 
+/** The storage a target keeps instances on, as far as its check got (kvm2: the host's `pool`). */
+export interface TargetPool {
+  name: string;
+  /** virsh's word: running, inactive, building, degraded, inaccessible */
+  state?: string;
+  capacityBytes?: number;
+  availableBytes?: number;
+}
+
 /** One health target of a provider (kvm2: one per configured host, in config order). */
 export interface Target {
   name: string;
@@ -70,6 +79,8 @@ export interface Target {
   message: string;
   /** facts gathered before the check finished or broke (kvm2: user, pool, hostname, ...) */
   details: Record<string, string>;
+  /** the pool facts typed (read these, not `details`, which carries them as text for the spec's readers) */
+  pool?: TargetPool;
   latencyMs: number;
   /** RFC 3339 */
   checkedAt: string;
@@ -141,7 +152,7 @@ export interface Provider {
    * Optional: the targets `check` reports on, in order, with the details known without checking
    * (kvm2: `user` and `pool`), so a check that throws or overruns is still recorded per target.
    */
-  checkTargets?(): Array<Pick<Target, 'name' | 'details'>>;
+  checkTargets?(): Array<Pick<Target, 'name' | 'details' | 'pool'>>;
   /** Present on providers whose instances run on hosts the admin owns (host listings, image cache). */
   readonly inventory?: HostInventory;
   /**

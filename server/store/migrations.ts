@@ -256,6 +256,16 @@ export const migrations: readonly Migration[] = [
       INSERT INTO gateway_stats_marks (name, bytes_in, bytes_out)
         SELECT name, SUM(bytes_in), SUM(bytes_out) FROM gateway_traffic WHERE kind = 'proxy' GROUP BY name;`,
   },
+  {
+    // server/store/provider-health-pool: a health target's pool facts typed (JSON: name, state,
+    // capacityBytes, availableBytes). Rows written before it have NULL here and are read from the
+    // same facts as text in `details`.
+    version: 12,
+    name: 'provider health pool',
+    up: `
+      ALTER TABLE provider_health ADD COLUMN pool TEXT;
+      ALTER TABLE provider_health_history ADD COLUMN pool TEXT;`,
+  },
 ];
 
 /**

@@ -3,6 +3,7 @@
 // thinned past a day.
 import type { Target } from '@/server/providers/contract';
 import { downsample } from './downsample';
+import { availableGiBOf, decodePool, encodePool } from './provider-health-pool';
 import type { SqlExecutor } from './sql';
 
 export interface ProviderHealth {
@@ -27,19 +28,26 @@ interface TargetRow {
   reason: string;
   message: string;
   details: string;
+  /** typed pool facts (JSON); NULL in rows from before migration 12 */
+  pool: string | null;
   latency_ms: number;
   checked_at: number;
 }
 
-const toTarget = (row: TargetRow): Target => ({
-  name: row.target,
-  ready: row.ready === 1,
-  reason: row.reason,
-  message: row.message,
-  details: JSON.parse(row.details) as Record<string, string>,
-  latencyMs: row.latency_ms,
-  checkedAt: new Date(row.checked_at).toISOString(),
-});
+function toTarget(row: TargetRow): Target {
+  const details = JSON.parse(row.details) as Record<string, string>;
+  const pool = decodePool(row.pool, details);
+  return {
+    name: row.target,
+    ready: row.ready === 1,
+    reason: row.reason,
+    message: row.message,
+    details,
+    ...(pool ? { pool } : {}),
+    latencyMs: row.latency_ms,
+    checkedAt: new Date(row.checked_at).toISOString(),
+  };
+}
 
 function checkedAtMs(target: Target, fallbackMs: number): number {
   const parsed = Date.parse(target.checkedAt);
@@ -55,15 +63,23 @@ export class ProviderHealthStore {
     await this.db.transaction(async (tx) => {
       await tx.run(`DELETE FROM provider_health WHERE provider = ?`, [provider]);
       for (const [position, target] of targets.entries()) {
-        const values = [target.ready ? 1 : 0, target.reason, target.message, JSON.stringify(target.details), target.latencyMs, checkedAtMs(target, nowMs)];
+        const values = [
+          target.ready ? 1 : 0,
+          target.reason,
+          target.message,
+          JSON.stringify(target.details),
+          encodePool(target.pool),
+          target.latencyMs,
+          checkedAtMs(target, nowMs),
+        ];
         await tx.run(
-          `INSERT INTO provider_health (provider, target, position, ready, reason, message, details, latency_ms, checked_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO provider_health (provider, target, position, ready, reason, message, details, pool, latency_ms, checked_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           [provider, target.name, position, ...values],
         );
         await tx.run(
-          `INSERT INTO provider_health_history (provider, target, ready, reason, message, details, latency_ms, checked_at)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO provider_health_history (provider, target, ready, reason, message, details, pool, latency_ms, checked_at)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
           [provider, target.name, ...values],
         );
       }
@@ -99,14 +115,14 @@ export class ProviderHealthStore {
             options.sinceMs,
           ]);
     return rows.map((row) => {
-      const poolAvailableGiB = Number((JSON.parse(row.details) as Record<string, string>).poolAvailableGiB);
+      const poolAvailableGiB = availableGiBOf(row.pool, JSON.parse(row.details) as Record<string, string>);
       return {
         target: row.target,
         ready: row.ready === 1,
         reason: row.reason,
         latencyMs: row.latency_ms,
         checkedAt: new Date(row.checked_at).toISOString(),
-        ...(Number.isFinite(poolAvailableGiB) ? { poolAvailableGiB } : {}),
+        ...(poolAvailableGiB !== undefined ? { poolAvailableGiB } : {}),
       };
     });
   }

@@ -269,6 +269,9 @@ describe('each health reason', () => {
     expect(target.name).toBe('beelink');
     expect(Object.keys(target.details).sort()).toEqual([...row.details].sort());
     expect(target.details).toMatchObject({ user: 'novakj', pool: 'vms' });
+    // The typed pool says as much as the details do: its name always, the rest once the pool answered.
+    expect(target.pool?.name).toBe('vms');
+    expect(target.pool?.availableBytes !== undefined).toBe(row.details.includes('poolAvailableGiB'));
     expect(target.message === '').toBe(row.reason === 'Reachable');
     expect(backend.pooledCalls).toBe(0);
     expect(backend.closes).toBe(backend.freshDials - (row.dial || row.dialHangs ? 1 : 0));
@@ -305,6 +308,8 @@ describe('the facts a probe gathers', () => {
       poolCapacityGiB: '200.00',
       poolAvailableGiB: '150.00',
     });
+    // The same facts typed, in bytes, for the dashboard and the store.
+    expect(target.pool).toEqual({ name: 'vms', state: 'inactive', capacityBytes: 200 * 1024 ** 3, availableBytes: 150 * 1024 ** 3 });
     expect(target.message).toContain('"vms"');
   });
 

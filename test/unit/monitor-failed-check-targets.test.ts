@@ -49,5 +49,8 @@ describe('a kvm2 check that fails as a whole', () => {
     const stored = (await store.health.latest(kvm2.provider.name))[0]?.targets ?? [];
     expect(stored.map((target) => target.reason).every((word) => tableReasons.includes(word))).toBe(true);
     expect(stored.map((target) => target.details)).toEqual(expected.map((row) => row[3]));
+    // The pool's name, typed, is known without checking too.
+    expect(result?.targets.map((target) => target.pool)).toEqual(kvm2.settings.hosts.map((host) => ({ name: host.pool })));
+    expect(stored.map((target) => target.pool)).toEqual(kvm2.settings.hosts.map((host) => ({ name: host.pool })));
   });
 });

@@ -6,7 +6,7 @@
 // the host answered before; the reason says where it broke.
 import { AbortFanOut } from '@/lib/abort-fan-out';
 import { AuthUnsupportedError, CallTimeoutError, isLibvirtError, LibvirtError, StoragePoolState, storagePoolStateWords } from '@/server/libvirt';
-import type { CheckOptions, Target } from '@/server/providers/contract';
+import type { CheckOptions, Target, TargetPool } from '@/server/providers/contract';
 import { SshError, type SshErrorCode } from '@/server/ssh';
 import type { Logger } from '@/server/telemetry/logger';
 import { addVirtTypeDetails } from './check-virt-type';
@@ -115,7 +115,14 @@ interface Outcome {
   message: string;
 }
 
-async function runProbe(options: ProbeHostOptions, details: Record<string, string>): Promise<Outcome> {
+/** What the probe gathers: the spec's text details, and the pool's facts typed beside them. */
+interface Facts {
+  details: Record<string, string>;
+  pool: TargetPool;
+}
+
+async function runProbe(options: ProbeHostOptions, facts: Facts): Promise<Outcome> {
+  const { details } = facts;
   const { backend, host, signal, logger, previous, now = () => new Date() } = options;
   let phase: Phase = 'dial';
   let connection: FreshConnection | undefined;
@@ -130,6 +137,7 @@ async function runProbe(options: ProbeHostOptions, details: Record<string, strin
     details.poolState = storagePoolStateWords[info.state] ?? `state ${info.state}`;
     details.poolCapacityGiB = gib(info.capacity);
     details.poolAvailableGiB = gib(info.available);
+    Object.assign(facts.pool, { state: details.poolState, capacityBytes: info.capacity, availableBytes: info.available });
     await addVirtTypeDetails(details, { api, host, previous, logger, now, signal });
     if (info.state !== StoragePoolState.Running) {
       return { reason: 'PoolNotActive', message: `storage pool ${JSON.stringify(host.pool)} is ${details.poolState}, not running` };
@@ -154,11 +162,12 @@ export async function probeHost(options: ProbeHostOptions): Promise<Target> {
   const { host, logger } = options;
   const started = performance.now();
   const details: Record<string, string> = { user: host.user, pool: host.pool };
-  const { reason, message } = await runProbe(options, details);
+  const pool: TargetPool = { name: host.pool };
+  const { reason, message } = await runProbe(options, { details, pool });
   const latencyMs = Math.round(performance.now() - started);
   const { ready } = checkReason[reason];
   logger.debug({ host: host.name, ready, reason, latency: latencyMs }, 'kvm2 host checked');
-  return { name: host.name, ready, reason, message, details, latencyMs, checkedAt: new Date().toISOString() };
+  return { name: host.name, ready, reason, message, details, pool, latencyMs, checkedAt: new Date().toISOString() };
 }
 
 export interface CheckHostsOptions {

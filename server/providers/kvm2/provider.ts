@@ -208,8 +208,8 @@ export class Kvm2Provider implements Provider {
     return checkHosts({ backend: this.context.backend, settings: this.settings, logger: this.logger, signal, aroundTarget, previous, now: this.context.now });
   }
 
-  checkTargets(): Array<Pick<Target, 'name' | 'details'>> {
-    return this.settings.hosts.map((host) => ({ name: host.name, details: { user: host.user, pool: host.pool } }));
+  checkTargets(): Array<Pick<Target, 'name' | 'details' | 'pool'>> {
+    return this.settings.hosts.map((host) => ({ name: host.name, details: { user: host.user, pool: host.pool }, pool: { name: host.pool } }));
   }
 
   /**

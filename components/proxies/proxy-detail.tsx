@@ -148,7 +148,7 @@ export function ProxyDetail({ name }: { name: string }) {
         <Panel title="Conditions">
           <ConditionsTable conditions={view.status.conditions} />
         </Panel>
-        {view.mode === 'Managed' ? <ProxyStatsPanel name={view.name} provider={view.provider} host={view.status.host} /> : null}
+        <ProxyStatsPanel name={view.name} provider={view.provider} host={view.status.host} vm={view.mode === 'Managed'} />
         {view.mode === 'Managed' ? (
           <Panel title="Serial console">
             <ConsoleTerminal name={view.name} />

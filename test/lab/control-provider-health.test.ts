@@ -51,6 +51,8 @@ describe('the provider health monitor on the lab', () => {
     expect(up.available).toBe(true);
     expect(up.targets.map((target) => [target.name, target.ready, target.reason])).toEqual(hostNames.map((host) => [host, true, 'Reachable']));
     for (const target of up.targets) expect(target.details).toMatchObject({ pool: lab.pool.name, poolState: 'running', user: lab.user });
+    // Typed through the store and the API too.
+    for (const target of up.targets) expect(target.pool).toMatchObject({ name: lab.pool.name, state: 'running' });
 
     const down = byName.get(stopped)!;
     expect(down.targets.map((target) => [target.name, target.ready, target.reason])).toEqual(hostNames.map((host) => [host, false, 'PoolNotActive']));

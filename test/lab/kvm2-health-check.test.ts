@@ -89,6 +89,10 @@ describe('a healthy lab', () => {
       expect(capacity).toBeGreaterThan(0);
       expect(available).toBeGreaterThan(0);
       expect(available).toBeLessThanOrEqual(capacity);
+      // The same facts typed, in bytes: what the text rounds to two decimals of GiB.
+      expect(target.pool).toMatchObject({ name: lab.pool.name, state: 'running' });
+      expect(((target.pool?.capacityBytes ?? 0) / 1024 ** 3).toFixed(2)).toBe(target.details.poolCapacityGiB);
+      expect(((target.pool?.availableBytes ?? 0) / 1024 ** 3).toFixed(2)).toBe(target.details.poolAvailableGiB);
     }
   });
 });
@@ -158,12 +162,14 @@ describe('each way a real host fails the check', () => {
     expect(target).toMatchObject({ ready: false, reason: 'PoolNotFound' });
     expect(target.details).toMatchObject({ pool: 'kvm2-no-such-pool', libvirtVersion: firstHostVersion() });
     expect(target.details).not.toHaveProperty('poolState');
+    expect(target.pool).toEqual({ name: 'kvm2-no-such-pool' });
   });
 
   it('PoolNotActive when the pool is defined but not running', async () => {
     const target = await checkOnce(withHost({ pool: lab.inactivePool.name }));
     expect(target).toMatchObject({ ready: false, reason: 'PoolNotActive' });
     expect(target.details).toMatchObject({ pool: lab.inactivePool.name, poolState: 'inactive' });
+    expect(target.pool).toMatchObject({ name: lab.inactivePool.name, state: 'inactive' });
     expect(await virsh(['pool-info', lab.inactivePool.name])).toMatch(/State:\s+inactive/);
   });
 });

@@ -1,9 +1,10 @@
 'use client';
 // The host page body: its latest check with history, then what lives on it (pools, cached images
 // and the downloads running, domains), each panel loading on its own.
+import { useEffect } from 'react';
 import { DownloadsList } from '@/components/images/downloads-list';
 import { ImagesTable } from '@/components/images/images-table';
-import { DomainActivity, useDomainActivities } from '@/components/stats/domain-activity';
+import { useDomainActivities } from '@/components/stats/domain-activity';
 import { HostStatsPanel } from '@/components/stats/host-stats-panel';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { Panel } from '@/components/ui/panel';
@@ -31,7 +32,14 @@ function HostHealthPanel({ provider, host }: { provider: string; host: string })
   return <HostCard provider={provider} target={target} samples={history.data?.filter((sample) => sample.target === host) ?? []} />;
 }
 
+/** The charts' code (recharts, the page's largest module) is fetched while the data loads, not after. */
+const preloadCharts = () => {
+  void import('@/components/stats/time-series-chart');
+  void import('./health-charts');
+};
+
 export function HostDetail({ provider, host }: { provider: string; host: string }) {
+  useEffect(preloadCharts, []);
   const inventory = useHostInventory(provider, host);
   const activities = useDomainActivities(provider, host);
   const body = (render: (data: NonNullable<typeof inventory.data>) => React.ReactNode, label: string) => {
@@ -65,7 +73,7 @@ export function HostDetail({ provider, host }: { provider: string; host: string 
       <Panel title="Domains">
         {body(
           (data) => (
-            <DomainsTable domains={data.domains} activity={(domain) => <DomainActivity domain={domain} series={activities.get(domain)} />} />
+            <DomainsTable domains={data.domains} activities={activities} />
           ),
           'domains',
         )}

@@ -3,7 +3,7 @@
 // table. The table reads the host's stats once (one request, one query observer) and splits them
 // per domain once per answer (useDomainActivities); each row gets its series and draws two plain
 // SVG paths, so a host with a thousand domains renders as fast as its table does.
-import { memo, useMemo } from 'react';
+import { memo, useMemo, useState } from 'react';
 import { formatRate } from '@/components/ui/format';
 import type { HostStats } from '@/lib/api/stats';
 import { formatPercent } from './format';
@@ -20,15 +20,27 @@ const lastOf = (values: Array<number | null>): number | null => {
   return null;
 };
 
-/** Each domain's CPU and traffic (received plus sent) series, by domain name. */
-export function domainActivities(stats: HostStats | undefined): Map<string, DomainActivitySeries> {
+type DomainPoints = HostStats['domains'][number]['points'];
+
+/**
+ * Each domain's CPU and traffic (received plus sent) series, by domain name. `seen` keeps the series
+ * made from each points array: the query cache keeps the arrays of domains whose points did not
+ * change between answers, so those domains get the very same series again and their rows skip
+ * rendering.
+ */
+export function domainActivities(stats: HostStats | undefined, seen?: WeakMap<DomainPoints, DomainActivitySeries>): Map<string, DomainActivitySeries> {
   const byDomain = new Map<string, DomainActivitySeries>();
   for (const series of stats?.domains ?? []) {
     if (series.points.length === 0) continue;
-    byDomain.set(series.domain, {
-      cpu: series.points.map((point) => point.cpuPercent),
-      traffic: series.points.map((point) => (point.netRxBps === null || point.netTxBps === null ? null : point.netRxBps + point.netTxBps)),
-    });
+    let activity = seen?.get(series.points);
+    if (!activity) {
+      activity = {
+        cpu: series.points.map((point) => point.cpuPercent),
+        traffic: series.points.map((point) => (point.netRxBps === null || point.netTxBps === null ? null : point.netRxBps + point.netTxBps)),
+      };
+      seen?.set(series.points, activity);
+    }
+    byDomain.set(series.domain, activity);
   }
   return byDomain;
 }
@@ -36,7 +48,8 @@ export function domainActivities(stats: HostStats | undefined): Map<string, Doma
 /** The host's domains' series over the last hour, recomputed only when a new answer arrives. */
 export function useDomainActivities(provider: string, host: string): Map<string, DomainActivitySeries> {
   const stats = useHostStats(provider, host, '1h');
-  return useMemo(() => domainActivities(stats.data), [stats.data]);
+  const [seen] = useState(() => new WeakMap<DomainPoints, DomainActivitySeries>());
+  return useMemo(() => domainActivities(stats.data, seen), [stats.data, seen]);
 }
 
 export const DomainActivity = memo(function DomainActivity({ domain, series }: { domain: string; series: DomainActivitySeries | undefined }) {

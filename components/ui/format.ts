@@ -45,13 +45,27 @@ export function formatTime(iso: string | undefined): string {
   return Number.isNaN(date.getTime()) ? '—' : date.toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'medium' });
 }
 
-export const formatClock = (ms: number): string => new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit' });
+// One Intl.DateTimeFormat per style, made on first use: toLocaleTimeString(undefined, options) builds
+// a new one on every call, which cost the host page's charts hundreds of milliseconds per render
+// (their axes format each tick several times). Same locale, same options, same text.
+const dateTimeFormat = (options: Intl.DateTimeFormatOptions): ((ms: number) => string) => {
+  let format: Intl.DateTimeFormat | undefined;
+  return (ms) => {
+    const date = new Date(ms);
+    // format() throws on an invalid date where toLocale*String says so.
+    return Number.isNaN(date.getTime()) ? 'Invalid Date' : (format ??= new Intl.DateTimeFormat(undefined, options)).format(date);
+  };
+};
+
+export const formatClock = dateTimeFormat({ hour: '2-digit', minute: '2-digit' });
+const formatClockSeconds = dateTimeFormat({ hour: '2-digit', minute: '2-digit', second: '2-digit' });
+const formatDayClock = dateTimeFormat({ month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
 
 /** Axis ticks that tell neighbours apart: seconds for a short span, the date for a long one. */
 export function clockFormatterFor(spanMs: number): (ms: number) => string {
-  if (spanMs < 15 * 60_000) return (ms) => new Date(ms).toLocaleTimeString(undefined, { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+  if (spanMs < 15 * 60_000) return formatClockSeconds;
   if (spanMs < 36 * 3_600_000) return formatClock;
-  return (ms) => new Date(ms).toLocaleString(undefined, { month: 'short', day: 'numeric', hour: '2-digit', minute: '2-digit' });
+  return formatDayClock;
 }
 
 export const spanOf = (points: Array<{ at: number }>): number => (points.length < 2 ? 0 : (points[points.length - 1]?.at ?? 0) - (points[0]?.at ?? 0));

@@ -4,9 +4,10 @@
 // and must not wait on the store. A proxy whose dial failed is suspect (no new tunnels) and
 // probed at once, until a newer probe than the failure says how it is. A Proxy being deleted
 // drains: no new tunnels at once, and the deletion waits (drain()) until its open tunnels here
-// end or GATEWAY_DRAIN passes, then closes what is left before its VM goes. The page's totals are
-// summed over the replicas through the store (traffic-sync.ts); while traffic moves here, the live
-// feed hears `gateway` at most once a second.
+// end or GATEWAY_DRAIN passes, then closes what is left before its VM goes, kept-alive idle
+// connections to it included; those to a Proxy no longer in the fleet close on the next read. The
+// page's totals are summed over the replicas through the store (traffic-sync.ts); while traffic
+// moves here, the live feed hears `gateway` at most once a second.
 import type { GatewayView } from '@/lib/api/gateway';
 import type { ProxyView } from '@/lib/api/proxies';
 import type { Clock } from '@/server/control/clock';
@@ -239,6 +240,7 @@ export class GatewayService {
           const [proxies, sets] = await Promise.all([this.options.proxies(), this.options.setNames()]);
           this.fleet = { proxies, sets: new Set(sets) };
           this.clearSettled(proxies);
+          this.server?.retainProxies(new Set(proxies.map((proxy) => proxy.name)));
         } catch (err) {
           this.options.logger.warn({ error: errorMessage(err) }, 'gateway could not read the fleet; choosing from the last read');
         }

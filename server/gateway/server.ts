@@ -5,10 +5,17 @@
 //
 // No open proxy, whatever the request: proxy-chain connects *directly* to the target whenever
 // prepareRequestFunction returns no upstreamProxyUrl, so every path here either returns an http://
-// upstream that `choose` named or throws a RequestError (an answer to the client). The dial itself
-// goes through UpstreamAgent (upstream-agent.ts), which only ever dials proxies `choose` named and
-// is the hand-written part: proxy-chain has no retry, see that file. When every attempt fails, the
-// client gets 502 with X-Gateway-Error naming the proxies tried (or `choose`'s own refusal).
+// upstream that `choose` named with an agent of ours, or throws a RequestError (an answer to the
+// client). The agents only ever connect to proxies `choose` named; the hand-written parts are the
+// dial with retry on another proxy (upstream-agent.ts: proxy-chain has no retry) and the
+// keep-alive pools (upstream-pool.ts). When every attempt fails, the client gets 502 with
+// X-Gateway-Error naming the proxies tried (or `choose`'s own refusal).
+//
+// A CONNECT tunnel gets a connection of its own (dialled here, ended with the tunnel). A plain
+// request reuses a pooled keep-alive connection to the proxy `choose` named when one is free, as
+// proxy-chain alone does with Node's global agent (a dial per small GET was most of what the
+// gateway added to it); otherwise it is dialled with retry as a tunnel is, and the connection goes
+// to the pool of the proxy that took it. Either way the request is counted as a tunnel of its own.
 //
 // Refusals: no credentials is 407 with Proxy-Authenticate (browsers ask without credentials first,
 // so this one is not counted against the client); a wrong token is 407 and counts towards the
@@ -19,7 +26,8 @@ import { Server as ProxyChainServer, RequestError, type PrepareRequestFunctionOp
 import { defaultLoginLimits, LoginRateLimiter, type LoginLimits } from '@/server/auth/rate-limit';
 import type { Logger } from '@/server/telemetry/logger';
 import { TunnelRegistry, type TunnelObserver } from './tunnels';
-import { DialledAgent, dialUpstream, type ChooseResult, type Refusal } from './upstream-agent';
+import { DialledAgent, dialUpstream, type ChooseResult, type DialOptions, type Refusal } from './upstream-agent';
+import { RequestAgent, UpstreamPools } from './upstream-pool';
 
 export type { TunnelObserver } from './tunnels';
 
@@ -58,6 +66,10 @@ export interface GatewayServerOptions {
 }
 
 const maxRetries = 2;
+/** An idle pooled connection is closed after this: well under Squid's idle timeout (2 min), so rarely stale. */
+const freeSocketMs = 4_000;
+/** A connection dialled for a request that found a free one after all is closed if unused this long. */
+const unclaimedMs = 10_000;
 const realm = 'kvm2 gateway';
 
 /** A header value a client can read: printable ASCII only, bounded. */
@@ -67,6 +79,7 @@ export class GatewayServer {
   private readonly proxyChain: ProxyChainServer;
   private readonly tunnels: TunnelRegistry;
   private readonly limiter: LoginRateLimiter;
+  private readonly pools = new UpstreamPools({ freeSocketMs, unclaimedMs });
   private started = false;
 
   constructor(private readonly options: GatewayServerOptions) {
@@ -103,6 +116,7 @@ export class GatewayServer {
     this.started = false;
     this.tunnels.stop();
     this.tunnels.closeAll();
+    this.pools.closeAll();
     await this.proxyChain.close(true);
   }
 
@@ -116,9 +130,16 @@ export class GatewayServer {
     return this.tunnels.openCount(proxy);
   }
 
-  /** Closes `proxy`'s open tunnels (its drain is over); how many there were. */
+  /** Closes `proxy`'s open tunnels and its pooled connections (its drain is over); how many tunnels there were. */
   closeTunnels(proxy: string): number {
-    return this.tunnels.closeProxy(proxy);
+    const closed = this.tunnels.closeProxy(proxy);
+    this.pools.close(proxy);
+    return closed;
+  }
+
+  /** Closes the pooled connections of proxies not in `proxies` (they left the fleet). */
+  retainProxies(proxies: Set<string>): void {
+    this.pools.retain(proxies);
   }
 
   private refuse(refusal: Omit<GatewayRefusal, 'at'> & { status: number; headers?: Record<string, string> }): never {
@@ -174,7 +195,7 @@ export class GatewayServer {
     if (new URL(first.upstreamUrl).protocol !== 'http:') {
       this.refuse({ client, status: 502, cause: 'bad-upstream', message: `proxy ${first.proxy} has no http:// address` });
     }
-    const dialled = await dialUpstream({
+    const dialOptions: DialOptions = {
       first,
       choose,
       maxRetries,
@@ -183,31 +204,65 @@ export class GatewayServer {
         this.options.logger.warn({ proxy, cause, client }, 'gateway could not reach a proxy; trying another');
         this.options.failed?.(proxy, cause);
       },
-    });
+    };
+    const clientSocket = request.request.socket;
+    if (request.isHttp) return this.preparePlain({ request, tokenId, dialOptions, refuseChoice });
+    const dialled = await dialUpstream(dialOptions);
     if ('refusal' in dialled) return refuseChoice(dialled);
     const { proxy, session, socket } = dialled;
     // The client may have left while the token was checked or the proxy dialled, or leave before
     // the proxy answers; proxy-chain would keep a socket to a proxy that may never answer. The HTTP
     // server keeps a CONNECT client's socket half-open after its FIN, so for a tunnel not answered
     // yet (nothing read from the proxy) the client's end counts as leaving too.
-    const clientSocket = request.request.socket;
-    const unanswered = () => socket.bytesRead === 0;
-    const left = () => clientSocket.destroyed || (!request.isHttp && clientSocket.readableEnded);
-    if (left()) {
+    if (clientSocket.destroyed || clientSocket.readableEnded) {
       socket.destroy();
       throw new RequestError('the client closed the connection', 499);
     }
     const dropUpstream = () => socket.destroy();
-    const dropUnanswered = () => unanswered() && socket.destroy();
+    const dropUnanswered = () => socket.bytesRead === 0 && socket.destroy();
     clientSocket.once('close', dropUpstream);
-    if (!request.isHttp) clientSocket.once('end', dropUnanswered);
+    clientSocket.once('end', dropUnanswered);
     socket.once('close', () => {
       clientSocket.removeListener('close', dropUpstream);
       clientSocket.removeListener('end', dropUnanswered);
     });
     this.tunnels.add({ proxy, token: tokenId, ...(session ? { session } : {}), socket, clientConnection: request.connectionId });
-    // proxy-chain writes the request to upstreamProxyUrl's origin through this agent, i.e. on the
+    // proxy-chain writes the CONNECT to upstreamProxyUrl's origin through this agent, i.e. on the
     // socket dialled above (the first choice's URL only gives it the credentials and the form).
     return { upstreamProxyUrl: first.upstreamUrl, httpAgent: new DialledAgent(socket) };
+  }
+
+  /**
+   * A plain request: on a free pooled connection to the proxy `choose` named, else on one dialled
+   * (with retry) and given to the pool of the proxy that took it. Once the request runs, proxy-chain
+   * ends it when the client leaves (which closes its connection, not a pooled one).
+   */
+  private async preparePlain(plain: {
+    request: PrepareRequestFunctionOpts;
+    tokenId: string;
+    dialOptions: DialOptions;
+    refuseChoice: (choice: Refusal) => never;
+  }): Promise<PrepareRequestFunctionResult> {
+    const { request, dialOptions } = plain;
+    let { proxy, session } = dialOptions.first;
+    let pool = this.pools.of(proxy, dialOptions.first.upstreamUrl);
+    if (!pool.hasFreeSocket()) {
+      const dialled = await dialUpstream(dialOptions);
+      if ('refusal' in dialled) return plain.refuseChoice(dialled);
+      if (request.request.socket.destroyed) {
+        dialled.socket.destroy();
+        throw new RequestError('the client closed the connection', 499);
+      }
+      ({ proxy, session } = dialled);
+      pool = this.pools.of(proxy, dialled.upstreamUrl);
+      pool.give(dialled.socket);
+    } else if (request.request.socket.destroyed) {
+      throw new RequestError('the client closed the connection', 499);
+    }
+    const entry = { proxy, token: plain.tokenId, ...(session ? { session } : {}), clientConnection: request.connectionId };
+    const httpAgent = new RequestAgent(pool, (carried) => this.tunnels.addRequest({ ...entry, request: carried }));
+    // proxy-chain writes the request to upstreamProxyUrl's origin through this agent, i.e. through
+    // the pool of `proxy` (the first choice's URL only gives it the credentials and the form).
+    return { upstreamProxyUrl: dialOptions.first.upstreamUrl, httpAgent };
   }
 }

@@ -1,13 +1,18 @@
-// The gateway's open tunnels: one per socket to a fleet proxy (a CONNECT tunnel, or a plain request
-// in flight), with whose token and session it carries. It counts them per proxy (rotation's
-// "least open tunnels", the drain), closes one proxy's or all of them, and reports each tunnel's
-// bytes while it is open, at least every `intervalMs`, not only when it closes.
+// The gateway's open tunnels: a CONNECT tunnel (its own socket to a fleet proxy) or a plain request
+// in flight (on a pooled keep-alive socket, upstream-pool.ts), with whose token and session it
+// carries. It counts them per proxy (rotation's "least open tunnels", the drain), closes one
+// proxy's or all of them, and reports each tunnel's bytes while it is open, at least every
+// `intervalMs`, not only when it closes.
 //
 // The counts are the upstream socket's own (bytes read from the proxy = in, written to it = out):
 // proxy-chain's getConnectionStats(id) sums exactly these over a *client* connection, but a
 // keep-alive client connection can carry requests through several proxies one after another, so
-// per tunnel the socket is the exact source. Reports are cumulative per tunnel; the observer adds
-// the growth (server/gateway/accounting.ts), so a final report is never counted twice.
+// per tunnel the socket is the exact source. A pooled socket carries requests of several tokens one
+// after another, so a request counts its socket's bytes from when it got the socket (a baseline)
+// to when the request closed: Node hands the socket to the next request only after that. Reports
+// are cumulative per tunnel; the observer adds the growth (server/gateway/accounting.ts), so a
+// final report is never counted twice.
+import type { ClientRequest } from 'node:http';
 import type { Socket } from 'node:net';
 
 export interface ByteCounts {
@@ -27,11 +32,20 @@ export interface TunnelObserver {
 interface OpenTunnel {
   id: number;
   proxy: string;
-  socket: Socket;
+  counts: () => ByteCounts;
+  /** closes what carries it: the tunnel's socket, or the request (and its socket) */
+  destroy: () => void;
   /** proxy-chain's id of the client connection it serves */
   clientConnection: number;
   closedBy?: string;
   error?: string;
+}
+
+interface TunnelEntry {
+  proxy: string;
+  token: string;
+  session?: string;
+  clientConnection: number;
 }
 
 export interface TunnelRegistryOptions {
@@ -42,6 +56,7 @@ export interface TunnelRegistryOptions {
 }
 
 const countsOf = (socket: Socket): ByteCounts => ({ bytesIn: socket.bytesRead, bytesOut: socket.bytesWritten });
+const none: ByteCounts = { bytesIn: 0, bytesOut: 0 };
 
 export class TunnelRegistry {
   private nextId = 1;
@@ -53,7 +68,7 @@ export class TunnelRegistry {
 
   start(): void {
     this.timer ??= setInterval(() => {
-      for (const tunnel of this.open.values()) this.options.observer?.progress(tunnel.id, countsOf(tunnel.socket));
+      for (const tunnel of this.open.values()) this.options.observer?.progress(tunnel.id, tunnel.counts());
     }, this.options.intervalMs);
     this.timer.unref();
   }
@@ -63,20 +78,52 @@ export class TunnelRegistry {
     this.timer = undefined;
   }
 
-  /** A socket to `proxy` is up and handed to proxy-chain for `clientConnection`. */
-  add(entry: { proxy: string; token: string; session?: string; socket: Socket; clientConnection: number }): void {
-    const tunnel: OpenTunnel = { id: this.nextId++, proxy: entry.proxy, socket: entry.socket, clientConnection: entry.clientConnection };
+  /** A socket to `proxy` is up and handed to proxy-chain for `clientConnection` (a CONNECT tunnel). */
+  add(entry: TunnelEntry & { socket: Socket }): void {
+    const { socket } = entry;
+    const tunnel = this.opened(entry, { counts: () => countsOf(socket), destroy: () => socket.destroy() });
+    socket.on('error', (error: NodeJS.ErrnoException) => (tunnel.error ??= error.code ?? 'error'));
+    socket.once('close', () => this.ended(tunnel));
+  }
+
+  /** A plain request to `proxy`, on whichever pooled socket its agent gives it (none yet). */
+  addRequest(entry: TunnelEntry & { request: ClientRequest }): void {
+    const { request } = entry;
+    let socket: Socket | undefined;
+    let baseline = none;
+    let final: ByteCounts | undefined;
+    const counts = (): ByteCounts => {
+      if (final) return final;
+      if (!socket) return none;
+      const now = countsOf(socket);
+      return { bytesIn: now.bytesIn - baseline.bytesIn, bytesOut: now.bytesOut - baseline.bytesOut };
+    };
+    const tunnel = this.opened(entry, { counts, destroy: () => request.destroy() });
+    request.once('socket', (given: Socket) => {
+      socket = given;
+      baseline = countsOf(given);
+    });
+    request.on('error', (error: NodeJS.ErrnoException) => (tunnel.error ??= error.code ?? 'error'));
+    request.once('close', () => {
+      final = counts();
+      this.ended(tunnel);
+    });
+  }
+
+  private opened(entry: TunnelEntry, carrier: Pick<OpenTunnel, 'counts' | 'destroy'>): OpenTunnel {
+    const tunnel: OpenTunnel = { id: this.nextId++, proxy: entry.proxy, clientConnection: entry.clientConnection, ...carrier };
     this.open.set(tunnel.id, tunnel);
     this.perProxy.set(entry.proxy, (this.perProxy.get(entry.proxy) ?? 0) + 1);
     this.options.observer?.opened({ connection: tunnel.id, proxy: entry.proxy, token: entry.token, ...(entry.session ? { session: entry.session } : {}) });
-    entry.socket.on('error', (error: NodeJS.ErrnoException) => (tunnel.error ??= error.code ?? 'error'));
-    entry.socket.once('close', () => {
-      this.open.delete(tunnel.id);
-      const left = (this.perProxy.get(tunnel.proxy) ?? 1) - 1;
-      if (left > 0) this.perProxy.set(tunnel.proxy, left);
-      else this.perProxy.delete(tunnel.proxy);
-      this.options.observer?.closed(tunnel.id, { ...countsOf(tunnel.socket), result: tunnel.closedBy ?? tunnel.error ?? 'ok' });
-    });
+    return tunnel;
+  }
+
+  private ended(tunnel: OpenTunnel): void {
+    this.open.delete(tunnel.id);
+    const left = (this.perProxy.get(tunnel.proxy) ?? 1) - 1;
+    if (left > 0) this.perProxy.set(tunnel.proxy, left);
+    else this.perProxy.delete(tunnel.proxy);
+    this.options.observer?.closed(tunnel.id, { ...tunnel.counts(), result: tunnel.closedBy ?? tunnel.error ?? 'ok' });
   }
 
   openCount(proxy: string): number {
@@ -96,7 +143,7 @@ export class TunnelRegistry {
 
   private close(tunnel: OpenTunnel, reason: string): void {
     tunnel.closedBy ??= reason;
-    tunnel.socket.destroy();
+    tunnel.destroy();
     this.options.closeClient(tunnel.clientConnection);
   }
 }

@@ -5,11 +5,13 @@
 // answer cannot carry our X-Gateway-Error. So the dial happens before proxy-chain is told anything:
 // `dialUpstream` (called from prepareRequestFunction) connects to the chosen proxy, and when that
 // connection is refused, reset, unreachable or times out, asks `choose` again with the failed
-// proxies excluded (at most `maxRetries` more). Only a connected socket goes on, wrapped in a
-// one-socket `http.Agent` that proxy-chain passes to http.request, so the client has seen nothing
-// of the failed attempts and proxy-chain's own request writing, piping, byte counting and error
-// answers stay in charge. When every attempt fails the caller answers with the reason. Every
-// socket here goes to a proxy that `choose` named; nothing else is ever dialled.
+// proxies excluded (at most `maxRetries` more). Only a connected socket goes on: for a CONNECT
+// tunnel wrapped in a one-socket `DialledAgent`, for a plain request given to the keep-alive pool
+// of the proxy that took it (upstream-pool.ts; a plain request that finds a free pooled connection
+// to its first choice is not dialled at all). Either way the client has seen nothing of the failed
+// attempts and proxy-chain's own request writing, piping, byte counting and error answers stay in
+// charge. When every attempt fails the caller answers with the reason. Every socket here goes to a
+// proxy that `choose` named; nothing else is ever dialled.
 //
 // What it cannot cover: an upstream that accepts the TCP connection and then fails before
 // answering (the request is on the wire by then; proxy-chain answers 595). A killed Squid or a
@@ -99,7 +101,8 @@ export async function dialUpstream(options: DialOptions): Promise<Dialled | Refu
 }
 
 /**
- * The agent proxy-chain's http.request uses: it hands over the socket dialled already. Should the
+ * The agent proxy-chain's http.request uses for a CONNECT tunnel: it hands over the socket dialled
+ * already (keepAlive false: the tunnel's socket ends with it). Should the
  * request never ask for it (nothing in proxy-chain skips it today), the socket is closed.
  */
 export class DialledAgent extends http.Agent {

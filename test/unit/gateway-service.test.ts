@@ -124,6 +124,22 @@ describe('GatewayService', () => {
     await vi.waitFor(async () => expect((await gateway.view()).proxies[0]).toMatchObject({ open: 0, failures: { drained: 1 } }));
   });
 
+  it('closes its kept-alive connections to a Proxy that left the fleet', async () => {
+    const target = await startTarget();
+    const upstream = new ProxyChainServer({ port: 0, host: '127.0.0.1' });
+    await upstream.listen();
+    cleanups.push(() => upstream.close(true));
+    const fleet = { proxies: [proxyView('edge-1', upstream.port)] };
+    const { endpoint, written } = await startGateway(fleet);
+    expect((await proxyGet(endpoint, `http://${target}/`)).status).toBe(200);
+    expect(upstream.getConnectionIds()).toHaveLength(1);
+
+    fleet.proxies = [];
+    await written();
+
+    await expect.poll(() => upstream.getConnectionIds()).toHaveLength(0);
+  });
+
   it('ends a drain at once when no tunnel is open through the Proxy', async () => {
     const { gateway } = await startGateway({ proxies: [proxyView('edge-1', await startUpstream())] });
     const started = Date.now();

@@ -2,8 +2,9 @@
 // loopback (proxy-chain, direct) is probed Ready through itself; on /gateway, New gateway token
 // fills the whole URL, Copy URL puts exactly that on the clipboard, and a download through that URL
 // (undici's ProxyAgent, as a crawler would use it) moves the page's totals while it still runs,
-// with the Proxy's row showing its open tunnel. The origin streams the body until the test has
-// seen that, so the download lasts as long as needed and no longer.
+// with the Proxy's row showing its open tunnel; afterwards the Proxy's page charts every byte of it
+// "Via the gateway" (the stats history). The origin streams the body until the test has seen
+// that, so the download lasts as long as needed and no longer.
 import { createServer, type Server as HttpServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Page } from 'playwright-core';
@@ -12,6 +13,7 @@ import { ProxyAgent, fetch as undiciFetch } from 'undici';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { gatewayViewSchema } from '@/lib/api/gateway';
 import { proxyViewSchema } from '@/lib/api/proxies';
+import { proxyStatsSchema } from '@/lib/api/stats';
 import { formatBytes } from '@/components/ui/format';
 import { screenshot } from './harness/browser';
 import { waitForData } from './harness/dashboard';
@@ -175,5 +177,19 @@ describe('the Gateway page', () => {
     await expect(tile(page, 'Bytes in').textContent()).resolves.toBe(formatBytes(view.proxies.reduce((sum, entry) => sum + entry.bytesIn, 0)));
     await expect(proxyRow.getByRole('cell').nth(1).textContent()).resolves.toBe('0');
     await agent.close();
+
+    // The stats history: the leader's rounds chart every byte that went through the Proxy, once,
+    // and its page shows "Via the gateway" (a Static Proxy: that chart alone).
+    const charted = async () => {
+      const stats = proxyStatsSchema.parse(await (await session.api('GET', `/api/proxies/${proxyName}/stats?window=1h`)).json());
+      return Math.round(stats.gateway.reduce((sum, point) => sum + point.inBps * stats.stepSeconds, 0));
+    };
+    await expect.poll(charted, { timeout: 30_000, interval: 500 }).toBe(traffic?.bytesIn);
+    await page.goto(`${app.url}/proxies/${proxyName}`);
+    await waitForData(page);
+    const chart = page.getByTestId('chart-gateway');
+    await chart.locator('.recharts-line-curve').first().waitFor({ state: 'attached' });
+    await expect(chart.locator('div[role="img"]').getAttribute('aria-label')).resolves.toMatch(/^Via the gateway: \d+ points; latest in \(to crawlers\) /);
+    await screenshot(page, 'proxy-gateway-traffic');
   });
 });

@@ -84,6 +84,8 @@ describe('the Proxy page’s VM charts', () => {
     // 360 seeded samples of 10 s; the app's start takes a few of them out of the hour.
     expect(await pointsOf('chart-cpu')).toBeGreaterThanOrEqual(350);
     await expect(summaryOf('chart-network')).resolves.toMatch(/^Network: \d+ points; latest in [\d.]+ KiB\/s, out 19\.5 KiB\/s$/);
+    // Right beside it, the gateway's traffic: no crawler went through this Proxy.
+    await page.getByTestId('chart-gateway-empty').getByText('No traffic went through the gateway via this Proxy in this window.').waitFor();
     expect(await seriousAxeViolations(page)).toEqual([]);
     await screenshot(page, 'proxy-stats-1h');
   });

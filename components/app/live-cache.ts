@@ -54,7 +54,9 @@ export function mergeHealth(list: ProviderList, message: HealthMessage): Provide
 export function isStatsQueryOf(key: QueryKey, message: StatsMessage): boolean {
   if (key[0] !== 'stats') return false;
   const parts = key.slice(1);
-  return (message.proxy !== undefined && parts.includes(message.proxy)) || (parts.includes(message.provider) && parts.includes(message.host));
+  // The gateway's rounds name a Proxy and no host ('' would match every key without a host).
+  const ofHost = message.provider !== '' && parts.includes(message.provider) && parts.includes(message.host);
+  return (message.proxy !== undefined && parts.includes(message.proxy)) || ofHost;
 }
 
 function invalidate(queryClient: QueryClient, queryKey: QueryKey): void {

@@ -7,6 +7,7 @@ import { createElement } from 'react';
 import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it, vi } from 'vitest';
 import type { ProxyStats } from '@/lib/api/stats';
+import { isStatsQueryOf } from '@/components/app/live-cache';
 import { statsKeys } from '@/components/query-keys';
 import { ProxyStatsPanel } from '@/components/stats/proxy-stats-panel';
 
@@ -66,5 +67,12 @@ describe('the Proxy page’s charts with the gateway’s traffic', () => {
     expect(figures(html)).toEqual(['chart-gateway']);
     expect(html).toContain('Traffic via the gateway');
     expect(html).not.toContain('VM usage');
+  });
+
+  it('refetch on the leader’s gateway round for that Proxy, and only that Proxy’s (its message names no host)', () => {
+    const message = { kind: 'stats' as const, provider: '', host: '', proxy: 'static-1' };
+    expect(isStatsQueryOf([...statsKeys.proxy('static-1', '1h')], message)).toBe(true);
+    expect(isStatsQueryOf([...statsKeys.proxy('managed-1', '24h', { provider: 'kvm2-home', host: 'hv-1' })], message)).toBe(false);
+    expect(isStatsQueryOf([...statsKeys.proxy('static-2', '1h')], message)).toBe(false);
   });
 });

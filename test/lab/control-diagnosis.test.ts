@@ -34,6 +34,8 @@ async function runningDomain(name: string, host: string): Promise<void> {
     interval: 250,
   });
   await vi.waitFor(async () => expect(await domainState(instanceName(name), host)).toBe('running'), { timeout: 60_000, interval: 250 });
+  // Where the instance runs comes with it, from the provider; nothing reads it out of the providerID.
+  expect((await runtime.proxies.get(name)).status.host).toBe(host);
 }
 
 /**

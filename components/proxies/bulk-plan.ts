@@ -2,7 +2,7 @@
 // deleted only by their set, so for them the action is Replace, sent per set to .../replace (the old
 // member is deleted, the set makes a new one in its place). The API has no replace for a plain Proxy.
 import type { ProxyView } from '@/lib/proxy-spec';
-import { proxySetLabel } from '@/lib/api/proxyset-spec';
+import { proxySetLabel } from '@/lib/api/proxyset-label';
 
 export interface BulkPlan {
   /** plain Proxies: Delete applies to these */

@@ -5,10 +5,11 @@
 // stream replaces one Proxy's object in the list, and only that row renders again. Rows can be
 // selected for the bulk actions (bulk-actions.tsx); a set's page shows only its members.
 import { useWindowVirtualizer } from '@tanstack/react-virtual';
+import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
 import { proxyPhases, type ProxyView } from '@/lib/proxy-spec';
-import { proxySetLabel } from '@/lib/api/proxyset-spec';
+import { proxySetLabel } from '@/lib/api/proxyset-label';
 import { LinkButton } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
 import { ErrorPanel } from '@/components/ui/error-panel';
@@ -16,11 +17,14 @@ import { controlClass } from '@/components/ui/field';
 import { Age } from '@/components/ui/age';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { TableScroll, Td, Th } from '@/components/ui/table';
-import { BulkActions } from './bulk-actions';
 import { applyFilters, noFilters, type ProxyFilters } from './filters';
 import { HealthyBadge, PhaseBadge } from './phase-badge';
 import { WhyNotReadyLink } from './why-not-ready-link';
 import { useProxies } from './queries';
+
+// The bulk bar shows nothing until rows are selected, and its code (the sets' replace and the
+// Proxies' delete with their answers' schemas) is not needed to show the table: it loads after.
+const BulkActions = dynamic(() => import('./bulk-actions').then((module) => module.BulkActions), { ssr: false, loading: () => null });
 
 function FilterBar({ filters, onChange, providers }: { filters: ProxyFilters; onChange: (next: ProxyFilters) => void; providers: string[] }) {
   const set = (key: keyof ProxyFilters) => (event: { target: { value: string } }) => onChange({ ...filters, [key]: event.target.value });

@@ -3,10 +3,11 @@
 // controller that keeps them. One zod schema for server and browser, so nothing here may touch
 // node: modules. Durations are written like `30s`, `10m`, `1h30m`.
 import { z } from 'zod';
+import { proxySetLabel } from '@/lib/api/proxyset-label';
 import { cloudInitBase64Schema, cloudInitSchema, defaultProxyPort, labelsSchema, placementSchema, proxyNameSchema } from '@/lib/proxy-spec';
 
 /** The label every member carries: `proxyset=<set>`; a template may not set it itself. */
-export const proxySetLabel = 'proxyset';
+export { proxySetLabel };
 /** Members are named `<set>-<suffix>`, the suffix 5 characters: the set's name leaves room for it. */
 export const memberSuffixLength = 5;
 export const maxSetNameLength = 63 - 1 - memberSuffixLength;

@@ -1,7 +1,8 @@
 // What every signed-in page loads before its own code: the dashboard layout (the live stream and the
 // app shell) and everything it imports. The live cache there needs only query keys; importing a
 // page's query module for them put that page's hooks and response schemas in every page's first
-// load (issue 26 item 2). Followed through the source's static imports, as the bundler does.
+// load (issue 26 item 2); the same for the Proxies page and the sets' code. Followed through the
+// source's static imports, as the bundler does (an import() is a lazy chunk and is not followed).
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -39,5 +40,13 @@ describe('the dashboard layout (every signed-in page)', () => {
     expect(modules).toContain('components/app/live-cache.ts');
     expect(modules).toContain('components/query-keys.ts');
     expect([...modules].filter((path) => /^components\/[^/]+\/(?:queries|setup-queries)\.ts$/.test(path))).toEqual([]);
+  });
+});
+
+describe('the Proxies page', () => {
+  it("loads neither the sets' query module nor the set spec's schemas before it shows the table (the bulk bar loads after)", () => {
+    const modules = staticImports('app/(dashboard)/proxies/page.tsx');
+    expect(modules).toContain('components/proxies/proxies-table.tsx');
+    expect([...modules].filter((path) => ['components/proxysets/queries.ts', 'lib/api/proxyset-spec.ts', 'lib/api/proxysets.ts'].includes(path))).toEqual([]);
   });
 });

@@ -18,7 +18,9 @@ afterEach(async () => {
 async function startTarget(): Promise<string> {
   const server = http.createServer((request, response) => {
     const size = Number(new URL(request.url ?? '/', 'http://x').searchParams.get('size') ?? 0);
-    response.end(size > 0 ? Buffer.alloc(size, 'x') : 'hello from the target');
+    // Answers once the whole request arrived (a POST's body too).
+    request.resume();
+    request.once('end', () => response.end(size > 0 ? Buffer.alloc(size, 'x') : 'hello from the target'));
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(() => new Promise((resolve) => server.close(resolve)));
@@ -41,6 +43,28 @@ async function startUpstream(name: string) {
 }
 
 type Upstream = Awaited<ReturnType<typeof startUpstream>>;
+
+/** POST through the proxy, the body in two writes (as a streaming client sends it); milliseconds to the answer's end. */
+function timedPost(proxy: { host: string; port: number; credentials: string }, url: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const request = http.request({
+      method: 'POST',
+      host: proxy.host,
+      port: proxy.port,
+      path: url,
+      agent: false,
+      headers: { host: new URL(url).host, 'proxy-authorization': `Basic ${Buffer.from(proxy.credentials).toString('base64')}` },
+    });
+    request.on('response', (response) => {
+      response.resume();
+      response.on('end', () => resolve(performance.now() - started));
+    });
+    request.on('error', reject);
+    request.write('first part of the body');
+    setImmediate(() => request.end('second part'));
+  });
+}
 
 async function startGateway(upstreams: Upstream[]) {
   const opened: Array<{ connection: number; proxy: string; token: string }> = [];
@@ -91,6 +115,18 @@ describe('gateway reuses connections to a proxy for plain HTTP', () => {
     expect(finals.get(opened[1]!.connection)).toEqual({ bytesIn: second!.written - first!.written, bytesOut: second!.read - first!.read, result: 'ok' });
     // An idle pooled connection is no open tunnel (rotation and drain count requests in flight).
     expect(gateway.openTunnels('proxy-a')).toBe(0);
+  });
+
+  it('sends a body written in pieces on at once, not after the proxy acknowledges each (no Nagle stall)', async () => {
+    const target = await startTarget();
+    const a = await startUpstream('proxy-a');
+    const { as } = await startGateway([a]);
+    await timedPost(as('token-one'), `http://${target}/warm-up`);
+    const times: number[] = [];
+    for (let request = 0; request < 5; request += 1) times.push(await timedPost(as('token-one'), `http://${target}/upload`));
+    expect(a.connections).toHaveLength(1);
+    // With Nagle on, each piece after the first waits for the proxy's delayed ACK: ~40 ms.
+    expect(times.sort((x, y) => x - y)[2]).toBeLessThan(20);
   });
 
   it('closes idle pooled connections when the drain of their proxy is over, and leaves the others', async () => {

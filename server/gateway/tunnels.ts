@@ -99,12 +99,17 @@ export class TunnelRegistry {
       return { bytesIn: now.bytesIn - baseline.bytesIn, bytesOut: now.bytesOut - baseline.bytesOut };
     };
     const tunnel = this.opened(entry, { counts, destroy: () => request.destroy() });
+    // The socket's errors are the proxy's; the request's own (a "socket hang up" when proxy-chain
+    // ends it because the client left) are not. The socket outlives the request, so the listener
+    // goes when the request does.
+    const failed = (error: NodeJS.ErrnoException) => (tunnel.error ??= error.code ?? 'error');
     request.once('socket', (given: Socket) => {
       socket = given;
       baseline = countsOf(given);
+      given.on('error', failed);
     });
-    request.on('error', (error: NodeJS.ErrnoException) => (tunnel.error ??= error.code ?? 'error'));
     request.once('close', () => {
+      socket?.removeListener('error', failed);
       final = counts();
       this.ended(tunnel);
     });

@@ -3,7 +3,7 @@
 // own token and proxy; CONNECT tunnels still get a connection each. A proxy-chain server in direct
 // mode stands in for a Squid and tells which connections it accepted and what each answer cost.
 import http from 'node:http';
-import type net from 'node:net';
+import net from 'node:net';
 import { Server as ProxyChainServer } from 'proxy-chain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayServer } from '@/server/gateway/server';
@@ -127,6 +127,30 @@ describe('gateway reuses connections to a proxy for plain HTTP', () => {
     expect(a.connections).toHaveLength(1);
     // With Nagle on, each piece after the first waits for the proxy's delayed ACK: ~40 ms.
     expect(times.sort((x, y) => x - y)[2]).toBeLessThan(20);
+  });
+
+  it('closes the upstream connection of a client that leaves before the answer, not counting it a proxy failure', async () => {
+    const accepted: net.Socket[] = [];
+    let closed = 0;
+    const silent = net.createServer((socket) => {
+      accepted.push(socket);
+      socket.on('error', () => undefined).on('close', () => (closed += 1));
+      socket.resume();
+    });
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => silent.close(resolve)));
+    const upstream = { name: 'proxy-silent', url: `http://127.0.0.1:${(silent.address() as net.AddressInfo).port}` } as Upstream;
+    const { as, opened, finals, gateway } = await startGateway([upstream]);
+    const request = http.request({ ...as('token-one'), path: 'http://127.0.0.1:9/', agent: false });
+    request.setHeader('proxy-authorization', `Basic ${Buffer.from('crawler:token-one').toString('base64')}`);
+    request.on('error', () => undefined);
+    request.end();
+    await expect.poll(() => accepted.length).toBe(1);
+    await expect.poll(() => opened.length).toBe(1);
+    request.destroy();
+    await expect.poll(() => closed).toBe(1);
+    await expect.poll(() => finals.get(opened[0]!.connection)?.result).toBe('ok');
+    expect(gateway.openTunnels('proxy-silent')).toBe(0);
   });
 
   it('closes idle pooled connections when the drain of their proxy is over, and leaves the others', async () => {

@@ -1,6 +1,9 @@
-// A consistent copy of the live store: SQLite's online backup API copies the database page by page
-// and restarts when the server writes meanwhile, so the copy is one committed state whatever the
-// server is doing. The copy is made 0600 (it holds what the store holds), never over an existing
+// A consistent copy of the live store: SQLite's online backup API copies the database and restarts
+// when the server writes meanwhile, so the copy is one committed state whatever the server is doing.
+// It copies every page in one step: in steps of 100 pages (better-sqlite3's default, a step each
+// turn of the event loop) a server writing more often than a step takes restarts the copy for ever
+// (a unit test writing every millisecond never finished on a busy machine). One step holds only a
+// read transaction, which in WAL mode does not stop the server's writes. The copy is made 0600 (it holds what the store holds), never over an existing
 // file. Restore: stop the server, put the copy in place as DATA_DIR/kvm2-proxies.db (deleting the
 // -wal and -shm files next to it), start the server.
 import { chmodSync, existsSync } from 'node:fs';
@@ -8,6 +11,9 @@ import { join } from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
 import { databaseFileName } from './database';
 import { dataFileMode } from './file-modes';
+
+/** better-sqlite3's largest step: every page left. */
+const allRemainingPages = 0x7fffffff;
 
 export class BackupError extends Error {
   readonly code = 'ERR_BACKUP';
@@ -33,7 +39,7 @@ export async function backupStore(options: { dataDir: string; destination: strin
   let pages = 0;
   try {
     db.pragma('busy_timeout = 5000');
-    const progress = await db.backup(options.destination);
+    const progress = await db.backup(options.destination, { progress: () => allRemainingPages });
     pages = progress.totalPages;
   } catch (err) {
     throw new BackupError(`backing up ${source} to ${options.destination} failed: ${(err as Error).message}`, { cause: err });

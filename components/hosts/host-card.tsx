@@ -7,11 +7,12 @@ import { formatGiB, formatLatency, formatTime, gibOf } from '@/components/ui/for
 import { SkeletonChart } from '@/components/ui/skeleton';
 import { UsageBar } from '@/components/ui/usage-bar';
 import { describeVirtType } from '@/lib/virt-type-view';
+import { loadHostHealthCharts } from './chart-loaders';
 import { HealthBadge, HealthExplanation } from './health-reason';
 import type { TargetPoolView } from '@/lib/api/providers';
 import type { HealthSample, TargetView } from './queries';
 
-const HostHealthCharts = dynamic(() => import('./health-charts'), { ssr: false, loading: () => <SkeletonChart label="charts" /> });
+const HostHealthCharts = dynamic(loadHostHealthCharts, { ssr: false, loading: () => <SkeletonChart label="charts" /> });
 
 export function hostHref(provider: string, host: string): string {
   return `/hosts/${encodeURIComponent(provider)}/${encodeURIComponent(host)}`;

@@ -9,6 +9,7 @@ import { HostStatsPanel } from '@/components/stats/host-stats-panel';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { Panel } from '@/components/ui/panel';
 import { SkeletonCards, SkeletonRows } from '@/components/ui/skeleton';
+import { preloadHostCharts } from './chart-loaders';
 import { DomainsTable } from './domains-table';
 import { HostCard } from './host-card';
 import { PoolsTable } from './pools-table';
@@ -32,14 +33,8 @@ function HostHealthPanel({ provider, host }: { provider: string; host: string })
   return <HostCard provider={provider} target={target} samples={history.data?.filter((sample) => sample.target === host) ?? []} />;
 }
 
-/** The charts' code (recharts, the page's largest module) is fetched while the data loads, not after. */
-const preloadCharts = () => {
-  void import('@/components/stats/time-series-chart');
-  void import('./health-charts');
-};
-
 export function HostDetail({ provider, host }: { provider: string; host: string }) {
-  useEffect(preloadCharts, []);
+  useEffect(preloadHostCharts, []);
   const inventory = useHostInventory(provider, host);
   const activities = useDomainActivities(provider, host);
   const body = (render: (data: NonNullable<typeof inventory.data>) => React.ReactNode, label: string) => {

@@ -3,6 +3,7 @@
 // needs next to each other: free memory beside the pool's free space.
 import dynamic from 'next/dynamic';
 import { useState } from 'react';
+import { loadTimeSeriesChart } from '@/components/hosts/chart-loaders';
 import { useProviders } from '@/components/hosts/queries';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { formatBytes, formatGiB, gibOf } from '@/components/ui/format';
@@ -13,7 +14,7 @@ import { type StatsWindowName, useHostStats } from './queries';
 import { chartSpec, type ChartSpec } from './chart-spec';
 import { WindowPicker } from './window-picker';
 
-const TimeSeriesChart = dynamic(() => import('./time-series-chart'), { ssr: false, loading: () => <SkeletonChart label="host chart" /> });
+const TimeSeriesChart = dynamic(loadTimeSeriesChart, { ssr: false, loading: () => <SkeletonChart label="host chart" /> });
 
 const hostCharts: ChartSpec[] = [
   chartSpec({ testId: 'host-chart-cpu', title: 'CPU (% of all CPUs)', format: formatPercent }, ['cpuPercent', 'CPU', '#1d4ed8']),

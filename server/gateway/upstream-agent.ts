@@ -54,7 +54,9 @@ const credentialsOf = (url: string): string => {
 function dial(upstreamUrl: string, timeoutMs: number): Promise<net.Socket> {
   const url = new URL(upstreamUrl);
   return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80) });
+    // No Nagle, as Node's http agent does: a tunnel's second small write (TLS, an HTTP/2 preface)
+    // would otherwise wait for the proxy's delayed ACK, ~40 ms.
+    const socket = net.connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80), noDelay: true });
     const fail = (error: NodeJS.ErrnoException) => {
       socket.destroy();
       reject(Object.assign(new Error(error.message), { code: error.code ?? 'ECONNRESET' }));

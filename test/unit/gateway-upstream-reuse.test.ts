@@ -213,3 +213,54 @@ describe('gateway reuses connections to a proxy for plain HTTP', () => {
     await expect.poll(() => a.open()).toBe(0);
   });
 });
+
+describe('gateway CONNECT tunnels', () => {
+  it('pass small writes on at once, not after the proxy acknowledges each (no Nagle stall)', async () => {
+    // The target answers once it has both pieces of a message sent in two writes (as a TLS
+    // handshake or an HTTP/2 preface sends them).
+    const target = net.createServer((socket) => {
+      socket.setNoDelay(true);
+      let received = 0;
+      socket.on('data', (piece: Buffer) => {
+        received += piece.length;
+        if (received % 4 === 0) socket.write('ok');
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => target.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => target.close(resolve)));
+    // A bare CONNECT proxy without Nagle on either side, so any stall is the gateway's.
+    const proxy = net.createServer((client) => {
+      client.setNoDelay(true);
+      client.once('data', (head: Buffer) => {
+        const [host, port] = /^CONNECT (\S+) /.exec(head.toString())![1]!.split(':');
+        const upstream = net.connect({ host, port: Number(port), noDelay: true }, () => {
+          client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+          client.pipe(upstream).pipe(client);
+        });
+        upstream.on('error', () => client.destroy());
+      });
+      client.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise((resolve) => proxy.close(resolve)));
+    const a = { name: 'proxy-a', url: `http://127.0.0.1:${(proxy.address() as net.AddressInfo).port}` } as Upstream;
+    const { as } = await startGateway([a]);
+    const tunnel = await proxyConnect(as('token-one'), `127.0.0.1:${(target.address() as net.AddressInfo).port}`);
+    expect(tunnel.status).toBe(200);
+    tunnel.socket.setNoDelay(true);
+    const times: number[] = [];
+    for (let message = 0; message < 7; message += 1) {
+      const started = performance.now();
+      const answered = new Promise((resolve) => tunnel.socket.once('data', resolve));
+      tunnel.socket.write('ab');
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      tunnel.socket.write('cd');
+      await answered;
+      times.push(performance.now() - started);
+    }
+    tunnel.socket.destroy();
+    // With Nagle on between the gateway and the proxy, the second piece waits for the proxy's delayed ACK: ~40 ms.
+    expect(times.sort((x, y) => x - y)[3]).toBeLessThan(20);
+  });
+});

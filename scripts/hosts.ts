@@ -14,6 +14,7 @@ import { checkHosts, checkReason, type CheckReason } from '@/server/providers/kv
 import { createHostBackend } from '@/server/providers/kvm2/hosts';
 import { startupWarnings, withDefaults } from '@/server/providers/kvm2/kvm2';
 import { createLogger, type Logger } from '@/server/telemetry/logger';
+import { errorMessage } from '@/lib/error-message';
 
 const usage = 'usage: npm run hosts -- check --config <providers.yaml> [--json] [--timeout <seconds>]';
 const defaultTimeoutSeconds = 15;
@@ -139,7 +140,7 @@ async function main(argv: string[]): Promise<number> {
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (err: unknown) => {
-    process.stderr.write(`hosts: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(`hosts: ${errorMessage(err)}\n`);
     process.exit(1);
   },
 );

@@ -15,6 +15,7 @@ import { SettingsError, settingsFromEnv } from '@/server/control/settings';
 import { openStore, type Store } from '@/server/store';
 import { copyStore, StoreCopyError } from '@/server/store/copy';
 import { redactUrl } from '@/server/telemetry/redact-url';
+import { errorMessage } from '@/lib/error-message';
 
 const usage =
   'usage: DATABASE_URL=postgres://... npm run store:copy -- --from sqlite|postgres --to sqlite|postgres   (sqlite: the store in DATA_DIR, default ./data; postgres: the database DATABASE_URL names)';
@@ -94,7 +95,7 @@ async function main(argv: string[]): Promise<number> {
     );
     return 0;
   } catch (err) {
-    console.error(err instanceof StoreCopyError ? err.message : `copying failed: ${err instanceof Error ? err.message : String(err)}`);
+    console.error(err instanceof StoreCopyError ? err.message : `copying failed: ${errorMessage(err)}`);
     return 1;
   } finally {
     await Promise.all(opened.map((store) => store.close()));

@@ -22,6 +22,7 @@ import { ReplicaStore } from '@/server/store/replicas';
 import type { SqlExecutor } from '@/server/store/sql';
 import type { Logger } from '@/server/telemetry/logger';
 import type { Leadership, LeadershipListener, Replica } from './leadership';
+import { errorMessage } from '@/lib/error-message';
 
 /** The advisory lock every replica of this database competes for ("kvm2lead"). */
 const leaderLockKey = 0x6b766d32_6c656164n;
@@ -142,7 +143,7 @@ export class AdvisoryLockLeadership implements Leadership {
         await replicas.pruneSilentSince(this.now() - forgetAfterMs);
       }
     } catch (err) {
-      this.options.logger.warn({ error: err instanceof Error ? err.message : String(err) }, 'leader election: the database connection failed; reconnecting');
+      this.options.logger.warn({ error: errorMessage(err) }, 'leader election: the database connection failed; reconnecting');
       this.dropConnection();
       if (this.since !== undefined) this.stepDown('its lock session is gone');
     }

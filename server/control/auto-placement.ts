@@ -8,7 +8,7 @@ import { autoZone } from '@/lib/proxy-spec';
 import type { Placement, Provider } from '@/server/providers/contract';
 import type { HostCapacityReader } from '@/server/providers/host-capacity';
 import type { ProviderHealthStore } from '@/server/store/provider-health';
-import { errorMessage } from './pass';
+import { errorMessage } from '@/lib/error-message';
 import { chooseHost, type HostFacts, type PlacementChoice } from './placement-choice';
 
 /** The capacity reader when `placement` asks for automatic placement on `provider`. */

@@ -17,7 +17,7 @@ import type { ProxyRecord } from '@/server/store';
 import type { Logger } from '@/server/telemetry/logger';
 import { type Clock, isoTime, type TimerHandle } from './clock';
 import { strandedHostIssues } from './config-host-guard';
-import { errorMessage } from './pass';
+import { errorMessage } from '@/lib/error-message';
 import type { ProviderSet } from './provider-set';
 
 export type ConfigLoader = (path: string) => Promise<ProviderEntryBase[]>;

@@ -10,7 +10,7 @@ import { ConsoleBusyError, type ConsoleSession } from '@/server/providers/instan
 import type { Logger } from '@/server/telemetry/logger';
 import type { Clock, TimerHandle } from './clock';
 import { ConsoleBuffer, defaultConsoleBufferBytes } from './console-buffer';
-import { errorMessage } from './pass';
+import { errorMessage } from '@/lib/error-message';
 import type { ProviderLookup } from './provider-set';
 
 /** What a page shows above the terminal; `message` says why when not live. */

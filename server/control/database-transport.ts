@@ -7,6 +7,7 @@
 // sslmode aliases count the way they will at connect time.
 import { isIP } from 'node:net';
 import { parse } from 'pg-connection-string';
+import { errorMessage } from '@/lib/error-message';
 
 type Environment = Record<string, string | undefined>;
 
@@ -52,7 +53,7 @@ export function databaseTransportProblem(url: string, env: Environment): Transpo
     config = parse(url);
   } catch (err) {
     // pg reads sslrootcert/sslcert/sslkey files while parsing: a missing one is named here, not at the first query
-    return { variable: 'DATABASE_URL', reason: `cannot be used: ${err instanceof Error ? err.message : String(err)}` };
+    return { variable: 'DATABASE_URL', reason: `cannot be used: ${errorMessage(err)}` };
   }
   const host = effectiveHost(config.host, env);
   if (optOut === '1' || isLocalHost(host) || verifiesServer(config.ssl, env)) return undefined;

@@ -23,7 +23,7 @@ import {
   stepTitles,
   type Verdict,
 } from './diagnosis-steps';
-import { errorMessage } from './pass';
+import { errorMessage } from '@/lib/error-message';
 import type { PortCheck } from './port-check';
 import type { ProbeRequest, ProbeResult } from './probe';
 

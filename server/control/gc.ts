@@ -8,7 +8,7 @@ import { managedTag, type Provider } from '@/server/providers/contract';
 import type { Store } from '@/server/store';
 import type { Logger } from '@/server/telemetry/logger';
 import { type Clock, timeoutSignal } from './clock';
-import { errorMessage } from './pass';
+import { errorMessage } from '@/lib/error-message';
 import type { ProviderLookup } from './provider-set';
 import { Ticker } from './ticker';
 

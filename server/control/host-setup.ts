@@ -25,7 +25,7 @@ import {
   refuseProtectedKnownHosts,
   writableByOthersWarnings,
 } from './host-setup-files';
-import { errorMessage } from './pass';
+import { errorMessage } from '@/lib/error-message';
 
 export interface KeyFiles {
   sshKeyFile: string;

@@ -9,7 +9,7 @@ import type { InstanceChange, InstanceWatch, Provider } from '@/server/providers
 import type { Store } from '@/server/store';
 import type { Logger } from '@/server/telemetry/logger';
 import { instanceName } from './names';
-import { errorMessage } from './pass';
+import { errorMessage } from '@/lib/error-message';
 import type { ProviderLookup } from './provider-set';
 
 export interface InstanceEventsOptions {

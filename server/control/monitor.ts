@@ -12,7 +12,7 @@ import type { Logger } from '@/server/telemetry/logger';
 import type { Metrics } from '@/server/telemetry/metrics';
 import { tracer } from '@/server/telemetry/tracing';
 import { type Clock, isoTime } from './clock';
-import { errorMessage } from './pass';
+import { errorMessage } from '@/lib/error-message';
 import type { ProviderLookup } from './provider-set';
 import { Ticker } from './ticker';
 

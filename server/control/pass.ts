@@ -11,6 +11,7 @@ import { type Clock, isoTime } from './clock';
 import { type ConditionUpdate, setCondition } from './conditions';
 import { specHash } from './names';
 import type { ProviderLookup } from './provider-set';
+import { errorMessage } from '@/lib/error-message';
 
 export interface PassDeps {
   store: Store;
@@ -44,10 +45,6 @@ export type PassOutcome =
   | { kind: 'skipped' };
 
 export type ProvisionedUpdate = Omit<ConditionUpdate, 'type' | 'now'>;
-
-export function errorMessage(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}
 
 interface Reaction {
   phase: (current: ReconcileStatus['phase']) => ReconcileStatus['phase'];

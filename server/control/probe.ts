@@ -6,7 +6,7 @@
 import { isIP } from 'node:net';
 import type { Dispatcher } from 'undici';
 import { type Clock, systemClock, timeoutSignal } from './clock';
-import { errorMessage } from './pass';
+import { errorMessage } from '@/lib/error-message';
 
 export type ProbeReason = 'TargetReachable' | 'ProxyAnswered' | 'BadStatus' | 'Timeout' | 'ConnectionFailed' | 'ProtocolError';
 

@@ -8,7 +8,7 @@ import type { ProxyRecord } from '@/server/store/proxies';
 import type { ProxySetRecord } from '@/server/store/proxy-sets';
 import type { Logger } from '@/server/telemetry/logger';
 import { type Clock, isoTime } from './clock';
-import { errorMessage } from './pass';
+import { errorMessage } from '@/lib/error-message';
 import type { ProxyService } from './proxy-service';
 import type { CreateReason, DeleteReason, SetAction, SetDecision } from './proxy-set-decide';
 import { memberLabels, memberName, memberSpec } from './proxy-set-members';

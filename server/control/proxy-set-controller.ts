@@ -10,7 +10,7 @@ import type { ProxySetRecord } from '@/server/store/proxy-sets';
 import type { Store } from '@/server/store';
 import type { Logger } from '@/server/telemetry/logger';
 import type { Clock, TimerHandle } from './clock';
-import { errorMessage } from './pass';
+import { errorMessage } from '@/lib/error-message';
 import type { ProviderLookup } from './provider-set';
 import type { ProxyService } from './proxy-service';
 import { type DecideInput, decide, replacementCandidates, replacementsAllowed, type SetHost } from './proxy-set-decide';

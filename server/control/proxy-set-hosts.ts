@@ -6,7 +6,7 @@
 import type { ProxySetTemplate } from '@/lib/api/proxyset-spec';
 import type { Provider } from '@/server/providers/contract';
 import type { ProviderHealthStore } from '@/server/store/provider-health';
-import { errorMessage } from './pass';
+import { errorMessage } from '@/lib/error-message';
 import { chooseHost, type HostFacts } from './placement-choice';
 
 export interface SetHostFacts {

@@ -5,7 +5,8 @@
 import type { Metrics, ReconcileOutcome } from '@/server/telemetry/metrics';
 import { type BackoffPolicy, backoffDelay } from './backoff';
 import type { Clock } from './clock';
-import { errorMessage, type PassDeps, type PassOutcome } from './pass';
+import { errorMessage } from '@/lib/error-message';
+import { type PassDeps, type PassOutcome } from './pass';
 import { reconcileProxy } from './reconcile-proxy';
 import { Ticker } from './ticker';
 import { WorkQueue } from './work-queue';

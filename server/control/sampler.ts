@@ -18,7 +18,7 @@ import type { Logger } from '@/server/telemetry/logger';
 import type { Metrics } from '@/server/telemetry/metrics';
 import type { Clock, TimerHandle } from './clock';
 import { instanceName } from './names';
-import { errorMessage } from './pass';
+import { errorMessage } from '@/lib/error-message';
 import type { ProviderLookup } from './provider-set';
 import { StatsMetrics } from './stats-metrics';
 import { hostRates, vmRates, type HostRates, type Timed, type VmRates } from './stats-rates';

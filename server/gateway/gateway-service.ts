@@ -11,7 +11,7 @@
 import type { GatewayView } from '@/lib/api/gateway';
 import type { ProxyView } from '@/lib/api/proxies';
 import type { Clock } from '@/server/control/clock';
-import { errorMessage } from '@/server/control/pass';
+import { errorMessage } from '@/lib/error-message';
 import type { Logger } from '@/server/telemetry/logger';
 import type { GatewayTrafficStore } from '@/server/store/gateway-traffic';
 import type { Metrics } from '@/server/telemetry/metrics';

@@ -5,7 +5,7 @@
 // What a failed flush did not write stays pending and goes with the next. Flushes and reads take
 // turns, so a read never counts a flush in flight twice (or not at all).
 import type { Clock } from '@/server/control/clock';
-import { errorMessage } from '@/server/control/pass';
+import { errorMessage } from '@/lib/error-message';
 import type { GatewayTrafficStore, TrafficDelta, TrafficKind } from '@/server/store/gateway-traffic';
 import type { Logger } from '@/server/telemetry/logger';
 import type { GatewayAccounting, ProxyTraffic, TokenTraffic } from './accounting';

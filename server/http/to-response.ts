@@ -7,6 +7,7 @@ import type { ApiErrorBody, ApiErrorCode } from '@/lib/api/errors';
 import type { FieldError } from '@/lib/proxy-spec';
 import { errorClassOf, providerErrorCodes, type ProviderErrorClass, type ProviderErrorCode } from '@/server/providers/errors';
 import type { Logger } from '@/server/telemetry/logger';
+import { errorMessage } from '@/lib/error-message';
 
 type ServerErrorCode = Exclude<ApiErrorCode, ProviderErrorCode | 'ERR_INTERNAL'>;
 
@@ -93,7 +94,7 @@ export function toResponse(err: unknown, log: Logger): Response {
   const known = classifyError(err);
   if (known === undefined) {
     const name = err instanceof Error ? err.name : typeof err;
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     log.error({ errorName: name, errorCode: codeOf(err), error: message }, 'request failed with an unexpected error');
     const body: ApiErrorBody = { error: { code: 'ERR_INTERNAL', message: 'internal error' } };
     return Response.json(body, { status: 500, headers: noStore });
@@ -102,7 +103,7 @@ export function toResponse(err: unknown, log: Logger): Response {
   const body: ApiErrorBody = {
     error: {
       code: known.code,
-      message: err instanceof Error ? err.message : String(err),
+      message: errorMessage(err),
       ...(fields && fields.length > 0 ? { fields } : {}),
     },
   };

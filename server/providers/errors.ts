@@ -2,6 +2,7 @@
 // latches the Proxy as Failed until its spec changes, quota waits, not-found (from Get) recreates,
 // transient retries with backoff. Each class has a stable `code`; the original error stays
 // reachable as `cause`. Callers use `errorClassOf`, never the message text.
+import { errorMessage } from '@/lib/error-message';
 
 export type ProviderErrorClass = 'permanent' | 'transient' | 'notFound' | 'quotaExceeded';
 
@@ -68,7 +69,7 @@ export function providerError(errorClass: ProviderErrorClass, message: string, o
  */
 export function tagError(errorClass: ProviderErrorClass, err: unknown, message?: string): ProviderError {
   if (message === undefined && err instanceof ProviderError && err.errorClass === errorClass) return err;
-  const text = message ?? (err instanceof Error ? err.message : String(err));
+  const text = message ?? errorMessage(err);
   return providerError(errorClass, text, { cause: err });
 }
 

@@ -19,7 +19,7 @@ import { InstanceEvents } from '@/server/control/instance-events';
 import type { LiveFeed } from '@/server/control/live-feed';
 import { publishHealth, publishInstanceChange } from '@/server/control/live-publishers';
 import { Monitor } from '@/server/control/monitor';
-import { errorMessage } from '@/server/control/pass';
+import { errorMessage } from '@/lib/error-message';
 import { Prober, type ProberOptions } from '@/server/control/prober';
 import type { ProxyService } from '@/server/control/proxy-service';
 import { ProxySetController } from '@/server/control/proxy-set-controller';

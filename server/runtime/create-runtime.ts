@@ -23,7 +23,7 @@ import type { Housekeeping } from '@/server/control/housekeeping';
 import { LiveFeed } from '@/server/control/live-feed';
 import { publishProxyWrites } from '@/server/control/live-publishers';
 import type { Monitor } from '@/server/control/monitor';
-import { errorMessage } from '@/server/control/pass';
+import { errorMessage } from '@/lib/error-message';
 import type { PortCheck } from '@/server/control/port-check';
 import type { Prober, ProberOptions } from '@/server/control/prober';
 import { ProviderSet } from '@/server/control/provider-set';

@@ -7,6 +7,7 @@ import type { Client, ClientChannel } from 'ssh2';
 import { SshConnectionDeadError, SshDialError, type SshDeathReason } from './errors';
 import { ForwardedSocket } from './forwarded-socket';
 import { startKeepalive, type KeepaliveOptions } from './keepalive';
+import { errorMessage } from '@/lib/error-message';
 
 export type DeadListener = (err: SshConnectionDeadError) => void;
 
@@ -136,7 +137,7 @@ export class SshConnection {
   }
 
   #forwardError(socketPath: string, options: { code: 'SSH_SOCKET_REFUSED' | 'SSH_ABORTED'; cause: unknown }) {
-    const what = options.code === 'SSH_ABORTED' ? 'aborted by the caller' : `refused by sshd (${describe(options.cause)})`;
+    const what = options.code === 'SSH_ABORTED' ? 'aborted by the caller' : `refused by sshd (${errorMessage(options.cause)})`;
     return new SshDialError({
       code: options.code,
       stage: 'socket',
@@ -153,7 +154,3 @@ const deathText: Record<SshDeathReason, string> = {
   error: 'died on an error',
   killed: 'was killed',
 };
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
-}

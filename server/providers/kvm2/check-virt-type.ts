@@ -9,6 +9,7 @@ import type { Logger } from '@/server/telemetry/logger';
 import type { Kvm2Host } from './kvm2';
 import type { LibvirtAPI } from './libvirt-api';
 import { offeredVirtType } from './virt-type';
+import { errorMessage } from '@/lib/error-message';
 
 export interface VirtTypeDetailsOptions {
   api: LibvirtAPI;
@@ -28,7 +29,7 @@ export async function addVirtTypeDetails(details: Record<string, string>, option
   } catch (err) {
     // The round's timeout still reads as Timeout; anything else leaves the facts out.
     if (signal?.aborted) throw err;
-    logger.debug({ host: host.name, error: err instanceof Error ? err.message : String(err) }, 'kvm2 host virt type unknown');
+    logger.debug({ host: host.name, error: errorMessage(err) }, 'kvm2 host virt type unknown');
     return;
   }
   details.virtType = host.virtType === 'detect' ? offered : host.virtType;

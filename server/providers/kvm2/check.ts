@@ -13,6 +13,7 @@ import { addVirtTypeDetails } from './check-virt-type';
 import { findInCauses } from './errors';
 import type { Kvm2Host, Kvm2Settings } from './kvm2';
 import type { FreshConnection, HostBackend } from './libvirt-api';
+import { errorMessage } from '@/lib/error-message';
 
 export type CheckReason =
   'Reachable' | 'CredentialsUnavailable' | 'Unreachable' | 'Unauthorized' | 'Forbidden' | 'Timeout' | 'PoolNotFound' | 'PoolNotActive' | 'APIError';
@@ -144,7 +145,7 @@ async function runProbe(options: ProbeHostOptions, facts: Facts): Promise<Outcom
     }
     return { reason: 'Reachable', message: '' };
   } catch (err) {
-    const text = err instanceof Error ? err.message : String(err);
+    const text = errorMessage(err);
     if (signal?.aborted) {
       const stage = phase === 'dial' ? 'while connecting' : 'while querying libvirt';
       return { reason: 'Timeout', message: `the check ran out of the round's time ${stage}: ${text}` };

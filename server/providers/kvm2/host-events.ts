@@ -8,6 +8,7 @@ import type { DomainLifecycleEvent, EventSubscription, StoragePool, StoragePoolL
 import type { Logger } from '@/server/telemetry/logger';
 import { sleep } from './context';
 import type { HostBackend, LibvirtAPI } from './libvirt-api';
+import { errorMessage } from '@/lib/error-message';
 
 export interface HostEventHandlers {
   onDomainLifecycle?(event: DomainLifecycleEvent): void;
@@ -81,7 +82,7 @@ export function subscribeHostEvents(options: HostEventsOptions): HostEvents {
         current = await registerAll();
       } catch (err) {
         if (stop.signal.aborted) break;
-        logger.debug({ error: err instanceof Error ? err.message : String(err), retryMs: delay }, 'libvirt event registration failed');
+        logger.debug({ error: errorMessage(err), retryMs: delay }, 'libvirt event registration failed');
         await pause(delay);
         delay = Math.min(delay * 2, maxRetryMs);
         continue;

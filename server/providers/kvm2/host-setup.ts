@@ -19,6 +19,7 @@ import type { Kvm2Host } from './kvm2';
 import type { FreshConnection, HostBackend, LibvirtAPI } from './libvirt-api';
 import { offeredVirtType } from './virt-type';
 import { attributeOf, childElement, childElements, parseXml, textOf } from './xml-codec';
+import { errorMessage } from '@/lib/error-message';
 
 export interface SetupFailure {
   reason: CheckReason;
@@ -62,7 +63,7 @@ export function fixFor(reason: CheckReason, context: { host: Kvm2Host; authorise
 
 function failure(err: unknown, context: SetupContext, phase: 'dial' | 'rpc'): { ok: false; failure: SetupFailure } {
   const reason = reasonFor(err, phase);
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   return { ok: false, failure: { reason, message, fix: fixFor(reason, { ...context, err }) } };
 }
 

@@ -26,6 +26,7 @@ import type { Kvm2Host, Kvm2Settings } from './kvm2';
 import type { FreshConnection, FreshOptions, HostBackend, LibvirtAPI } from './libvirt-api';
 import { observe } from './observe';
 import { credentialStamp, RefusedDials } from './refused-dials';
+import { errorMessage } from '@/lib/error-message';
 
 /**
  * Opens a byte stream to the host's libvirt socket within `timeoutMs`. The SSH dial may wait for
@@ -201,7 +202,7 @@ class Kvm2HostBackend implements HostBackend {
     } catch (err) {
       if (this.refused.record(host.name, err, stamp)) {
         logger.warn(
-          { address: host.address, user: host.user, error: err instanceof Error ? err.message : String(err) },
+          { address: host.address, user: host.user, error: errorMessage(err) },
           'libvirt host refused the credentials: no more dials until the key or known_hosts file changes or the health check (at most once a minute) gets through',
         );
       }
@@ -228,7 +229,7 @@ class Kvm2HostBackend implements HostBackend {
         return { client, api };
       } catch (err) {
         if (err instanceof SshDialError) stage = err.stage;
-        const message = err instanceof Error ? err.message : String(err);
+        const message = errorMessage(err);
         // The file at fault goes to the log only: the message reaches API answers.
         const file = err instanceof SshDialError && err.file !== undefined ? { file: err.file } : {};
         logger.debug({ ...fields(), error: message, stage, ...file }, 'libvirt host connect failed');

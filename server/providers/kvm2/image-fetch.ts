@@ -15,6 +15,7 @@ import { request } from 'undici';
 import { ErrPermanent, ErrTransient } from '@/server/providers/errors';
 import { redactUrl } from '@/server/telemetry/redact-url';
 import { RedirectRefusedError, redirectGuard, type RedirectGuardSeams } from './redirect-guard';
+import { errorMessage } from '@/lib/error-message';
 
 export interface ImageStream {
   url: string;
@@ -61,7 +62,7 @@ export async function openImageStream(url: string, options: OpenImageOptions): P
   } catch (err) {
     cleanup();
     if (err instanceof ErrPermanent) throw err;
-    throw new ErrTransient(`fetching image ${redactUrl(url)}: ${describe(err)}`, { cause: controller.signal.reason ?? err });
+    throw new ErrTransient(`fetching image ${redactUrl(url)}: ${errorMessage(err)}`, { cause: controller.signal.reason ?? err });
   }
 
   let contentLength: number;
@@ -120,7 +121,7 @@ export async function imageContentLength(url: string, options: { signal?: AbortS
     return lengthOf(get.url, get.statusCode, get.headers);
   } catch (err) {
     if (err instanceof ErrPermanent || err instanceof ErrTransient) throw err;
-    throw new ErrTransient(`asking ${redactUrl(url)} for the image size: ${describe(err)}`, { cause: err });
+    throw new ErrTransient(`asking ${redactUrl(url)} for the image size: ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -226,8 +227,4 @@ function lengthOf(rawUrl: string, status: number, headers: Headers): number {
 function discard(body: NodeJS.ReadableStream & { destroy(): void }): void {
   body.on('error', () => {});
   body.destroy();
-}
-
-function describe(err: unknown): string {
-  return err instanceof Error ? err.message : String(err);
 }

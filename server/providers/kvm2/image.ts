@@ -22,6 +22,7 @@ import { openImageStream, type ImageStream } from './image-fetch';
 import type { ResolvedImage } from './image-resolve';
 import type { HostBackend, LibvirtAPI } from './libvirt-api';
 import { baseVolumeXML, diskSizeBytes, markerSizeBytes, markerVolumeXML } from './volume';
+import { errorMessage } from '@/lib/error-message';
 
 /** Room kept for the seed ISO, whatever its real size (tens of KiB). */
 export const seedReserveBytes = 16 * 1024 * 1024;
@@ -123,7 +124,7 @@ async function deleteQuietly(context: ImageCacheContext, target: CacheTarget, vo
     const api = await context.backend.pooled(target.host);
     await api.storageVolDelete(volume);
   } catch (err) {
-    target.logger.debug({ volume: volume.name, error: err instanceof Error ? err.message : String(err) }, 'could not remove a partial base image');
+    target.logger.debug({ volume: volume.name, error: errorMessage(err) }, 'could not remove a partial base image');
   }
 }
 
@@ -173,7 +174,7 @@ function transferProblem(stream: ImageStream, image: ResolvedImage): ErrPermanen
   const failure = stream.sourceError();
   const received = `${stream.bytesRead()} of ${stream.contentLength} bytes`;
   if (failure !== undefined) {
-    const reason = failure instanceof Error ? failure.message : String(failure);
+    const reason = errorMessage(failure);
     return new ErrTransient(`downloading ${redactUrl(image.url)} stopped after ${received}: ${reason}`, { cause: failure });
   }
   if (stream.bytesRead() !== stream.contentLength) {
@@ -245,7 +246,7 @@ function fetchImage(context: ImageCacheContext, target: CacheTarget): Promise<St
     try {
       return await downloadInto(context, target, span);
     } catch (err) {
-      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.message : String(err) });
+      span.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(err) });
       throw err;
     } finally {
       span.end();

@@ -35,6 +35,7 @@ import type { LibvirtAPI } from './libvirt-api';
 import type { InstanceMetadata } from './metadata';
 import { formatProviderID, parseProviderID } from './provider-id';
 import { overlayVolumeName, seedVolumeName } from './volume';
+import { errorMessage } from '@/lib/error-message';
 
 /** The agent knows the guest's own view; ARP only sees traffic the guest sent the host. */
 const addressSources = [
@@ -246,7 +247,7 @@ export async function listHostInstances(context: Kvm2Context, host: Kvm2Host, si
       return instance;
     } catch (err) {
       if (!skippable(err)) throw err;
-      logger.debug({ error: err instanceof Error ? err.message : String(err) }, 'kvm2 list skipped a domain it could not read');
+      logger.debug({ error: errorMessage(err) }, 'kvm2 list skipped a domain it could not read');
       return undefined;
     }
   });

@@ -11,6 +11,7 @@ import { tracer } from '@/server/telemetry/tracing';
 import { libvirtErrorIn } from './errors';
 import type { LibvirtAPI } from './libvirt-api';
 import { rpcCalls, rpcMethods, type RpcCall, type RpcIdentifiers, type RpcMethod } from './rpc-calls';
+import { errorMessage } from '@/lib/error-message';
 
 export interface ObserveOptions {
   /** The configured host name (kvm2.host). */
@@ -62,7 +63,7 @@ class ObservedCall {
 
   failed(err: unknown): void {
     const libvirtError = libvirtErrorIn(err);
-    const message = err instanceof Error ? err.message : String(err);
+    const message = errorMessage(err);
     this.span.recordException(err instanceof Error ? err : new Error(message));
     this.span.setStatus({ code: SpanStatusCode.ERROR, message });
     if (libvirtError) this.span.setAttribute('kvm2.libvirt_code', libvirtError.code);

@@ -35,6 +35,7 @@ import { readProviderID } from './provider-id';
 import { configuredHost, startupWarnings, withDefaults, type Kvm2Settings } from './kvm2';
 import type { HostBackend } from './libvirt-api';
 import { RefusedDials } from './refused-dials';
+import { errorMessage } from '@/lib/error-message';
 
 /**
  * What one provider entry's successive providers share across config reloads: the per-domain and
@@ -263,7 +264,7 @@ function zoneHost(settings: Kvm2Settings, zone: string | undefined): string | un
 function rawMessage(err: unknown): string {
   // The raw error is the one under a classification wrapper, if any.
   const raw = err instanceof ProviderError && err.cause instanceof Error ? err.cause : err;
-  return raw instanceof Error ? raw.message : String(raw);
+  return errorMessage(raw);
 }
 
 export interface CreateKvm2ProviderOptions {

@@ -3,10 +3,10 @@
 // ADMIN_PASSWORD set. `stop()` ends the server (the process group it started) and removes the data.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from '@/test/support/free-port';
 
 export const repoDir = fileURLToPath(new URL('../../../', import.meta.url));
 const nextBin = join(repoDir, 'node_modules/next/dist/bin/next');
@@ -51,17 +51,6 @@ export async function ensureBuilt(): Promise<void> {
   if (!buildIsStale()) return;
   const { code, output } = await run([nextBin, 'build'], { ...process.env, NODE_ENV: 'production', NEXT_TELEMETRY_DISABLED: '1' });
   if (code !== 0) throw new AppServerError(`next build failed (exit ${code}):\n${output.slice(-4000)}`);
-}
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new AppServerError('no port'))));
-    });
-  });
 }
 
 export interface AppServer {

@@ -30,8 +30,9 @@ export class VerifiedTokens<T> {
   }
 
   private makeRoom(nowMs: number): void {
-    if (this.entries.size < (this.options.maxEntries ?? 1_024)) return;
+    const full = () => this.entries.size >= (this.options.maxEntries ?? 1_024);
+    if (!full()) return;
     for (const [token, entry] of this.entries) if (entry.untilMs <= nowMs) this.entries.delete(token);
-    if (this.entries.size >= (this.options.maxEntries ?? 1_024)) this.entries.clear();
+    if (full()) this.entries.clear();
   }
 }

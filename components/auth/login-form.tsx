@@ -10,6 +10,7 @@ import { ErrorPanel } from '@/components/ui/error-panel';
 import { Field, controlClass } from '@/components/ui/field';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { useAuthStatus, useLogin, useSetupPassword } from './queries';
+import { errorMessage } from '@/lib/error-message';
 
 const minPasswordLength = 8;
 
@@ -32,7 +33,7 @@ export function safeNext(next: string | null, origin: string): string {
 function messageOf(err: unknown): string {
   if (hasCode(err, 'ERR_INVALID_CREDENTIALS')) return 'That password is not right.';
   if (hasCode(err, 'ERR_TOO_MANY_ATTEMPTS')) return 'Too many attempts. Wait a little and try again.';
-  return err instanceof Error ? err.message : String(err);
+  return errorMessage(err);
 }
 
 function LoginFields({ onDone }: { onDone: () => void }) {

@@ -21,6 +21,7 @@ import {
   trustHostKey,
   useAddHost,
 } from './setup-queries';
+import { errorMessage } from '@/lib/error-message';
 
 const newEntryValue = '__new__';
 const counted = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
@@ -159,7 +160,7 @@ export function AddHostWizard({ onDone }: { onDone: () => void }) {
     try {
       await work();
     } catch (err) {
-      setError(err instanceof Error ? err.message : String(err));
+      setError(errorMessage(err));
     } finally {
       setBusy(undefined);
     }

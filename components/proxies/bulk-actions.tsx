@@ -8,10 +8,9 @@ import { ConfirmDialog } from '@/components/ui/confirm-dialog';
 import { useReplaceMembers } from '@/components/proxysets/queries';
 import { planBulk, summarise } from './bulk-plan';
 import { useDeleteProxy } from './queries';
+import { errorMessage } from '@/lib/error-message';
 
 type Action = 'delete' | 'replace';
-
-const reason = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 export function BulkActions({ selected, onDone }: { selected: ProxyView[]; onDone: () => void }) {
   const [open, setOpen] = useState<Action>();
@@ -31,7 +30,7 @@ export function BulkActions({ selected, onDone }: { selected: ProxyView[]; onDon
         results.push(
           await remove.mutateAsync(name).then(
             () => ({ name }),
-            (err: unknown) => ({ name, error: reason(err) }),
+            (err: unknown) => ({ name, error: errorMessage(err) }),
           ),
         );
     } else {
@@ -39,7 +38,7 @@ export function BulkActions({ selected, onDone }: { selected: ProxyView[]; onDon
         results.push(
           await replace.mutateAsync({ set, members }).then(
             () => ({ name: `${set} (${members.length})` }),
-            (err: unknown) => ({ name: set, error: reason(err) }),
+            (err: unknown) => ({ name: set, error: errorMessage(err) }),
           ),
         );
     }

@@ -8,6 +8,7 @@ import { useEffect, useRef, useState } from 'react';
 import { Button } from '@/components/ui/button';
 import type { ConsoleStatusView } from '@/lib/api/console';
 import { sendConsoleInput, streamConsole, takeOverConsole } from './console-stream';
+import { errorMessage } from '@/lib/error-message';
 
 const stateLabel: Record<ConsoleStatusView['state'], string> = {
   opening: 'Opening the console…',
@@ -36,7 +37,7 @@ export default function ConsoleTerminal({ name }: { name: string }) {
       terminal = term;
       term.open(holder.current);
       term.onData((data) => {
-        typing = typing.then(() => sendConsoleInput(name, data)).catch((err: unknown) => setProblem(err instanceof Error ? err.message : String(err)));
+        typing = typing.then(() => sendConsoleInput(name, data)).catch((err: unknown) => setProblem(errorMessage(err)));
       });
       await streamConsole(
         name,
@@ -57,7 +58,7 @@ export default function ConsoleTerminal({ name }: { name: string }) {
       if (!controller.signal.aborted && last?.state !== 'closed') setStatus({ state: 'closed', message: 'the server ended the stream' });
     })().catch((err: unknown) => {
       if (controller.signal.aborted) return;
-      setStatus({ state: 'closed', message: err instanceof Error ? err.message : String(err) });
+      setStatus({ state: 'closed', message: errorMessage(err) });
     });
     return () => {
       controller.abort();
@@ -77,7 +78,7 @@ export default function ConsoleTerminal({ name }: { name: string }) {
     try {
       setStatus(await takeOverConsole(name));
     } catch (err) {
-      setProblem(err instanceof Error ? err.message : String(err));
+      setProblem(errorMessage(err));
     } finally {
       setTaking(false);
     }

@@ -6,6 +6,9 @@
 // dashboard's interval) while the stream is down; and, computed, what polling saw before events
 // drove the reconciler: the next resync (RESYNC_INTERVAL, 1 min by default) plus the page's poll.
 // Target: median under 1 s.
+// Per change it also prints what the change cost (bench/event-work.ts): the libvirt RPCs the server
+// made, by who made them (the event handling itself, the reconcile pass it queued, the browser's
+// refetches), and the fetches a browser with the host page and the Proxy's page open made.
 import type { ProxyView } from '@/lib/api/proxies';
 import type { LiveMessage } from '@/lib/api/live';
 import { instanceName } from '@/server/control/names';
@@ -14,6 +17,7 @@ import { handlers as h } from '@/test/unit/api-harness';
 import { startLabApi } from '@/test/lab/api-lab-support';
 import { loadLab, virsh } from '@/test/lab/harness/lab';
 import { watchLiveEvents } from '@/test/lab/live-events-support';
+import { captureRpcs, openDashboard, type RpcCount } from './event-work';
 
 const changes = 20;
 const pagePollMs = 5_000;
@@ -42,7 +46,17 @@ function resyncPollingModel(resyncMs: number): number[] {
   return samples;
 }
 
+/** `DomainGetState x2, DomainLookupByName`: the RPCs by name, in first-call order. */
+function rpcNames(rpcs: RpcCount[]): string {
+  const counts = new Map<string, number>();
+  for (const { rpc } of rpcs) counts.set(rpc, (counts.get(rpc) ?? 0) + 1);
+  return [...counts].map(([rpc, count]) => (count > 1 ? `${rpc} x${count}` : rpc)).join(', ') || 'none';
+}
+
+const mean = (values: number[]) => (values.length === 0 ? Number.NaN : values.reduce((sum, value) => sum + value, 0) / values.length);
+
 async function main(): Promise<void> {
+  const rpcs = captureRpcs();
   const lab = loadLab();
   const api = await startLabApi(lab);
   const polls: Array<{ at: number; view: ProxyView }> = [];
@@ -70,6 +84,8 @@ async function main(): Promise<void> {
     };
     await settled();
     const stream = await watchLiveEvents(api);
+    const browser = await openDashboard({ api, host: 'lab1', proxy: name, messages: () => stream.received.map((entry) => entry.message) });
+    const cost = { eventRpcs: [] as number[], reconcileRpcs: [] as number[], refetchRpcs: [] as number[], fetches: [] as number[], listings: [] as number[] };
     poller = setInterval(() => {
       void api.call(h.proxy.GET, `/api/proxies/${name}`, 'GET', { session: api.session, params: { name } }).then((answer) => {
         if (answer.status === 200) polls.push({ at: Date.now(), view: answer.json as ProxyView });
@@ -104,6 +120,18 @@ async function main(): Promise<void> {
       else missed.push(`${index + 1}: ${change} (domain message)`);
       if (statusMessage) latency.status.push(statusMessage.at - startedAt);
       else missed.push(`${index + 1}: ${change} (status message)`);
+      // What the change cost, once the reconciler and the browser are done with it.
+      await api.runtime.reconciler.idle();
+      await browser.idle();
+      const made = rpcs.since(startedAt, Date.now());
+      const fetched = browser.take();
+      const by = (owner: RpcCount['owner']) => made.filter((rpc) => rpc.owner === owner);
+      const listings = [...fetched].filter(([key]) => key.includes('"hosts"')).reduce((sum, [, count]) => sum + count, 0);
+      cost.eventRpcs.push(by('event handling').length);
+      cost.reconcileRpcs.push(by('reconcile pass').length);
+      cost.refetchRpcs.push(by('browser refetch').length);
+      cost.fetches.push([...fetched.values()].reduce((sum, count) => sum + count, 0));
+      cost.listings.push(listings);
       // The page's view: the first poll after the change that shows it (the poller keeps its own phase).
       const deadline = Date.now() + pagePollMs * 3;
       let polled: number | undefined;
@@ -115,8 +143,12 @@ async function main(): Promise<void> {
       console.log(
         `${String(index + 1).padStart(2)} ${change.padEnd(7)} domain message ${domainMessage ? `${domainMessage.at - startedAt} ms` : 'MISSED'}, status message ${statusMessage ? `${statusMessage.at - startedAt} ms` : 'MISSED'}, 5 s page poll ${polled !== undefined ? `${polled - startedAt} ms` : 'not seen'}`,
       );
+      console.log(
+        `   RPCs: event handling ${by('event handling').length} (${rpcNames(by('event handling'))}); reconcile pass ${by('reconcile pass').length}; browser refetches ${by('browser refetch').length}; other ${by('other').length}. Browser fetches: ${[...fetched].map(([key, count]) => `${key} x${count}`).join(', ') || 'none'}`,
+      );
       if (change === 'destroy') await settled();
     }
+    browser.stop();
     await stream.close();
 
     const resyncMs = settingsFromEnv({}).resyncIntervalMs;
@@ -133,8 +165,13 @@ async function main(): Promise<void> {
       `  resync + page polling      median ${quantile(model, 0.5).toFixed(0)} ms, p95 ${quantile(model, 0.95).toFixed(0)} ms (computed: RESYNC_INTERVAL ${resyncMs / 1000} s plus the ${pagePollMs / 1000} s poll, uniform phases; what the page saw before events)`,
     );
     if (missed.length > 0) console.log(`  missed: ${missed.join('; ')}`);
+    console.log(`\nWhat a change cost (mean per change; the reconcile pass is the reconciler's own level-based read of its instance):`);
+    console.log(`  server RPCs for the event itself       ${mean(cost.eventRpcs).toFixed(1)}`);
+    console.log(`  server RPCs for the browser's refetches ${mean(cost.refetchRpcs).toFixed(1)} (host listings ${mean(cost.listings).toFixed(1)})`);
+    console.log(`  server RPCs of the reconcile pass       ${mean(cost.reconcileRpcs).toFixed(1)}`);
+    console.log(`  browser fetches                         ${mean(cost.fetches).toFixed(1)} (host page and Proxy page open)`);
     console.log(
-      `event-latency domain_median_ms=${quantile(latency.domain, 0.5).toFixed(0)} domain_p95_ms=${quantile(latency.domain, 0.95).toFixed(0)} status_median_ms=${quantile(latency.status, 0.5).toFixed(0)} status_p95_ms=${quantile(latency.status, 0.95).toFixed(0)} poll_median_ms=${quantile(latency.polled, 0.5).toFixed(0)} resync_model_median_ms=${quantile(model, 0.5).toFixed(0)}`,
+      `event-latency domain_median_ms=${quantile(latency.domain, 0.5).toFixed(0)} domain_p95_ms=${quantile(latency.domain, 0.95).toFixed(0)} status_median_ms=${quantile(latency.status, 0.5).toFixed(0)} status_p95_ms=${quantile(latency.status, 0.95).toFixed(0)} event_rpcs=${mean(cost.eventRpcs).toFixed(1)} refetch_rpcs=${mean(cost.refetchRpcs).toFixed(1)} reconcile_rpcs=${mean(cost.reconcileRpcs).toFixed(1)} browser_fetches=${mean(cost.fetches).toFixed(1)} host_listings=${mean(cost.listings).toFixed(1)} poll_median_ms=${quantile(latency.polled, 0.5).toFixed(0)} resync_model_median_ms=${quantile(model, 0.5).toFixed(0)}`,
     );
   } finally {
     clearInterval(poller);

@@ -119,7 +119,8 @@ function HostKeyResult({ step, onTrust, trusting, trusted }: { step: HostKeyStep
 
 export function AddHostWizard({ onDone }: { onDone: () => void }) {
   const config = useConfig();
-  const kvm2Providers = (config.data?.providers ?? []).filter((provider) => provider.type === 'kvm2').map((provider) => provider.name);
+  // The entries whose hosts this wizard adds; a new entry is of the type the server adds hosts for.
+  const setupProviders = (config.data?.providers ?? []).filter((provider) => provider.capabilities.setup).map((provider) => provider.name);
   const [provider, setProvider] = useState<string>('');
   const [newName, setNewName] = useState('');
   // A new entry's key files default to beside the providers config (where Settings generates a first key).
@@ -138,7 +139,7 @@ export function AddHostWizard({ onDone }: { onDone: () => void }) {
   const [error, setError] = useState<string>();
   const save = useAddHost();
 
-  const chosenProvider = provider || kvm2Providers[0] || newEntryValue;
+  const chosenProvider = provider || setupProviders[0] || newEntryValue;
   const isNew = chosenProvider === newEntryValue;
   const base = isNew
     ? { provider: newName.trim(), newEntry: { sshKeyFile: newFiles.sshKeyFile.trim(), knownHostsFile: newFiles.knownHostsFile.trim() } }
@@ -211,7 +212,7 @@ export function AddHostWizard({ onDone }: { onDone: () => void }) {
         <Field id="setup-provider" label="Provider entry">
           {(aria) => (
             <select {...aria} className={controlClass} value={chosenProvider} onChange={(event) => setProvider(event.target.value)}>
-              {kvm2Providers.map((name) => (
+              {setupProviders.map((name) => (
                 <option key={name} value={name}>
                   {name}
                 </option>

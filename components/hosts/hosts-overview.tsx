@@ -2,7 +2,7 @@
 // The Hosts page body: every configured host of every provider with its latest check and history,
 // or the prerequisites checklist when nothing is configured.
 import { useState } from 'react';
-import { useConfig } from '@/components/config/queries';
+import { type ConfigSummary, useConfig } from '@/components/config/queries';
 import { Button } from '@/components/ui/button';
 import { Badge } from '@/components/ui/badge';
 import { ErrorPanel } from '@/components/ui/error-panel';
@@ -17,7 +17,8 @@ import { EditHostButton } from './edit-host-button';
 
 const historyWindowMs = 6 * 3_600_000;
 
-function ProviderHosts({ provider }: { provider: ProviderSummary }) {
+/** `setup`: the provider's hosts are edited and removed here (its capabilities in the config summary). */
+function ProviderHosts({ provider, setup }: { provider: ProviderSummary; setup: boolean }) {
   const history = useHealthHistory(provider.name, historyWindowMs);
   return (
     <Panel
@@ -40,7 +41,7 @@ function ProviderHosts({ provider }: { provider: ProviderSummary }) {
               target={target}
               samples={history.data?.filter((sample) => sample.target === target.name) ?? []}
               actions={
-                provider.type === 'kvm2' ? (
+                setup ? (
                   <>
                     <EditHostButton provider={provider.name} host={target.name} />
                     <RemoveHostButton provider={provider.name} host={target.name} />
@@ -55,18 +56,22 @@ function ProviderHosts({ provider }: { provider: ProviderSummary }) {
   );
 }
 
-function ProviderList({ providers, configPath }: { providers: ProviderSummary[]; configPath: string | undefined }) {
+function ProviderList({ providers, config }: { providers: ProviderSummary[]; config: ConfigSummary | undefined }) {
   if (providers.length === 0) {
     return (
       <Panel title="Get started">
-        <Prerequisites configPath={configPath} />
+        <Prerequisites configPath={config?.source} />
       </Panel>
     );
   }
   return (
     <>
       {providers.map((provider) => (
-        <ProviderHosts key={provider.name} provider={provider} />
+        <ProviderHosts
+          key={provider.name}
+          provider={provider}
+          setup={config?.providers.find((entry) => entry.name === provider.name)?.capabilities.setup ?? false}
+        />
       ))}
     </>
   );
@@ -89,7 +94,7 @@ export function HostsOverview() {
           </Button>
         </div>
       )}
-      <ProviderList providers={providers.data} configPath={config.data?.source} />
+      <ProviderList providers={providers.data} config={config.data} />
     </div>
   );
 }

@@ -57,8 +57,8 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
   const provider = providers.find((entry) => entry.name === state.provider);
   const health = useProviders();
   const checkedHosts = health.data?.find((entry) => entry.name === state.provider)?.targets.map((target) => target.name) ?? [];
-  // Several hosts: an empty choice leaves the host to the server (automatic placement).
-  const automatic = (provider?.catalogue?.hosts.length ?? 0) > 1;
+  // Several hosts of a provider that places: an empty choice leaves the host to the server (automatic placement).
+  const automatic = provider?.capabilities.placement === true && (provider.catalogue?.hosts.length ?? 0) > 1;
   const preview = usePlacementPreview(state.provider, state.machineType, automatic && state.zone === '');
   const set =
     <K extends keyof CreateFormState>(key: K) =>

@@ -11,11 +11,26 @@ export const catalogueSchema = z.strictObject({
 });
 export type Catalogue = z.infer<typeof catalogueSchema>;
 
+/**
+ * What the dashboard may offer for a provider, declared by its type's registration: `hosts`, pages
+ * of its hosts (pools, images, VMs); `setup`, adding, editing and removing hosts from the dashboard;
+ * `placement`, choosing a host for a Proxy when none is named; `console`, a Proxy VM's serial console.
+ * The browser reads these, never the provider's type.
+ */
+export const providerCapabilitiesSchema = z.strictObject({
+  hosts: z.boolean(),
+  setup: z.boolean(),
+  placement: z.boolean(),
+  console: z.boolean(),
+});
+export type ProviderCapabilities = z.infer<typeof providerCapabilitiesSchema>;
+
 export const configProviderSchema = z.strictObject({
   name: z.string(),
   type: z.string(),
   available: z.boolean(),
   reason: z.string().optional(),
+  capabilities: providerCapabilitiesSchema,
   /** absent for providers without a catalogue (no host inventory) */
   catalogue: catalogueSchema.optional(),
 });

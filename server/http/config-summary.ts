@@ -1,7 +1,7 @@
 // GET /api/config: the validated providers config as the dashboard needs it (each entry, whether
-// it runs, and for providers with host inventory the catalogue the create form offers) and the
-// last reload error. The catalogue never carries key or known_hosts paths, vendor data, or image
-// URLs with credentials or query strings (the provider strips them).
+// it runs, what the dashboard may offer for it, and for providers with host inventory the catalogue
+// the create form offers) and the last reload error. The catalogue never carries key or known_hosts
+// paths, vendor data, or image URLs with credentials or query strings (the provider strips them).
 import type { ConfigSummary } from '@/lib/api/config';
 import type { Runtime } from '@/server/runtime';
 
@@ -10,8 +10,9 @@ export function configSummary(runtime: Runtime): ConfigSummary {
   return {
     ...status,
     providers: status.providers.map((entry) => {
+      const described = { ...entry, capabilities: runtime.providers.capabilities(entry.type) };
       const inventory = runtime.providers.get(entry.name)?.inventory;
-      return inventory ? { ...entry, catalogue: inventory.catalogue() } : entry;
+      return inventory ? { ...described, catalogue: inventory.catalogue() } : described;
     }),
   } satisfies ConfigSummary;
 }

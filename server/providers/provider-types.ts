@@ -1,7 +1,7 @@
 // The one place provider types are registered: every type this server builds, by config `type`.
 import type { ProviderEntry } from './config';
 import { createKvm2Provider, newKvm2SharedState } from './kvm2/provider';
-import { type ProviderFactory, ProviderRegistry } from './registry';
+import { type DeclaredCapabilities, type ProviderFactory, ProviderRegistry } from './registry';
 
 type FactoryOf<T extends ProviderEntry['type']> = ProviderFactory<Extract<ProviderEntry, { type: T }>>;
 
@@ -15,9 +15,12 @@ export const kvm2Factory: FactoryOf<'kvm2'> = (entry, context) => {
   return { provider, close: () => provider.close() };
 };
 
+/** kvm2 lists its hosts (pools, images, domains), places Proxies on them and serves their VMs' consoles. */
+export const kvm2Capabilities: DeclaredCapabilities = { hosts: true, placement: true, console: true };
+
 /** A registry holding every built-in provider type; the runtime's default. */
 export function builtInProviderTypes(): ProviderRegistry {
   const registry = new ProviderRegistry();
-  registry.register('kvm2', kvm2Factory);
+  registry.register('kvm2', kvm2Factory, kvm2Capabilities);
   return registry;
 }

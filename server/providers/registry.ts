@@ -2,6 +2,7 @@
 // a type without a registered factory makes its entries unavailable (reported in the config
 // status), not the whole server. The built-in types are registered in one place, provider-types.ts;
 // each runtime owns its registry.
+import type { ProviderCapabilities } from '@/lib/api/config';
 import type { Logger } from '@/server/telemetry/logger';
 import type { Provider } from './contract';
 import type { ProviderEntry } from './config';
@@ -37,6 +38,11 @@ export type ProviderFactory<E extends ProviderEntryBase = ProviderEntryBase> = (
   context: ProviderFactoryContext,
 ) => ProviderHandle | Promise<ProviderHandle>;
 
+/** What a type declares its providers can do (lib/api/config.ts); `setup` is onboarding's (server/onboarding/registry.ts). */
+export type DeclaredCapabilities = Omit<ProviderCapabilities, 'setup'>;
+
+const nothingDeclared: DeclaredCapabilities = { hosts: false, placement: false, console: false };
+
 export class ProviderTypeMissingError extends Error {
   readonly code = 'ERR_PROVIDER_TYPE_MISSING';
   constructor(
@@ -50,9 +56,16 @@ export class ProviderTypeMissingError extends Error {
 
 export class ProviderRegistry {
   private readonly factories = new Map<string, ProviderFactory>();
+  private readonly declared = new Map<string, DeclaredCapabilities>();
 
-  register<E extends ProviderEntryBase>(type: string, factory: ProviderFactory<E>): void {
+  register<E extends ProviderEntryBase>(type: string, factory: ProviderFactory<E>, capabilities: Partial<DeclaredCapabilities> = {}): void {
     this.factories.set(type, factory as ProviderFactory);
+    this.declared.set(type, { ...nothingDeclared, ...capabilities });
+  }
+
+  /** What the type declared; nothing for a type not registered. */
+  capabilities(type: string): DeclaredCapabilities {
+    return this.declared.get(type) ?? nothingDeclared;
   }
 
   has(type: string): boolean {

@@ -17,8 +17,8 @@ import type { ConfigLoader, ConfigStatus } from '@/server/control/config-reload'
 import type { ConsoleManager } from '@/server/control/console-manager';
 import type { DiagnosisService } from '@/server/control/diagnosis';
 import type { OrphanCollector } from '@/server/control/gc';
-import type { HostConfig } from '@/server/control/host-config';
-import type { HostSetup } from '@/server/control/host-setup';
+import type { HostConfig } from '@/server/onboarding/host-config';
+import type { HostSetup } from '@/server/onboarding/host-setup';
 import type { Housekeeping } from '@/server/control/housekeeping';
 import { LiveFeed } from '@/server/control/live-feed';
 import { publishProxyWrites } from '@/server/control/live-publishers';

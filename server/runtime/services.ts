@@ -3,6 +3,7 @@
 // config file, the cluster view, the consoles, and auth. They never see a control loop: what they
 // change reaches the loops through `changes`, which the runtime routes to the leader.
 import type { ClusterView } from '@/lib/api/cluster';
+import type { ProviderCapabilities } from '@/lib/api/config';
 import { authOptionsFromEnv } from '@/server/auth/access';
 import { AuthService } from '@/server/auth/service';
 import { clusterView } from '@/server/cluster/cluster-view';
@@ -16,16 +17,18 @@ import type { Clock } from '@/server/control/clock';
 import { ConfigManager } from '@/server/control/config-reload';
 import { ConsoleManager } from '@/server/control/console-manager';
 import { DiagnosisService } from '@/server/control/diagnosis';
-import { HostConfig } from '@/server/control/host-config';
-import { HostSetup } from '@/server/control/host-setup';
 import type { LiveFeed } from '@/server/control/live-feed';
 import { checkPort } from '@/server/control/port-check';
 import { probeProxy } from '@/server/control/probe';
+import { proxiesOnHost } from '@/server/control/host-users';
 import type { ProviderSet } from '@/server/control/provider-set';
 import { ProxyService } from '@/server/control/proxy-service';
 import { ProxySetService } from '@/server/control/proxy-set-service';
 import { toProxyView } from '@/server/control/proxy-view';
 import type { RuntimeSettings } from '@/server/control/settings';
+import { HostConfig } from '@/server/onboarding/host-config';
+import { HostSetup } from '@/server/onboarding/host-setup';
+import { builtInOnboarding } from '@/server/onboarding/onboarding-types';
 import type { RuntimeOptions } from './create-runtime';
 
 export interface ProviderSummary {
@@ -44,6 +47,8 @@ export interface ProvidersApi {
   history(name: string, options: { sinceMs: number; target?: string }): Promise<HealthSample[]>;
   /** the running provider, for calls the routes make themselves (host listings) */
   get(name: string): Provider | undefined;
+  /** what the dashboard may offer for providers of `type` (its registration and its onboarding declare it) */
+  capabilities(type: string): ProviderCapabilities;
 }
 
 export interface ClusterApi {
@@ -94,10 +99,12 @@ const bootingPhases = new Set(['Pending', 'Provisioning', 'Running']);
 
 export function createServices(options: ServicesOptions): RuntimeServices {
   const { settings, store, clock, logger: log, root, providerSet, leadership, replica, startedAtMs, live, changes } = options;
+  const registry = options.registry ?? builtInProviderTypes();
+  const onboardingTypes = builtInOnboarding();
   const config = new ConfigManager({
     path: settings.providersConfigPath,
     loader: options.configLoader,
-    registry: options.registry ?? builtInProviderTypes(),
+    registry,
     providers: providerSet,
     logger: log.child({ loop: 'config' }),
     providerLogger: root,
@@ -148,6 +155,7 @@ export function createServices(options: ServicesOptions): RuntimeServices {
     },
     history: (name, query) => store.health.history({ provider: name, ...query }),
     get: (name) => providerSet.get(name),
+    capabilities: (type) => ({ ...registry.capabilities(type), setup: onboardingTypes.has(type) }),
   };
   const diagnosis = new DiagnosisService({
     proxy: (name) => proxies.get(name),
@@ -163,6 +171,7 @@ export function createServices(options: ServicesOptions): RuntimeServices {
   });
 
   const hostSetup = new HostSetup({
+    types: onboardingTypes,
     configPath: settings.providersConfigPath,
     entries: () => config.currentEntries(),
     logger: log.child({ component: 'host-setup' }),
@@ -170,7 +179,7 @@ export function createServices(options: ServicesOptions): RuntimeServices {
   const hostConfig = new HostConfig({
     configPath: settings.providersConfigPath,
     setup: hostSetup,
-    proxies: () => store.proxies.list(),
+    proxiesOnHost: async (target) => proxiesOnHost(await store.proxies.list(), target),
     reload: () => config.reload(),
     logger: log.child({ component: 'host-config' }),
   });

@@ -9,7 +9,8 @@ import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from '
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HostSetup } from '@/server/control/host-setup';
+import { HostSetup } from '@/server/onboarding/host-setup';
+import { builtInOnboarding } from '@/server/onboarding/onboarding-types';
 import { loadProvidersConfig, type Kvm2Entry } from '@/server/providers/config';
 import { createLogger } from '@/server/telemetry/logger';
 import { labHostKvm } from '@/test/support/kvm-device';
@@ -39,7 +40,7 @@ beforeAll(async () => {
     ...entry!,
     kvm2: { ...entry!.kvm2, knownHostsFile: knownHosts, hosts: entry!.kvm2.hosts.filter((host) => host.name === 'lab1') },
   };
-  setup = new HostSetup({ configPath: join(scratch, 'providers.yaml'), entries: () => [lab1Only], logger });
+  setup = new HostSetup({ types: builtInOnboarding(), configPath: join(scratch, 'providers.yaml'), entries: () => [lab1Only], logger });
 });
 afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 
@@ -141,7 +142,12 @@ describe('what a step that fails shows', () => {
     writeFileSync(swapped, `${lab1.host} ${generateKey().publicFields}\n`);
     copyFileSync(swapped, `${swapped}.before`);
     const [entry] = (await loadProvidersConfig(lab.providersConfig)) as Kvm2Entry[];
-    const swappedSetup = new HostSetup({ configPath: undefined, entries: () => [{ ...entry!, kvm2: { ...entry!.kvm2, knownHostsFile: swapped } }], logger });
+    const swappedSetup = new HostSetup({
+      types: builtInOnboarding(),
+      configPath: undefined,
+      entries: () => [{ ...entry!, kvm2: { ...entry!.kvm2, knownHostsFile: swapped } }],
+      logger,
+    });
     const step = await swappedSetup.hostKey({ provider, address: lab1.address });
     expect(step).toMatchObject({
       ok: false,

@@ -64,6 +64,7 @@ import { connectionHeader, connectionStamp } from '@/server/http/connection';
 import type { RouteHandler } from '@/server/http/route';
 import { withDefaults } from '@/server/providers/kvm2/kvm2';
 import { createKvm2Provider, type Kvm2Provider } from '@/server/providers/kvm2/provider';
+import { kvm2Capabilities } from '@/server/providers/provider-types';
 import { ProviderRegistry } from '@/server/providers/registry';
 import { type Runtime, startRuntimeOnce, stopRuntimeForTests } from '@/server/runtime';
 import { createLogger } from '@/server/telemetry/logger';
@@ -413,7 +414,7 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
   const kvm2 = createKvm2Provider({ settings: kvm2Settings(options.kvm2Files), backend: new FakeHostBackend({ 'hv-1': hypervisor }), logger });
   const registry = new ProviderRegistry();
   registry.register('fake', () => ({ provider: fake, close: () => fake.close() }));
-  registry.register('kvm2', () => ({ provider: kvm2, close: () => kvm2.close() }));
+  registry.register('kvm2', () => ({ provider: kvm2, close: () => kvm2.close() }), kvm2Capabilities);
   // The kvm2 entry as the config file holds it (saves edit that file; the loader above is what runs).
   const kvm2Files = options.kvm2Files ?? { sshKeyFile: join(dir.path, 'ssh', 'id_ed25519'), knownHostsFile: join(dir.path, 'ssh', 'known_hosts') };
   const kvm2Host = { name: 'hv-1', address: '10.0.0.1:22', user: 'virt', bridge: 'br0', virtType: 'qemu' };

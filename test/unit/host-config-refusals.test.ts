@@ -5,9 +5,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HostInUseError, HostSetupInputError } from '@/server/control/errors';
-import { HostConfig } from '@/server/control/host-config';
-import { HostSetup } from '@/server/control/host-setup';
+import { HostInUseError, HostSetupInputError } from '@/server/onboarding/errors';
+import { proxiesOnHost } from '@/server/control/host-users';
+import { HostConfig } from '@/server/onboarding/host-config';
+import { HostSetup } from '@/server/onboarding/host-setup';
+import { builtInOnboarding } from '@/server/onboarding/onboarding-types';
 import { parseProvidersConfig } from '@/server/providers/config';
 import type { ProxyRecord } from '@/server/store';
 import { createLogger } from '@/server/telemetry/logger';
@@ -40,8 +42,14 @@ beforeEach(() => {
   writeFileSync(path, text);
   proxies = [];
   reloads = 0;
-  setup = new HostSetup({ configPath: path, entries: () => parseProvidersConfig(readFileSync(path, 'utf8')), logger });
-  hosts = new HostConfig({ configPath: path, setup, proxies: async () => proxies, reload: async () => (reloads += 1) > 0, logger });
+  setup = new HostSetup({ types: builtInOnboarding(), configPath: path, entries: () => parseProvidersConfig(readFileSync(path, 'utf8')), logger });
+  hosts = new HostConfig({
+    configPath: path,
+    setup,
+    proxiesOnHost: async (target) => proxiesOnHost(proxies, target),
+    reload: async () => (reloads += 1) > 0,
+    logger,
+  });
 });
 afterEach(() => dir.remove());
 
@@ -73,12 +81,12 @@ describe('host saves', () => {
 describe('key files of the candidate', () => {
   it('wants them for a new entry only, and only where the key files already live', () => {
     const files = { sshKeyFile: join(dir.path, 'new_key'), knownHostsFile: join(dir.path, 'keys', 'known_hosts2') };
-    expect(() => setup.keyFiles({ provider: 'home', newEntry: files })).toThrow('provider "home" exists already; leave newEntry out');
-    expect(() => setup.keyFiles({ provider: 'other' })).toThrow('there is no provider "other": give the key files of the new entry');
-    expect(setup.keyFiles({ provider: 'other', newEntry: files })).toEqual({ ...files, insecureIgnoreHostKey: false });
+    expect(() => setup.refuseEntry({ provider: 'home', newEntry: files })).toThrow('provider "home" exists already; leave newEntry out');
+    expect(() => setup.refuseEntry({ provider: 'other' })).toThrow('there is no provider "other": give the key files of the new entry');
+    expect(() => setup.refuseEntry({ provider: 'other', newEntry: files })).not.toThrow();
     let refusal: unknown;
     try {
-      setup.keyFiles({ provider: 'other', newEntry: { sshKeyFile: '/etc/shadow', knownHostsFile: `${dir.path}/keys/../../../root/.bashrc` } });
+      setup.refuseEntry({ provider: 'other', newEntry: { sshKeyFile: '/etc/shadow', knownHostsFile: `${dir.path}/keys/../../../root/.bashrc` } });
     } catch (err) {
       refusal = err;
     }

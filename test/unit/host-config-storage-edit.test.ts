@@ -6,9 +6,11 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HostInUseError } from '@/server/control/errors';
-import { HostConfig } from '@/server/control/host-config';
-import { HostSetup } from '@/server/control/host-setup';
+import { HostInUseError } from '@/server/onboarding/errors';
+import { proxiesOnHost } from '@/server/control/host-users';
+import { HostConfig } from '@/server/onboarding/host-config';
+import { HostSetup } from '@/server/onboarding/host-setup';
+import { builtInOnboarding } from '@/server/onboarding/onboarding-types';
 import { parseProvidersConfig } from '@/server/providers/config';
 import type { ProxyRecord } from '@/server/store';
 import { createLogger } from '@/server/telemetry/logger';
@@ -48,8 +50,14 @@ beforeEach(() => {
   writeFileSync(path, text);
   proxies = [];
   reloads = 0;
-  const setup = new HostSetup({ configPath: path, entries: () => parseProvidersConfig(readFileSync(path, 'utf8')), logger });
-  hosts = new HostConfig({ configPath: path, setup, proxies: async () => proxies, reload: async () => (reloads += 1) > 0, logger });
+  const setup = new HostSetup({ types: builtInOnboarding(), configPath: path, entries: () => parseProvidersConfig(readFileSync(path, 'utf8')), logger });
+  hosts = new HostConfig({
+    configPath: path,
+    setup,
+    proxiesOnHost: async (target) => proxiesOnHost(proxies, target),
+    reload: async () => (reloads += 1) > 0,
+    logger,
+  });
 });
 afterEach(() => dir.remove());
 

@@ -7,8 +7,9 @@ import { chmodSync, existsSync, linkSync, mkdirSync, readFileSync, symlinkSync, 
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { addHostSchema, candidateSchema, editHostSchema, trustHostKeySchema } from '@/lib/api/host-setup';
-import { HostSetupInputError, HostSetupRefusedError } from '@/server/control/errors';
-import { HostSetup } from '@/server/control/host-setup';
+import { HostSetupInputError, HostSetupRefusedError } from '@/server/onboarding/errors';
+import { HostSetup } from '@/server/onboarding/host-setup';
+import { builtInOnboarding } from '@/server/onboarding/onboarding-types';
 import { parseProvidersConfig } from '@/server/providers/config';
 import { createLogger } from '@/server/telemetry/logger';
 import { tempDir } from '@/test/fakes/control-plane';
@@ -37,7 +38,7 @@ beforeEach(() => {
   writeFileSync(join(keys, 'id_ed25519'), 'PRIVATE KEY\n', { mode: 0o600 });
   writeFileSync(join(keys, 'id_ed25519.pub'), 'ssh-ed25519 AAAA server\n');
   writeConfig(join(keys, 'known_hosts'));
-  setup = new HostSetup({ configPath, entries: () => parseProvidersConfig(readFileSync(configPath, 'utf8')), logger });
+  setup = new HostSetup({ types: builtInOnboarding(), configPath, entries: () => parseProvidersConfig(readFileSync(configPath, 'utf8')), logger });
 });
 afterEach(() => dir.remove());
 

@@ -13,12 +13,12 @@ import { SshError } from '@/server/ssh';
 import { storagePoolStateWords, isLibvirtError, LibvirtError } from '@/server/libvirt';
 import type { Target } from '@/server/providers/contract';
 import type { Logger } from '@/server/telemetry/logger';
-import { formatLibVersion, probeHost, reasonFor, checkReason, type CheckReason } from './check';
-import { findInCauses } from './errors';
-import type { Kvm2Host } from './kvm2';
-import type { FreshConnection, HostBackend, LibvirtAPI } from './libvirt-api';
-import { offeredVirtType } from './virt-type';
-import { attributeOf, childElement, childElements, parseXml, textOf } from './xml-codec';
+import { formatLibVersion, probeHost, reasonFor, checkReason, type CheckReason } from '@/server/providers/kvm2/check';
+import { findInCauses } from '@/server/providers/kvm2/errors';
+import type { Kvm2Host } from '@/server/providers/kvm2/kvm2';
+import type { FreshConnection, HostBackend, LibvirtAPI } from '@/server/providers/kvm2/libvirt-api';
+import { offeredVirtType } from '@/server/providers/kvm2/virt-type';
+import { attributeOf, childElement, childElements, parseXml, textOf } from '@/server/providers/kvm2/xml-codec';
 import { errorMessage } from '@/lib/error-message';
 
 export interface SetupFailure {

@@ -1,4 +1,4 @@
-// The Add host wizard's steps and the server's SSH identity, for the HTTP routes. Each step works
+// kvm2's Add host wizard steps and the server's SSH identity. Each step works
 // on a candidate that is not in the config yet: a provider entry's key files (or those a new entry
 // will name) and the host's address, user, socket and pool. The libvirt steps run through a
 // throw-away kvm2 backend for that one host, so they dial, time out and log like the provider.
@@ -7,16 +7,15 @@ import { dirname, join, resolve } from 'node:path';
 import type { Candidate, HostKeyStep } from '@/lib/api/host-setup';
 import type { Kvm2Entry } from '@/server/providers/config';
 import { reasonFor } from '@/server/providers/kvm2/check';
-import { checkCandidate, fixFor, listResources, openLibvirt, readCapabilities, type SetupContext, type SetupResult } from '@/server/providers/kvm2/host-setup';
 import { createHostBackend } from '@/server/providers/kvm2/hosts';
 import { kvm2Defaults, type Kvm2Host, type Kvm2Settings, withDefaults } from '@/server/providers/kvm2/kvm2';
 import type { ProviderEntryBase } from '@/server/providers/registry';
+import type { EntryChoice, HostSetupSteps, OnboardingContext } from '../contract';
+import { HostSetupInputError, HostSetupRefusedError } from '../errors';
 import { dialSsh, parseSshAddress, SshError } from '@/server/ssh';
 import { hashedKnownHostsLine, knownHostStanding, scanHostKey } from '@/server/ssh/host-key-scan';
 import { generateKeyPair, publicIdentity, type PublicIdentity } from '@/server/ssh/key-pair';
 import { authoriseCommand } from '@/lib/authorise-command';
-import type { Logger } from '@/server/telemetry/logger';
-import { HostSetupInputError, HostSetupRefusedError } from './errors';
 import {
   appendKnownHostsLine,
   KnownHostsFileProblem,
@@ -24,19 +23,14 @@ import {
   readKnownHostsFile,
   refuseProtectedKnownHosts,
   writableByOthersWarnings,
-} from './host-setup-files';
+} from './known-hosts-file';
+import { checkCandidate, fixFor, listResources, openLibvirt, readCapabilities, type SetupContext, type SetupResult } from './host-steps';
 import { errorMessage } from '@/lib/error-message';
 
 export interface KeyFiles {
   sshKeyFile: string;
   knownHostsFile: string | undefined;
   insecureIgnoreHostKey: boolean;
-}
-
-export interface HostSetupOptions {
-  configPath: string | undefined;
-  entries: () => readonly ProviderEntryBase[];
-  logger: Logger;
 }
 
 export interface IdentityView {
@@ -58,15 +52,19 @@ const hostKeyFileOf = (keyType: string) =>
 
 const isKvm2 = (entry: ProviderEntryBase): entry is Kvm2Entry => entry.type === 'kvm2' && typeof (entry as Partial<Kvm2Entry>).kvm2 === 'object';
 
-export class HostSetup {
-  constructor(private readonly options: HostSetupOptions) {}
+export class Kvm2HostSetup implements HostSetupSteps {
+  constructor(private readonly options: OnboardingContext) {}
 
   kvm2Entry(provider: string): Kvm2Entry | undefined {
     return this.options.entries().find((entry): entry is Kvm2Entry => entry.name === provider && isKvm2(entry));
   }
 
+  refuseEntry(input: EntryChoice): void {
+    this.keyFiles(input);
+  }
+
   /** The key files the candidate's provider entry names, or those the new entry will name. */
-  keyFiles(input: Pick<Candidate, 'provider' | 'newEntry'>): KeyFiles {
+  keyFiles(input: EntryChoice): KeyFiles {
     const entry = this.kvm2Entry(input.provider);
     if (entry) {
       if (input.newEntry)

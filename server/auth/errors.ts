@@ -1,7 +1,9 @@
-// Typed errors of authentication. Messages never carry the password, a token or a cookie value.
+// Typed errors of authentication, AppErrors (server/errors.ts). Messages never carry the password,
+// a token or a cookie value.
+import { AppError } from '@/server/errors';
 
 /** Wrong password or unknown/revoked/expired credential. */
-export class InvalidCredentialsError extends Error {
+export class InvalidCredentialsError extends AppError {
   readonly code = 'ERR_INVALID_CREDENTIALS';
   constructor(message = 'wrong password') {
     super(message);
@@ -10,7 +12,7 @@ export class InvalidCredentialsError extends Error {
 }
 
 /** Too many failed logins from one client; it may try again after `retryAfterSeconds`. */
-export class TooManyAttemptsError extends Error {
+export class TooManyAttemptsError extends AppError {
   readonly code = 'ERR_TOO_MANY_ATTEMPTS';
   constructor(readonly retryAfterSeconds: number) {
     super(`too many failed login attempts; try again in ${retryAfterSeconds} s`);
@@ -19,7 +21,7 @@ export class TooManyAttemptsError extends Error {
 }
 
 /** First-start setup without the setup code from the server's log, or with a wrong one. */
-export class InvalidSetupCodeError extends Error {
+export class InvalidSetupCodeError extends AppError {
   readonly code = 'ERR_INVALID_SETUP_CODE';
   constructor(reason: 'wrong' | 'expired' = 'wrong') {
     super(
@@ -32,7 +34,7 @@ export class InvalidSetupCodeError extends Error {
 }
 
 /** First-start setup is only possible while no admin password exists. */
-export class PasswordAlreadySetError extends Error {
+export class PasswordAlreadySetError extends AppError {
   readonly code = 'ERR_PASSWORD_ALREADY_SET';
   constructor() {
     super('an admin password is already configured; log in, then change it under Settings');
@@ -40,7 +42,7 @@ export class PasswordAlreadySetError extends Error {
   }
 }
 
-export class PasswordNotSetError extends Error {
+export class PasswordNotSetError extends AppError {
   readonly code = 'ERR_PASSWORD_NOT_SET';
   constructor() {
     super(
@@ -51,7 +53,7 @@ export class PasswordNotSetError extends Error {
 }
 
 /** ADMIN_PASSWORD owns the password: a change through the API would be undone at the next start. */
-export class PasswordManagedByEnvironmentError extends Error {
+export class PasswordManagedByEnvironmentError extends AppError {
   readonly code = 'ERR_PASSWORD_FROM_ENVIRONMENT';
   constructor() {
     super('the admin password comes from the ADMIN_PASSWORD environment variable; change it there and restart');
@@ -59,7 +61,7 @@ export class PasswordManagedByEnvironmentError extends Error {
   }
 }
 
-export class TokenNotFoundError extends Error {
+export class TokenNotFoundError extends AppError {
   readonly code = 'ERR_TOKEN_NOT_FOUND';
   /** `kind` names the list it was looked for in: `API token` or `gateway token`. */
   constructor(

@@ -8,6 +8,7 @@
 // Keystrokes pass through and are never logged.
 import { ConsoleBusyError, type ConsoleSession } from '@/server/providers/instance-console';
 import type { Logger } from '@/server/telemetry/logger';
+import { AppError } from '@/server/errors';
 import type { Clock, TimerHandle } from './clock';
 import { ConsoleBuffer, defaultConsoleBufferBytes } from './console-buffer';
 import { errorMessage } from '@/lib/error-message';
@@ -61,7 +62,7 @@ export interface ConsoleWatch {
 }
 
 /** Keystrokes for a console not open here: busy (another client holds it) or closed. */
-export class ConsoleInputError extends Error {
+export class ConsoleInputError extends AppError {
   readonly code: 'ERR_CONSOLE_BUSY' | 'ERR_RESOURCE_UNAVAILABLE';
   constructor(proxy: string, status: ConsoleStatus) {
     super(`the console of Proxy ${JSON.stringify(proxy)} is not open here${'message' in status ? `: ${status.message}` : ''}`);

@@ -1,7 +1,8 @@
-// Typed errors of the ProxySet service; routes map them by `code` (server/http/to-response.ts).
+// Typed errors of the ProxySet service, AppErrors (server/errors.ts) the API answers by code.
 import type { FieldError } from '@/lib/proxy-spec';
+import { AppError } from '@/server/errors';
 
-export class ProxySetNotFoundError extends Error {
+export class ProxySetNotFoundError extends AppError {
   readonly code = 'ERR_PROXYSET_NOT_FOUND';
   constructor(readonly setName: string) {
     super(`no ProxySet named ${JSON.stringify(setName)}`);
@@ -10,7 +11,7 @@ export class ProxySetNotFoundError extends Error {
 }
 
 /** Bad input; `fields` names each offending field. Nothing was changed. */
-export class ProxySetValidationError extends Error {
+export class ProxySetValidationError extends AppError {
   readonly code = 'ERR_INVALID_INPUT';
   constructor(readonly fields: FieldError[]) {
     super(`invalid ProxySet: ${fields.map((field) => (field.path ? `${field.path}: ${field.message}` : field.message)).join('; ')}`);
@@ -19,7 +20,7 @@ export class ProxySetValidationError extends Error {
 }
 
 /** A member of a set is changed or deleted through its set, never on its own. */
-export class ProxyOwnedError extends Error {
+export class ProxyOwnedError extends AppError {
   readonly code = 'ERR_PROXY_OWNED';
   constructor(
     readonly proxyName: string,
@@ -36,7 +37,7 @@ export class ProxyOwnedError extends Error {
 }
 
 /** The set is being deleted; it cannot be changed any more. */
-export class ProxySetDeletingError extends Error {
+export class ProxySetDeletingError extends AppError {
   readonly code = 'ERR_PROXY_DELETING';
   constructor(readonly setName: string) {
     super(`ProxySet ${JSON.stringify(setName)} is being deleted`);

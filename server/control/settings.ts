@@ -3,6 +3,7 @@
 import { isIP } from 'node:net';
 import { hostname } from 'node:os';
 import { databaseTransportProblem } from './database-transport';
+import { AppError } from '@/server/errors';
 
 export interface RuntimeSettings {
   dataDir: string;
@@ -58,7 +59,7 @@ export interface RuntimeSettings {
   sshDialsPerAddress: number;
 }
 
-export class SettingsError extends Error {
+export class SettingsError extends AppError {
   readonly code = 'ERR_SETTINGS';
   constructor(
     readonly variable: string,

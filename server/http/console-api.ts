@@ -5,7 +5,7 @@
 import type { ConsoleEventName, ConsoleInputResult, ConsoleStatusView } from '@/lib/api/console';
 import { liveHeartbeatMs } from '@/lib/api/live';
 import type { Runtime } from '@/server/runtime';
-import { UnsupportedOperationError } from './errors';
+import { UnsupportedOperationError } from '@/server/errors';
 import { liveStreamHeaders } from './live-stream';
 
 /** Throws unless the Proxy exists, has a VM and its provider (when running) can open consoles. */

@@ -1,10 +1,11 @@
 // Typed errors of the HTTP layer: what a request itself got wrong (its body, its Origin, its
-// credentials). Each has a stable `code` that toResponse maps to a status; none carries request
-// data beyond field paths, so nothing a client sent is echoed into logs.
+// credentials). Each is an AppError (server/errors.ts), with a stable `code` and its status; none
+// carries request data beyond field paths, so nothing a client sent is echoed into logs.
 import type { FieldError } from '@/lib/proxy-spec';
+import { AppError } from '@/server/errors';
 
 /** The input named by `fields` is malformed; nothing was changed. */
-export class InvalidInputError extends Error {
+export class InvalidInputError extends AppError {
   readonly code = 'ERR_INVALID_INPUT';
   constructor(
     readonly fields: FieldError[],
@@ -15,7 +16,7 @@ export class InvalidInputError extends Error {
   }
 }
 
-export class UnauthenticatedError extends Error {
+export class UnauthenticatedError extends AppError {
   readonly code = 'ERR_UNAUTHENTICATED';
   constructor(message = 'log in first (or send an API token where one is accepted)') {
     super(message);
@@ -24,7 +25,7 @@ export class UnauthenticatedError extends Error {
 }
 
 /** A state-changing request from another site (CSRF): refused before anything else is read. */
-export class ForeignOriginError extends Error {
+export class ForeignOriginError extends AppError {
   readonly code = 'ERR_FOREIGN_ORIGIN';
   constructor(reason: string) {
     super(`cross-site request refused: ${reason}`);
@@ -32,7 +33,7 @@ export class ForeignOriginError extends Error {
   }
 }
 
-export class PayloadTooLargeError extends Error {
+export class PayloadTooLargeError extends AppError {
   readonly code = 'ERR_PAYLOAD_TOO_LARGE';
   constructor(readonly limitBytes: number) {
     super(`request body is larger than ${limitBytes} bytes`);
@@ -40,40 +41,10 @@ export class PayloadTooLargeError extends Error {
   }
 }
 
-export class UnsupportedMediaTypeError extends Error {
+export class UnsupportedMediaTypeError extends AppError {
   readonly code = 'ERR_UNSUPPORTED_MEDIA_TYPE';
   constructor() {
     super('request body must be JSON (Content-Type: application/json)');
     this.name = 'UnsupportedMediaTypeError';
-  }
-}
-
-/** A resource the API serves (provider, host, token, image) does not exist. */
-export class ResourceNotFoundError extends Error {
-  readonly code = 'ERR_RESOURCE_NOT_FOUND';
-  constructor(
-    readonly resource: string,
-    readonly resourceName: string,
-  ) {
-    super(`no ${resource} named ${JSON.stringify(resourceName)}`);
-    this.name = 'ResourceNotFoundError';
-  }
-}
-
-/** The resource exists but cannot serve this request in its current state (e.g. not running). */
-export class ResourceUnavailableError extends Error {
-  readonly code = 'ERR_RESOURCE_UNAVAILABLE';
-  constructor(message: string) {
-    super(message);
-    this.name = 'ResourceUnavailableError';
-  }
-}
-
-/** The request is well-formed but asks for something this resource does not offer. */
-export class UnsupportedOperationError extends Error {
-  readonly code = 'ERR_UNSUPPORTED_OPERATION';
-  constructor(message: string) {
-    super(message);
-    this.name = 'UnsupportedOperationError';
   }
 }

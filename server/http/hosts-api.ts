@@ -6,7 +6,7 @@ import type { DomainView, EvictOutcomeView, HostInventoryView } from '@/lib/api/
 import type { DomainListing, HostInventory } from '@/server/providers/host-inventory';
 import type { Runtime } from '@/server/runtime';
 import type { ProxyRecord } from '@/server/store';
-import { ResourceUnavailableError, UnsupportedOperationError } from './errors';
+import { ResourceUnavailableError, UnsupportedOperationError } from '@/server/errors';
 import { runningProvider } from './providers-api';
 
 function inventoryOf(runtime: Runtime, name: string): HostInventory {

@@ -4,7 +4,7 @@
 import type { PlacementPreview } from '@/lib/api/placement';
 import { pickHost } from '@/server/control/auto-placement';
 import type { Runtime } from '@/server/runtime';
-import { UnsupportedOperationError } from './errors';
+import { UnsupportedOperationError } from '@/server/errors';
 import { runningProvider } from './providers-api';
 
 export async function placementPreview(runtime: Runtime, query: { provider: string; machineType: string }): Promise<PlacementPreview> {

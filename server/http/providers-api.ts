@@ -5,7 +5,7 @@ import type { HealthHistory, ProviderList } from '@/lib/api/providers';
 import type { Provider } from '@/server/providers/contract';
 import type { ConfigStatus } from '@/server/control/config-reload';
 import type { Runtime } from '@/server/runtime';
-import { ResourceNotFoundError, ResourceUnavailableError } from './errors';
+import { ResourceNotFoundError, ResourceUnavailableError } from '@/server/errors';
 
 export async function listProviders(runtime: Runtime): Promise<ProviderList> {
   return { providers: await runtime.providers.list() } satisfies ProviderList;

@@ -7,7 +7,7 @@ import { ProxyNotFoundError } from '@/server/control/errors';
 import type { Runtime } from '@/server/runtime';
 import { GatewayStatsStore } from '@/server/store/gateway-stats';
 import { windowSpans } from '@/server/store/stats-history';
-import { ResourceNotFoundError, UnsupportedOperationError } from './errors';
+import { ResourceNotFoundError, UnsupportedOperationError } from '@/server/errors';
 import { runningProvider } from './providers-api';
 
 const minute = 60_000;

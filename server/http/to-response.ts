@@ -1,53 +1,14 @@
 // The one mapping from a thrown error to an HTTP answer `{error: {code, message, fields?}}`
-// (lib/api/errors.ts). Errors are recognised by their stable `code` (or, for provider errors, by
-// the class found along the cause chain), never by message text. Anything unrecognised is a 500
-// (ERR_INTERNAL) whose body says nothing about the cause; the cause goes to the log (error
-// messages never carry secrets; request bodies are not logged).
+// (lib/api/errors.ts). An AppError (server/errors.ts) carries its code and status; a provider
+// error is recognised by the class found along its cause chain; never by message text. Anything
+// else is a 500 (ERR_INTERNAL) whose body says nothing about the cause; the cause goes to the log
+// (error messages never carry secrets; request bodies are not logged).
 import type { ApiErrorBody, ApiErrorCode } from '@/lib/api/errors';
+import { AppError } from '@/server/errors';
 import type { FieldError } from '@/lib/proxy-spec';
-import { errorClassOf, providerErrorCodes, type ProviderErrorClass, type ProviderErrorCode } from '@/server/providers/errors';
+import { errorClassOf, providerErrorCodes, type ProviderErrorClass } from '@/server/providers/errors';
 import type { Logger } from '@/server/telemetry/logger';
 import { errorMessage } from '@/lib/error-message';
-
-type ServerErrorCode = Exclude<ApiErrorCode, ProviderErrorCode | 'ERR_INTERNAL'>;
-
-// Every code the API may send has its status here (a compile error when lib/api/errors.ts grows).
-const statusByCode: Record<ServerErrorCode, number> = {
-  ERR_INVALID_INPUT: 400,
-  ERR_PROXY_INVALID: 400,
-  ERR_UNAUTHENTICATED: 401,
-  ERR_INVALID_CREDENTIALS: 401,
-  ERR_FOREIGN_ORIGIN: 403,
-  ERR_INVALID_SETUP_CODE: 403,
-  ERR_RESOURCE_NOT_FOUND: 404,
-  ERR_PROXY_NOT_FOUND: 404,
-  ERR_PROXYSET_NOT_FOUND: 404,
-  ERR_TOKEN_NOT_FOUND: 404,
-  ERR_HOST_NOT_FOUND: 404,
-  ERR_IMAGE_NOT_FOUND: 404,
-  ERR_PROXY_EXISTS: 409,
-  ERR_PROXY_DELETING: 409,
-  ERR_PROXYSET_EXISTS: 409,
-  ERR_PROXY_OWNED: 409,
-  ERR_PASSWORD_ALREADY_SET: 409,
-  ERR_PASSWORD_NOT_SET: 409,
-  ERR_PASSWORD_FROM_ENVIRONMENT: 409,
-  ERR_IMAGE_IN_USE: 409,
-  ERR_IMAGE_BUSY: 409,
-  ERR_CONSOLE_BUSY: 409,
-  ERR_HOST_IN_USE: 409,
-  ERR_HOST_SETUP_CONFLICT: 409,
-  ERR_PAYLOAD_TOO_LARGE: 413,
-  ERR_UNSUPPORTED_MEDIA_TYPE: 415,
-  ERR_UNSUPPORTED_OPERATION: 422,
-  ERR_TOO_MANY_ATTEMPTS: 429,
-  ERR_TOO_MANY_STREAMS: 429,
-  ERR_RESOURCE_UNAVAILABLE: 503,
-  // The server itself cannot serve yet: bad settings in the environment, a store it cannot open.
-  ERR_SETTINGS: 503,
-  ERR_STORE_VERSION: 503,
-  ERR_STORE_MIGRATION: 503,
-};
 
 // What the provider said, with the status that fits: a refusal no retry will change (422), a host
 // that cannot be reached or answered transiently (503), a missing instance or volume (404), a
@@ -58,10 +19,6 @@ const statusByProviderClass: Record<ProviderErrorClass, number> = {
   notFound: 404,
   quotaExceeded: 507,
 };
-
-function isServerCode(code: string | undefined): code is ServerErrorCode {
-  return code !== undefined && Object.hasOwn(statusByCode, code);
-}
 
 function codeOf(err: unknown): string | undefined {
   const code = (err as { code?: unknown } | null)?.code;
@@ -76,8 +33,7 @@ function fieldsOf(err: unknown): FieldError[] | undefined {
 
 /** The code and status the answer carries; undefined for an error the API does not know. */
 function classifyError(err: unknown): { code: Exclude<ApiErrorCode, 'ERR_INTERNAL'>; status: number } | undefined {
-  const code = codeOf(err);
-  if (isServerCode(code)) return { code, status: statusByCode[code] };
+  if (err instanceof AppError) return { code: err.code, status: err.status };
   const providerClass: ProviderErrorClass | undefined = errorClassOf(err);
   return providerClass === undefined ? undefined : { code: providerErrorCodes[providerClass], status: statusByProviderClass[providerClass] };
 }

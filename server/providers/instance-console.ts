@@ -3,6 +3,7 @@
 // one client may hold a console: without `force` a console someone else holds (an admin's
 // `virsh console`, another server) is ConsoleBusyError, never taken silently.
 import type { CallOptions } from './contract';
+import { AppError } from '@/server/errors';
 
 export interface ConsoleSession {
   /** What the guest prints, in order; ends when the console ends, throws why it broke. Read it once. */
@@ -24,7 +25,7 @@ export interface InstanceConsole {
 }
 
 /** Another client holds the console; opening with `force` takes it over (and disconnects that client). */
-export class ConsoleBusyError extends Error {
+export class ConsoleBusyError extends AppError {
   readonly code = 'ERR_CONSOLE_BUSY';
   constructor(
     readonly host: string,

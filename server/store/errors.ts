@@ -1,5 +1,8 @@
-// Typed errors of the store layer. Routes map them by `code`, never by message.
-export class ProxyExistsError extends Error {
+// Typed errors of the store layer, AppErrors (server/errors.ts): the API answers them by class and
+// code, never by message.
+import { AppError } from '@/server/errors';
+
+export class ProxyExistsError extends AppError {
   readonly code = 'ERR_PROXY_EXISTS';
   constructor(
     readonly proxyName: string,
@@ -10,7 +13,7 @@ export class ProxyExistsError extends Error {
   }
 }
 
-export class StoreVersionError extends Error {
+export class StoreVersionError extends AppError {
   readonly code = 'ERR_STORE_VERSION';
   constructor(
     readonly found: number,
@@ -21,7 +24,7 @@ export class StoreVersionError extends Error {
   }
 }
 
-export class StoreMigrationError extends Error {
+export class StoreMigrationError extends AppError {
   readonly code = 'ERR_STORE_MIGRATION';
   readonly version: number;
   readonly migrationName: string;
@@ -35,7 +38,7 @@ export class StoreMigrationError extends Error {
   }
 }
 
-export class ProxySetExistsError extends Error {
+export class ProxySetExistsError extends AppError {
   readonly code = 'ERR_PROXYSET_EXISTS';
   constructor(
     readonly setName: string,

@@ -12,16 +12,8 @@ import {
 } from '@/server/auth/errors';
 import { ProxyDeletingError, ProxyExistsError, ProxyNotFoundError, ProxyValidationError } from '@/server/control/errors';
 import { SettingsError } from '@/server/control/settings';
-import {
-  ForeignOriginError,
-  InvalidInputError,
-  PayloadTooLargeError,
-  ResourceNotFoundError,
-  ResourceUnavailableError,
-  UnauthenticatedError,
-  UnsupportedMediaTypeError,
-  UnsupportedOperationError,
-} from '@/server/http/errors';
+import { ForeignOriginError, InvalidInputError, PayloadTooLargeError, UnauthenticatedError, UnsupportedMediaTypeError } from '@/server/http/errors';
+import { ResourceNotFoundError, ResourceUnavailableError, UnsupportedOperationError } from '@/server/errors';
 import { apiErrorBodySchema } from '@/lib/api/errors';
 import { toResponse } from '@/server/http/to-response';
 import { ErrNotFound, ErrPermanent, ErrQuotaExceeded, ErrTransient } from '@/server/providers/errors';

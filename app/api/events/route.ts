@@ -3,7 +3,7 @@
 // overrides). A session or an API token may listen; a token hears Proxy changes only, their URLs
 // redacted (live-reader.ts). Only the leading replica serves it (it runs the
 // loops that make the changes); another answers 503 and the dashboard polls it instead.
-import { ResourceUnavailableError } from '@/server/http/errors';
+import { ResourceUnavailableError } from '@/server/errors';
 import { readerChange } from '@/server/http/live-reader';
 import { credentialsHold, liveStream, streamOwner } from '@/server/http/live-stream';
 import { bearerToken, route } from '@/server/http/route';

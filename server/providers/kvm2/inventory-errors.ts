@@ -1,7 +1,9 @@
-// Typed errors of the host inventory and image eviction. They are not provider-contract classes:
-// the API answers them by code (404 for an unknown host or image, 409 for an image in use or busy).
+// Typed errors of the host inventory and image eviction. They are not provider-contract classes
+// but AppErrors (server/errors.ts): the API answers them by code (404 for an unknown host or
+// image, 409 for an image in use or busy).
+import { AppError } from '@/server/errors';
 
-export class HostNotFoundError extends Error {
+export class HostNotFoundError extends AppError {
   readonly code = 'ERR_HOST_NOT_FOUND';
   constructor(
     readonly hostName: string,
@@ -12,7 +14,7 @@ export class HostNotFoundError extends Error {
   }
 }
 
-export class ImageNotFoundError extends Error {
+export class ImageNotFoundError extends AppError {
   readonly code = 'ERR_IMAGE_NOT_FOUND';
   constructor(
     readonly volume: string,
@@ -23,7 +25,7 @@ export class ImageNotFoundError extends Error {
   }
 }
 
-export class ImageInUseError extends Error {
+export class ImageInUseError extends AppError {
   readonly code = 'ERR_IMAGE_IN_USE';
   readonly volume: string;
   /** domains whose disks back onto the base */
@@ -49,7 +51,7 @@ export class ImageInUseError extends Error {
 }
 
 /** The image's (host, volume) lock is held: a download of it, or a Create using it, is running. */
-export class ImageBusyError extends Error {
+export class ImageBusyError extends AppError {
   readonly code = 'ERR_IMAGE_BUSY';
   constructor(
     readonly volume: string,

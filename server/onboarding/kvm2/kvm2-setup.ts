@@ -8,13 +8,12 @@ import type { Candidate, HostKeyStep } from '@/lib/api/host-setup';
 import type { Kvm2Entry } from '@/server/providers/config';
 import { reasonFor } from '@/server/providers/kvm2/check';
 import { createHostBackend } from '@/server/providers/kvm2/hosts';
-import { kvm2Defaults, type Kvm2Host, type Kvm2Settings, withDefaults } from '@/server/providers/kvm2/kvm2';
+import type { Kvm2Host } from '@/server/providers/kvm2/kvm2';
 import type { ProviderEntryBase } from '@/server/providers/registry';
 import type { EntryChoice, HostSetupSteps, OnboardingContext } from '../contract';
 import { HostSetupInputError, HostSetupRefusedError } from '../errors';
 import { dialSsh, parseSshAddress, SshError } from '@/server/ssh';
 import { hashedKnownHostsLine, knownHostStanding, scanHostKey } from '@/server/ssh/host-key-scan';
-import { generateKeyPair, publicIdentity, type PublicIdentity } from '@/server/ssh/key-pair';
 import { authoriseCommand } from '@/lib/authorise-command';
 import {
   appendKnownHostsLine,
@@ -24,23 +23,10 @@ import {
   refuseProtectedKnownHosts,
   writableByOthersWarnings,
 } from './known-hosts-file';
+import { candidateSettings, type KeyFiles } from './candidate-settings';
+import { generateIdentity, identityOf, type IdentityView } from './ssh-identity';
 import { checkCandidate, fixFor, listResources, openLibvirt, readCapabilities, type SetupContext, type SetupResult } from './host-steps';
 import { errorMessage } from '@/lib/error-message';
-
-export interface KeyFiles {
-  sshKeyFile: string;
-  knownHostsFile: string | undefined;
-  insecureIgnoreHostKey: boolean;
-}
-
-export interface IdentityView {
-  provider?: string;
-  exists: boolean;
-  publicKey?: string;
-  keyType?: string;
-  fingerprint?: string;
-  problem?: string;
-}
 
 /** `ssh-keygen -lf` on the host key file of that type prints the same fingerprint. */
 const hostKeyFiles: Record<string, string> = {
@@ -140,17 +126,7 @@ export class Kvm2HostSetup implements HostSetupSteps {
     const files: Array<{ provider?: string; keyFile: string }> = entries.map((entry) => ({ provider: entry.name, keyFile: entry.kvm2.sshKeyFile }));
     const fallback = this.defaultKeyFile();
     if (files.length === 0 && fallback) files.push({ keyFile: fallback });
-    return Promise.all(files.map(({ provider, keyFile }) => this.identityOf(keyFile, provider)));
-  }
-
-  private async identityOf(keyFile: string, provider?: string): Promise<IdentityView> {
-    const base = provider ? { provider } : {};
-    try {
-      return { ...base, exists: true, ...(await publicIdentity(keyFile)) };
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return { ...base, exists: false };
-      return { ...base, exists: true, problem: `the key file does not parse: ${errorMessage(err)}` };
-    }
+    return Promise.all(files.map(({ provider, keyFile }) => identityOf(keyFile, provider)));
   }
 
   /** Generates the key pair a provider entry (or a first entry) names, when its file is missing. */
@@ -160,16 +136,7 @@ export class Kvm2HostSetup implements HostSetupSteps {
       if (provider) throw new HostSetupInputError([{ path: 'provider', message: `there is no kvm2 provider named ${JSON.stringify(provider)}` }]);
       throw new HostSetupRefusedError('ERR_UNSUPPORTED_OPERATION', 'no providers config is set (PROVIDERS_CONFIG), so there is no place for a key');
     }
-    let identity: PublicIdentity;
-    try {
-      identity = await generateKeyPair(keyFile);
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'EEXIST')
-        throw new HostSetupRefusedError('ERR_HOST_SETUP_CONFLICT', 'the configured key file exists already; it is never replaced from the dashboard');
-      throw err;
-    }
-    this.options.logger.info({ provider, fingerprint: identity.fingerprint }, 'ssh identity generated');
-    return { ...(provider ? { provider } : {}), exists: true, ...identity };
+    return generateIdentity({ keyFile, provider, logger: this.options.logger });
   }
 
   /** Step 1: the host key the address presents and how it stands against known_hosts. */
@@ -303,7 +270,7 @@ export class Kvm2HostSetup implements HostSetupSteps {
     const settings = candidateSettings(candidate, files);
     const host = settings.hosts[0] as Kvm2Host;
     const logger = this.options.logger.child({ host: host.name });
-    const identity = await this.identityOf(files.sshKeyFile);
+    const identity = await identityOf(files.sshKeyFile);
     const authorise = identity.publicKey ? authoriseCommand(identity.publicKey, host.user) : 'Generate the server key under Settings first.';
     return { backend: createHostBackend({ providerName: candidate.provider, settings, logger }), host, logger, authorise };
   }
@@ -315,29 +282,4 @@ function address(text: string): void {
   } catch (err) {
     throw new HostSetupInputError([{ path: 'address', message: errorMessage(err) }]);
   }
-}
-
-/** The settings of a provider with just the candidate host, as the config would give them. */
-function candidateSettings(candidate: Candidate, files: KeyFiles): Kvm2Settings {
-  return withDefaults({
-    name: candidate.provider,
-    type: 'kvm2',
-    kvm2: {
-      sshKeyFile: files.sshKeyFile,
-      ...(files.knownHostsFile ? { knownHostsFile: files.knownHostsFile } : {}),
-      insecureIgnoreHostKey: files.insecureIgnoreHostKey,
-      machineTypes: {},
-      hosts: [
-        {
-          name: candidate.name ?? 'candidate',
-          address: candidate.address,
-          user: candidate.user ?? '',
-          bridge: candidate.bridge ?? 'unset',
-          socket: candidate.socket ?? kvm2Defaults.socket,
-          pool: candidate.pool ?? kvm2Defaults.pool,
-          ...(candidate.virtType ? { virtType: candidate.virtType } : {}),
-        },
-      ],
-    },
-  });
 }

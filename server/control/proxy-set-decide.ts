@@ -9,7 +9,9 @@
 // back-off; then the count is kept at `replicas` (and `replicas + maxSurge` while rolling), new
 // members spread to the eligible host with the fewest members; old-template members are deleted
 // make-before-break; extras go not-Ready first, then newest.
-import { backoffDelay, type BackoffPolicy } from './backoff';
+import type { BackoffPolicy } from './backoff';
+import { replaceMembers } from './proxy-set-replacement';
+import { Spread } from './proxy-set-spread';
 
 export interface SetPolicy {
   replicas: number;
@@ -103,73 +105,6 @@ export interface SetDecision {
   requeueAfterMs?: number;
 }
 
-/** Replacements failing the same way wait 1 min, 2 min, 4 min ... up to 30 min. */
-export const defaultReplacementBackoff: BackoffPolicy = { baseMs: 60_000, capMs: 30 * 60_000 };
-
-const signature = (cause: ReplacementCause, firstFailure: string | null | undefined) => `${cause}:${firstFailure ?? ''}`;
-
-/** Which members the controller should diagnose before deciding: those a pass may replace. */
-export function replacementCandidates(input: Pick<DecideInput, 'policy' | 'members' | 'hosts' | 'nowMs'>): SetMember[] {
-  const down = new Set(input.hosts.filter((host) => host.downSinceMs !== undefined).map((host) => host.name));
-  return input.members.filter(
-    (member) =>
-      !member.deleting &&
-      !member.displaced &&
-      !(member.host !== undefined && down.has(member.host)) &&
-      (member.failed || (!member.ready && member.notReadySinceMs !== undefined && input.nowMs - member.notReadySinceMs >= input.policy.readyTimeoutMs)),
-  );
-}
-
-/** How many replacements the budget still allows now (0 once it ran out and the admin has not acted). */
-export function replacementsAllowed(input: Pick<DecideInput, 'policy' | 'history' | 'exhausted' | 'budgetSinceMs' | 'nowMs'>): number {
-  if (input.exhausted) return 0;
-  const recent = input.history.filter(
-    (record) => input.nowMs - record.atMs < input.policy.budget.windowMs && record.atMs >= (input.budgetSinceMs ?? -Infinity),
-  );
-  return Math.max(0, input.policy.budget.max - recent.length);
-}
-
-/**
- * Members per host, to place new ones. A rollout's old-template members are leaving, so hosts are
- * compared by the members of the current template first (what the set ends with) and by all members
- * only between equals: counting the leaving ones alone, a tie (placement order favouring the host
- * of the newest old member) put both new members of a 2-member rollout on one host: 2/0 at the end.
- */
-class Spread {
-  private readonly counts = new Map<string, { current: number; all: number }>();
-
-  constructor(
-    private readonly hosts: SetHost[],
-    members: SetMember[],
-  ) {
-    for (const member of members) if (member.host !== undefined) this.add(member.host, { delta: 1, current: member.current });
-  }
-
-  add(host: string, change: { delta: number; current: boolean }): void {
-    const count = this.count(host);
-    this.counts.set(host, { current: count.current + (change.current ? change.delta : 0), all: count.all + change.delta });
-  }
-
-  private count(host: string): { current: number; all: number } {
-    return this.counts.get(host) ?? { current: 0, all: 0 };
-  }
-
-  /** The eligible host with the fewest current-template members, then the fewest members; ties go to the earlier host in placement order. */
-  pick(): string | undefined {
-    let best: SetHost | undefined;
-    for (const host of this.hosts) {
-      if (!host.eligible || host.downSinceMs !== undefined) continue;
-      if (!best) {
-        best = host;
-        continue;
-      }
-      const [candidate, leader] = [this.count(host.name), this.count(best.name)];
-      if (candidate.current < leader.current || (candidate.current === leader.current && candidate.all < leader.all)) best = host;
-    }
-    return best?.name;
-  }
-}
-
 /** Not-Ready first, then newest: the order members leave in. */
 const leavingOrder = (a: SetMember, b: SetMember) => Number(a.ready) - Number(b.ready) || b.createdAtMs - a.createdAtMs || b.name.localeCompare(a.name);
 
@@ -199,8 +134,6 @@ export function decide(input: DecideInput): SetDecision {
     else counted.push(member);
   }
   const spread = new Spread(input.hosts, counted);
-  // members this pass creates in place of replaced ones: counted, but nothing to delete or relabel
-  const fresh = new Set<SetMember>();
   const noHost = () =>
     actions.push({
       kind: 'event',
@@ -209,65 +142,10 @@ export function decide(input: DecideInput): SetDecision {
       message: 'no eligible host for a new member: every host is down, unhealthy or full',
     });
 
-  // Replacements, within the budget and the back-off.
-  const recent = input.history.filter((record) => nowMs - record.atMs < policy.budget.windowMs && record.atMs >= (input.budgetSinceMs ?? -Infinity));
-  let allowed = replacementsAllowed(input);
-  let ranOut = false;
-  const last = input.history.at(-1);
-  // how many replacements in a row (the last one included) failed the way the last one did
-  const sameAsLast = last
-    ? input.history.length -
-      1 -
-      input.history.findLastIndex((record) => signature(record.cause, record.firstFailure) !== signature(last.cause, last.firstFailure))
-    : 0;
-  const candidates = new Set(replacementCandidates({ ...input, members: counted }).map((member) => member.name));
-  for (const member of counted.filter((candidate) => candidates.has(candidate.name)).sort((a, b) => a.createdAtMs - b.createdAtMs)) {
-    const cause: ReplacementCause = member.failed ? 'Failed' : 'NotReady';
-    const firstFailure = member.diagnosis ?? null;
-    if (allowed <= 0) {
-      ranOut = true;
-      break;
-    }
-    if (last && signature(last.cause, last.firstFailure) === signature(cause, firstFailure)) {
-      const until = last.atMs + backoffDelay(sameAsLast, input.backoff ?? defaultReplacementBackoff);
-      if (nowMs < until) {
-        waits.push(until - nowMs);
-        continue;
-      }
-    }
-    if (member.host !== undefined) spread.add(member.host, { delta: -1, current: member.current });
-    const host = spread.pick();
-    if (host === undefined) {
-      if (member.host !== undefined) spread.add(member.host, { delta: 1, current: member.current });
-      noHost();
-      break;
-    }
-    spread.add(host, { delta: 1, current: true });
-    allowed -= 1;
-    actions.push({ kind: 'replace', member: member.name, host, cause, firstFailure });
-    const replacement: SetMember = {
-      name: `(replacing ${member.name})`,
-      host,
-      ready: false,
-      failed: false,
-      deleting: false,
-      current: true,
-      labelsCurrent: true,
-      createdAtMs: nowMs,
-      displaced: false,
-    };
-    fresh.add(replacement);
-    counted = counted.map((existing) => (existing === member ? replacement : existing));
-  }
+  const replaced = replaceMembers(input, { counted, spread, actions, waits, noHost });
+  counted = replaced.counted;
+  const { fresh, ranOut, exhaustedMessage } = replaced;
   const exhausted = input.exhausted || ranOut;
-  const lastDiagnoses = input.history
-    .slice(-3)
-    .map(
-      (record) =>
-        `${record.member}: ${record.cause === 'Failed' ? 'Failed' : 'not Ready in time'}${record.firstFailure ? ` (first failure: ${record.firstFailure})` : ''}`,
-    )
-    .join('; ');
-  const exhaustedMessage = `${recent.length} replacements within the budget's window (at most ${policy.budget.max}); replacing stopped until the set is changed, scaled or resumed. Last: ${lastDiagnoses || 'none'}`;
   if (ranOut && !input.exhausted) {
     actions.push({ kind: 'exhausted', message: exhaustedMessage });
     actions.push({ kind: 'event', type: 'Warning', reason: 'ReplacementsExhausted', message: exhaustedMessage });
@@ -341,7 +219,7 @@ export function decide(input: DecideInput): SetDecision {
           type: 'ReplacementsExhausted',
           status: 'False',
           reason: 'WithinBudget',
-          message: `${recent.length} of ${policy.budget.max} replacements used in the window`,
+          message: `${replaced.recentCount} of ${policy.budget.max} replacements used in the window`,
         },
     readyNow >= minReady
       ? { type: 'Available', status: 'True', reason: 'EnoughReady', message: `${readyNow} of ${policy.replicas} Ready` }

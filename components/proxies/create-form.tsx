@@ -59,7 +59,7 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
   const checkedHosts = health.data?.find((entry) => entry.name === state.provider)?.targets.map((target) => target.name) ?? [];
   // Several hosts of a provider that places: an empty choice leaves the host to the server (automatic placement).
   const automatic = provider?.capabilities.placement === true && (provider.catalogue?.hosts.length ?? 0) > 1;
-  const preview = usePlacementPreview(state.provider, state.machineType, automatic && state.zone === '');
+  const preview = usePlacementPreview({ provider: state.provider, machineType: state.machineType, enabled: automatic && state.zone === '' });
   const set =
     <K extends keyof CreateFormState>(key: K) =>
     (value: CreateFormState[K]) =>

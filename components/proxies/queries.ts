@@ -44,7 +44,7 @@ export function useDiagnosisRun(name: string) {
 }
 
 /** The host automatic placement would choose now for a Proxy of `machineType` on `provider`. */
-export function usePlacementPreview(provider: string, machineType: string, enabled: boolean) {
+export function usePlacementPreview({ provider, machineType, enabled }: { provider: string; machineType: string; enabled: boolean }) {
   return useQuery({
     queryKey: proxyKeys.placement(provider, machineType),
     queryFn: ({ signal }) =>

@@ -47,7 +47,7 @@ export function domainActivities(stats: HostStats | undefined, seen?: WeakMap<Do
 
 /** The host's domains' series over the last hour, recomputed only when a new answer arrives. */
 export function useDomainActivities(provider: string, host: string): Map<string, DomainActivitySeries> {
-  const stats = useHostStats(provider, host, '1h');
+  const stats = useHostStats({ provider, host, window: '1h' });
   const [seen] = useState(() => new WeakMap<DomainPoints, DomainActivitySeries>());
   return useMemo(() => domainActivities(stats.data, seen), [stats.data, seen]);
 }

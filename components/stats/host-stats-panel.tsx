@@ -39,7 +39,7 @@ function RoomForANewVm({ provider, host, freeMemoryBytes }: { provider: string; 
 
 export function HostStatsPanel({ provider, host }: { provider: string; host: string }) {
   const [span, setSpan] = useState<StatsWindowName>('1h');
-  const stats = useHostStats(provider, host, span);
+  const stats = useHostStats({ provider, host, window: span });
   const body = () => {
     if (stats.isPending) return <SkeletonChart label="host usage" />;
     if (stats.isError) return <ErrorPanel title="Could not load the host's usage" error={stats.error} onRetry={() => void stats.refetch()} />;

@@ -37,7 +37,7 @@ const vmCharts: ChartSpec[] = [
  */
 export function ProxyStatsPanel({ name, provider, host, vm = true }: { name: string; provider?: string; host?: string; vm?: boolean }) {
   const [span, setSpan] = useState<StatsWindowName>('1h');
-  const stats = useProxyStats(name, span, { provider, host });
+  const stats = useProxyStats({ name, window: span, provider, host });
   const picker = <WindowPicker value={span} onChange={setSpan} />;
   const body = () => {
     if (stats.isPending) return <SkeletonChart label={vm ? 'VM charts' : 'Gateway chart'} />;

@@ -18,16 +18,17 @@ const segment = encodeURIComponent;
 /** The server samples every 10 s by default; polling faster shows nothing new. */
 export const statsPollMs = 10_000;
 
-export function useProxyStats(name: string, window: StatsWindowName, where: { provider?: string; host?: string } = {}) {
+/** `provider` and `host` name where the VM runs, so a `stats` message for that host refetches it. */
+export function useProxyStats({ name, window, provider, host }: { name: string; window: StatsWindowName; provider?: string; host?: string }) {
   return useQuery({
-    queryKey: statsKeys.proxy(name, window, where),
+    queryKey: statsKeys.proxy(name, window, { provider, host }),
     queryFn: ({ signal }) => apiRequest(`/api/proxies/${segment(name)}/stats?window=${window}`, proxyStatsSchema, { signal }),
     refetchInterval: usePollInterval(statsPollMs),
     placeholderData: (previous) => previous,
   });
 }
 
-export function useHostStats(provider: string, host: string, window: StatsWindowName) {
+export function useHostStats({ provider, host, window }: { provider: string; host: string; window: StatsWindowName }) {
   return useQuery({
     queryKey: statsKeys.host(provider, host, window),
     queryFn: ({ signal }) => apiRequest(`/api/providers/${segment(provider)}/hosts/${segment(host)}/stats?window=${window}`, hostStatsSchema, { signal }),

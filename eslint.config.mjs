@@ -14,8 +14,8 @@ const config = [
     },
   },
   {
-    // The HTTP layer and the routes talk to the runtime and the provider contract (with its optional
-    // capabilities such as host inventory), never to one provider's internals.
+    // The HTTP layer and the routes talk to the runtime's services and the provider contract (with
+    // its optional capabilities such as host inventory), never to the store or one provider's internals.
     files: ['server/http/**/*.ts', 'app/**/*.{ts,tsx}'],
     rules: {
       'no-restricted-imports': [
@@ -25,6 +25,10 @@ const config = [
             {
               group: ['@/server/providers/kvm2', '@/server/providers/kvm2/*', '**/providers/kvm2', '**/providers/kvm2/*'],
               message: 'server/http and app/ use the provider contract (server/providers/contract.ts, host-inventory.ts), not kvm2 internals.',
+            },
+            {
+              group: ['@/server/store', '@/server/store/*', '**/server/store', '**/server/store/*'],
+              message: 'server/http and app/ call the services (server/runtime/services.ts); a service that reads the store lives in server/control.',
             },
           ],
         },

@@ -4,15 +4,15 @@
 // requests, authenticated and Origin-checked like every route. Keystrokes are never logged.
 import type { ConsoleEventName, ConsoleInputResult, ConsoleStatusView } from '@/lib/api/console';
 import { liveHeartbeatMs } from '@/lib/api/live';
-import type { Runtime } from '@/server/runtime';
+import type { RouteServices } from '@/server/runtime';
 import { UnsupportedOperationError } from '@/server/errors';
 import { liveStreamHeaders } from './live-stream';
 
 /** Throws unless the Proxy exists, has a VM and its provider (when running) can open consoles. */
-async function checkConsoleable(runtime: Runtime, name: string): Promise<void> {
-  const view = await runtime.proxies.get(name);
+async function checkConsoleable(services: RouteServices, name: string): Promise<void> {
+  const view = await services.proxies.get(name);
   if (view.mode !== 'Managed' || !view.provider) throw new UnsupportedOperationError(`Proxy ${JSON.stringify(name)} is Static: it has no VM, so no console`);
-  const provider = runtime.providers.get(view.provider);
+  const provider = services.providers.get(view.provider);
   if (provider && !provider.console) throw new UnsupportedOperationError(`provider ${JSON.stringify(view.provider)} (${provider.type}) cannot open consoles`);
 }
 
@@ -37,9 +37,9 @@ export interface ConsoleStreamOptions {
 }
 
 /** The console's SSE stream; ends when the client goes or its session does. */
-export async function consoleStream(runtime: Runtime, name: string, options: ConsoleStreamOptions): Promise<Response> {
+export async function consoleStream(services: RouteServices, name: string, options: ConsoleStreamOptions): Promise<Response> {
   const { signal, authorised } = options;
-  await checkConsoleable(runtime, name);
+  await checkConsoleable(services, name);
   const encoder = new TextEncoder();
   let finish = () => {};
   const body = new ReadableStream<Uint8Array>(
@@ -65,7 +65,7 @@ export async function consoleStream(runtime: Runtime, name: string, options: Con
           }
         };
         const send = (event: ConsoleEventName, data: unknown) => write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
-        const watch = runtime.consoles.watch(name, {
+        const watch = services.consoles.watch(name, {
           output: (chunk) => send('output', { data: chunk.toString('base64') }),
           status: (status) => send('status', status satisfies ConsoleStatusView),
         });
@@ -100,14 +100,14 @@ export async function consoleStream(runtime: Runtime, name: string, options: Con
   return new Response(body, { headers: liveStreamHeaders });
 }
 
-export async function consoleInput(runtime: Runtime, name: string, data: string): Promise<ConsoleInputResult> {
-  await checkConsoleable(runtime, name);
+export async function consoleInput(services: RouteServices, name: string, data: string): Promise<ConsoleInputResult> {
+  await checkConsoleable(services, name);
   const bytes = Buffer.from(data, 'utf8');
-  await runtime.consoles.input(name, bytes);
+  await services.consoles.input(name, bytes);
   return { sentBytes: bytes.length };
 }
 
-export async function consoleTakeover(runtime: Runtime, name: string): Promise<ConsoleStatusView> {
-  await checkConsoleable(runtime, name);
-  return runtime.consoles.takeOver(name);
+export async function consoleTakeover(services: RouteServices, name: string): Promise<ConsoleStatusView> {
+  await checkConsoleable(services, name);
+  return services.consoles.takeOver(name);
 }

@@ -1,12 +1,13 @@
 // The shape of every API route handler: refuse cross-site writes, authenticate, parse params,
-// query and body with zod, call one server function, answer JSON. Every failure on the way,
+// query and body with zod, call one service, answer JSON. Handlers get the runtime's services
+// (server/runtime/services.ts), never its store or its control loops. Every failure on the way,
 // the handler's own included, goes through toResponse, so handlers hold no try/catch.
 //
-//   export const GET = route({ access: 'admin', params: nameParams }, ({ runtime, params }) => runtime.proxies.get(params.name));
+//   export const GET = route({ access: 'admin', params: nameParams }, ({ services, params }) => services.proxies.get(params.name));
 import type { z } from 'zod';
 import { readCookie } from '@/server/auth/cookies';
 import type { AuthService, Principal } from '@/server/auth/service';
-import { getRuntime, type Runtime } from '@/server/runtime';
+import { getRuntime, type RouteServices } from '@/server/runtime';
 import { logger as childLogger } from '@/server/telemetry/logger';
 import { UnauthenticatedError } from './errors';
 import { exposureFromEnv } from './exposure';
@@ -35,7 +36,7 @@ export interface RouteOptions<P extends Schema | undefined, Q extends Schema | u
 
 export interface RouteInput<P, Q, B> {
   request: Request;
-  runtime: Runtime;
+  services: RouteServices;
   auth: AuthService;
   /** undefined only on public routes without credentials */
   principal: Principal | undefined;
@@ -79,22 +80,22 @@ export function route<P extends Schema | undefined = undefined, Q extends Schema
   handler: (input: RouteInput<Parsed<P>, Parsed<Q>, Parsed<B>>) => unknown,
 ): RouteHandler {
   return async (request, context) => {
-    let runtime: Runtime | undefined;
+    let services: RouteServices | undefined;
     try {
       checkSameOrigin(request, exposureFromEnv());
-      runtime = await getRuntime();
-      const { auth } = runtime;
+      services = (await getRuntime()).services;
+      const { auth } = services;
       const sessionCookie = readCookie(request.headers.get('cookie'));
       const principal = await authenticate({ request, auth, access: options.access, sessionCookie });
       const params = (options.params ? parseInput(options.params, (await context?.params) ?? {}) : undefined) as Parsed<P>;
       const query = (options.query ? parseInput(options.query, queryObject(new URL(request.url))) : undefined) as Parsed<Q>;
       const body = (options.body ? parseInput(options.body, await readJson(request, options.bodyLimitBytes ?? defaultBodyLimitBytes)) : undefined) as Parsed<B>;
-      const result = await handler({ request, runtime, auth, principal, sessionCookie, params, query, body });
+      const result = await handler({ request, services, auth, principal, sessionCookie, params, query, body });
       if (result instanceof Response) return result;
       return Response.json(result ?? null, { status: options.status ?? 200, headers: noStore });
     } catch (err) {
       // Before the runtime is up (it failed to start), its logger does not exist yet.
-      return toResponse(err, runtime?.httpLogger ?? childLogger('http'));
+      return toResponse(err, services?.httpLogger ?? childLogger('http'));
     }
   };
 }

@@ -36,7 +36,7 @@ import { GatewayTrafficStore } from '@/server/store/gateway-traffic';
 import type { RuntimeSettings } from '@/server/control/settings';
 import { configureSshDials } from '@/server/ssh/dial-limiter';
 import { createControlLoops } from './control-loops';
-import { type ClusterApi, createServices, type ProvidersApi } from './services';
+import { type ClusterApi, createServices, type ProvidersApi, type RouteServices } from './services';
 
 export interface RuntimeOptions {
   settings: RuntimeSettings;
@@ -55,6 +55,8 @@ export interface RuntimeOptions {
 }
 
 export interface Runtime {
+  /** what the route handlers are given: the services, never the store or a loop */
+  readonly services: RouteServices;
   readonly settings: RuntimeSettings;
   readonly cluster: ClusterApi;
   readonly store: Store;
@@ -187,6 +189,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
 
   let stopping: Promise<void> | undefined;
   return {
+    services: { ...services, gateway, live, metrics },
     settings,
     cluster: services.cluster,
     store,

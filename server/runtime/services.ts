@@ -1,6 +1,7 @@
 // The services the HTTP routes may call, which every replica serves: the providers config, Proxies
-// and sets of them, the providers' health, diagnosis, the Add host wizard and the hosts in the
-// config file, the cluster view, the consoles, and auth. They never see a control loop: what they
+// and sets of them, the providers' health, diagnosis, the hosts' inventories, stats, placement
+// previews, the Add host wizard and the hosts in the config file, the cluster view, the consoles,
+// and auth. They never see a control loop: what they
 // change reaches the loops through `changes`, which the runtime routes to the leader.
 import type { ClusterView } from '@/lib/api/cluster';
 import type { ProviderCapabilities } from '@/lib/api/config';
@@ -17,7 +18,9 @@ import type { Clock } from '@/server/control/clock';
 import { ConfigManager } from '@/server/control/config-reload';
 import { ConsoleManager } from '@/server/control/console-manager';
 import { DiagnosisService } from '@/server/control/diagnosis';
+import { HostViewService } from '@/server/control/host-view';
 import type { LiveFeed } from '@/server/control/live-feed';
+import { PlacementPreviewService } from '@/server/control/placement-preview';
 import { checkPort } from '@/server/control/port-check';
 import { probeProxy } from '@/server/control/probe';
 import { proxiesOnHost } from '@/server/control/host-users';
@@ -25,7 +28,11 @@ import type { ProviderSet } from '@/server/control/provider-set';
 import { ProxyService } from '@/server/control/proxy-service';
 import { ProxySetService } from '@/server/control/proxy-set-service';
 import { toProxyView } from '@/server/control/proxy-view';
+import { type ConfiguredProvider, configuredProvider, runningProvider } from '@/server/control/running-provider';
 import type { RuntimeSettings } from '@/server/control/settings';
+import { StatsService } from '@/server/control/stats-service';
+import type { GatewayService } from '@/server/gateway/gateway-service';
+import type { Metrics } from '@/server/telemetry/metrics';
 import { HostConfig } from '@/server/onboarding/host-config';
 import { HostSetup } from '@/server/onboarding/host-setup';
 import { builtInOnboarding } from '@/server/onboarding/onboarding-types';
@@ -47,6 +54,10 @@ export interface ProvidersApi {
   history(name: string, options: { sinceMs: number; target?: string }): Promise<HealthSample[]>;
   /** the running provider, for calls the routes make themselves (host listings) */
   get(name: string): Provider | undefined;
+  /** the config's entry of that name (404 when the config does not name it) */
+  configured(name: string): ConfiguredProvider;
+  /** the running provider of that name (404 when not configured, 503 when configured but not running) */
+  running(name: string): Provider;
   /** what the dashboard may offer for providers of `type` (its registration and its onboarding declare it) */
   capabilities(type: string): ProviderCapabilities;
 }
@@ -87,11 +98,27 @@ export interface RuntimeServices {
   readonly proxySets: ProxySetService;
   readonly providers: ProvidersApi;
   readonly diagnosis: DiagnosisService;
+  /** a host's pools, images and domains, and image eviction */
+  readonly hosts: HostViewService;
+  readonly stats: StatsService;
+  /** where automatic placement would put a Proxy or a set's members now */
+  readonly placement: PlacementPreviewService;
   readonly hostSetup: HostSetup;
   readonly hostConfig: HostConfig;
   readonly cluster: ClusterApi;
   readonly auth: AuthService;
   readonly httpLogger: Logger;
+}
+
+/**
+ * What a route handler is given (server/http/route.ts): the services, and beside them what every
+ * replica serves that the runtime builds itself (the gateway's view, the live feed, the metrics).
+ * Never the store or a control loop.
+ */
+export interface RouteServices extends RuntimeServices {
+  readonly gateway: Pick<GatewayService, 'view'>;
+  readonly live: LiveFeed;
+  readonly metrics: Metrics;
 }
 
 /** Phases (as the API shows them) in which a Proxy's VM is still booting: boot capture holds its console. */
@@ -148,6 +175,7 @@ export function createServices(options: ServicesOptions): RuntimeServices {
     },
   });
 
+  const directory = { entries: () => config.status().providers, get: (name: string) => providerSet.get(name) };
   const providers: ProvidersApi = {
     list: async () => {
       const latest = new Map((await store.health.latest()).map((health) => [health.provider, health.targets]));
@@ -155,6 +183,8 @@ export function createServices(options: ServicesOptions): RuntimeServices {
     },
     history: (name, query) => store.health.history({ provider: name, ...query }),
     get: (name) => providerSet.get(name),
+    configured: (name) => configuredProvider(directory, name),
+    running: (name) => runningProvider(directory, name),
     capabilities: (type) => ({ ...registry.capabilities(type), setup: onboardingTypes.has(type) }),
   };
   const diagnosis = new DiagnosisService({
@@ -169,6 +199,9 @@ export function createServices(options: ServicesOptions): RuntimeServices {
     probeTimeoutMs: settings.probeTimeoutMs,
     clock,
   });
+
+  const stats = new StatsService({ store, sampleIntervalMs: settings.statsSampleIntervalMs, running: providers.running, clock });
+  const placement = new PlacementPreviewService({ running: providers.running, health: store.health, clock });
 
   const hostSetup = new HostSetup({
     types: onboardingTypes,
@@ -189,9 +222,11 @@ export function createServices(options: ServicesOptions): RuntimeServices {
     view: () => clusterView({ store, leadership, replica, startedAtMs, leaseMs: settings.leaderLeaseMs, nowMs: clock.now() }),
   };
 
+  const hosts = new HostViewService({ running: providers.running, proxies: () => store.proxies.list(), isLeader: () => cluster.isLeader() });
+
   // Its start announces the first-start setup code in the log.
   const auth = new AuthService({ logger: childLogger('auth', root), ...(options.auth ?? authOptionsFromEnv()), db: store.sql });
   const httpLogger = childLogger('http', root);
 
-  return { config, consoles, proxies, proxySets, providers, diagnosis, hostSetup, hostConfig, cluster, auth, httpLogger };
+  return { config, consoles, proxies, proxySets, providers, diagnosis, hosts, stats, placement, hostSetup, hostConfig, cluster, auth, httpLogger };
 }

@@ -5,7 +5,6 @@
 import { describe, expect, it } from 'vitest';
 import type { StatsSample } from '@/server/control/sampler';
 import { instanceName } from '@/server/control/names';
-import { hostStats, proxyStats, trafficOverview } from '@/server/http/stats-api';
 import { domainState, labProxy, singleProxySuite } from './control-support';
 
 const suite = singleProxySuite({ suffix: 'stats', env: { STATS_SAMPLE_INTERVAL: '1s' } });
@@ -42,15 +41,15 @@ describe('stats sampling on the lab', () => {
     expect(withRate.netRxBps).not.toBeNull();
 
     // The 1 h window averages into 10 s steps: the 1 s samples so far may share one step.
-    const stats = await proxyStats(runtime, { name: proxy, window: '1h' });
+    const stats = await runtime.services.stats.proxy({ name: proxy, window: '1h' });
     expect(stats.stepSeconds).toBe(10);
     expect(stats.points.some((point) => (point.cpuPercent ?? 0) > 0)).toBe(true);
     expect(stats.points.at(-1)?.memoryTotalBytes).toBe(256 * 1024 * 1024);
-    const host = await hostStats(runtime, { provider: entry, host: 'lab1', window: '1h' });
+    const host = await runtime.services.stats.host({ provider: entry, host: 'lab1', window: '1h' });
     expect(host.points.at(-1)).toMatchObject({ cpuPercent: expect.any(Number), memoryTotalBytes: expect.any(Number) });
     expect(host.points.at(-1)!.memoryUsedBytes!).toBeLessThan(host.points.at(-1)!.memoryTotalBytes!);
     expect(host.domains).toEqual([expect.objectContaining({ domain, proxy })]);
-    expect((await trafficOverview(runtime)).busiest.map((entryRow) => entryRow.proxy)).toEqual([proxy]);
+    expect((await runtime.services.stats.traffic()).busiest.map((entryRow) => entryRow.proxy)).toEqual([proxy]);
     const rounds = samples.filter((sample) => sample.target === 'lab1').length;
     console.info(`${rounds} rounds on lab1; cpu seconds ${first} -> ${await cpuSeconds(proxy)}; last CPU ${withRate.cpuPercent?.toFixed(1)} %`);
   });

@@ -3,7 +3,6 @@
 // through has none (the page's empty state).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { proxyStatsSchema } from '@/lib/api/stats';
-import { proxyStats } from '@/server/http/stats-api';
 import { startApi, type ApiHarness } from './api-harness';
 
 let api: ApiHarness;
@@ -39,11 +38,11 @@ describe('a Proxy’s stats with the gateway’s traffic', () => {
       ]);
     }
 
-    const busy = proxyStatsSchema.parse(await proxyStats(api.runtime, { name: 'busy', window: '1h' }));
+    const busy = proxyStatsSchema.parse(await api.runtime.services.stats.proxy({ name: 'busy', window: '1h' }));
     expect(busy.stepSeconds).toBe(10);
     expect(busy.gateway.length).toBeGreaterThanOrEqual(359);
     const step = new Date(roundAtMs).toISOString();
     expect(busy.gateway.filter((point) => point.inBps > 0 || point.outBps > 0)).toEqual([{ at: step, inBps: 2_000, outBps: 500 }]);
-    expect((await proxyStats(api.runtime, { name: 'quiet', window: '1h' })).gateway).toEqual([]);
+    expect((await api.runtime.services.stats.proxy({ name: 'quiet', window: '1h' })).gateway).toEqual([]);
   });
 });

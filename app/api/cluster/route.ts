@@ -4,4 +4,4 @@ import { route } from '@/server/http/route';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin' }, async ({ runtime }) => (await runtime.cluster.view()) satisfies ClusterView);
+export const GET = route({ access: 'admin' }, async ({ services }) => (await services.cluster.view()) satisfies ClusterView);

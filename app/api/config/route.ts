@@ -3,4 +3,4 @@ import { route } from '@/server/http/route';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin' }, ({ runtime }) => configSummary(runtime));
+export const GET = route({ access: 'admin' }, ({ services }) => configSummary(services));

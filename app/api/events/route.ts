@@ -11,11 +11,11 @@ import { liveEventsQuery } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'reader', query: liveEventsQuery }, ({ runtime, auth, request, query, principal, sessionCookie }) => {
-  if (!runtime.cluster.isLeader())
+export const GET = route({ access: 'reader', query: liveEventsQuery }, ({ services, auth, request, query, principal, sessionCookie }) => {
+  if (!services.cluster.isLeader())
     throw new ResourceUnavailableError('this replica does not lead: the live feed is served by the leader (GET /api/cluster names it)');
   return liveStream({
-    feed: runtime.live,
+    feed: services.live,
     lastEventId: request.headers.get('last-event-id') ?? query.lastEventId,
     owner: streamOwner(principal, sessionCookie),
     signal: request.signal,

@@ -4,4 +4,4 @@ import { route } from '@/server/http/route';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'reader' }, ({ runtime }) => metricsText(runtime));
+export const GET = route({ access: 'reader' }, ({ services }) => metricsText(services));

@@ -3,4 +3,4 @@ import { route } from '@/server/http/route';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin' }, ({ runtime }) => listProviders(runtime));
+export const GET = route({ access: 'admin' }, ({ services }) => listProviders(services));

@@ -7,10 +7,10 @@ export const dynamic = 'force-dynamic';
 
 export const GET = route(
   { access: 'admin', query: proxyListQuery },
-  async ({ runtime, query }) => ({ proxies: await runtime.proxies.list(query) }) satisfies ProxyList,
+  async ({ services, query }) => ({ proxies: await services.proxies.list(query) }) satisfies ProxyList,
 );
 
 export const POST = route(
   { access: 'admin', body: proxyCreateSchema, status: 201 },
-  async ({ runtime, body }) => (await runtime.proxies.create(body)) satisfies ProxyView,
+  async ({ services, body }) => (await services.proxies.create(body)) satisfies ProxyView,
 );

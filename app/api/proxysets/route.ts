@@ -4,10 +4,10 @@ import { route } from '@/server/http/route';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin' }, async ({ runtime }) => ({ proxysets: await runtime.proxySets.list() }) satisfies ProxySetList);
+export const GET = route({ access: 'admin' }, async ({ services }) => ({ proxysets: await services.proxySets.list() }) satisfies ProxySetList);
 
 /** Created now; the set controller (on the leader) makes its members. */
 export const POST = route(
   { access: 'admin', body: proxySetCreateSchema, status: 201 },
-  async ({ runtime, body }) => (await runtime.proxySets.create(body)) satisfies ProxySetView,
+  async ({ services, body }) => (await services.proxySets.create(body)) satisfies ProxySetView,
 );

@@ -7,5 +7,5 @@ export const dynamic = 'force-dynamic';
 
 export const GET = route(
   { access: 'reader', query: discoveryQuery },
-  async ({ runtime, query }) => ({ proxies: await runtime.proxies.discover(query) }) satisfies DiscoveryList,
+  async ({ services, query }) => ({ proxies: await services.proxies.discover(query) }) satisfies DiscoveryList,
 );

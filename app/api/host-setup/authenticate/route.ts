@@ -3,4 +3,4 @@ import { route } from '@/server/http/route';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = route({ access: 'admin', body: candidateSchema }, ({ runtime, body }) => runtime.hostSetup.authenticate(body));
+export const POST = route({ access: 'admin', body: candidateSchema }, ({ services, body }) => services.hostSetup.authenticate(body));

@@ -5,16 +5,19 @@ import { proxyParams } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin', params: proxyParams }, async ({ runtime, params }) => (await runtime.proxies.get(params.name)) satisfies ProxyView);
+export const GET = route(
+  { access: 'admin', params: proxyParams },
+  async ({ services, params }) => (await services.proxies.get(params.name)) satisfies ProxyView,
+);
 
 /** The whole spec again; a change to anything the spec hash covers replaces the VM. */
 export const PUT = route(
   { access: 'admin', params: proxyParams, body: proxyUpdateSchema },
-  async ({ runtime, params, body }) => (await runtime.proxies.update(params.name, body)) satisfies ProxyView,
+  async ({ services, params, body }) => (await services.proxies.update(params.name, body)) satisfies ProxyView,
 );
 
 /** Accepted: the Proxy stays (phase Deleting) until the provider has deleted its instance. */
 export const DELETE = route(
   { access: 'admin', params: proxyParams, status: 202 },
-  async ({ runtime, params }) => (await runtime.proxies.delete(params.name)) satisfies ProxyView,
+  async ({ services, params }) => (await services.proxies.delete(params.name)) satisfies ProxyView,
 );

@@ -7,17 +7,17 @@ export const dynamic = 'force-dynamic';
 
 export const GET = route(
   { access: 'admin', params: proxySetParams },
-  async ({ runtime, params }) => (await runtime.proxySets.get(params.name)) satisfies ProxySetView,
+  async ({ services, params }) => (await services.proxySets.get(params.name)) satisfies ProxySetView,
 );
 
 /** The whole set again; a template change (in the spec hash) replaces the members, rolling. */
 export const PUT = route(
   { access: 'admin', params: proxySetParams, body: proxySetUpdateSchema },
-  async ({ runtime, params, body }) => (await runtime.proxySets.update(params.name, body)) satisfies ProxySetView,
+  async ({ services, params, body }) => (await services.proxySets.update(params.name, body)) satisfies ProxySetView,
 );
 
 /** Accepted: the members are being deleted; the set goes once they are gone. */
 export const DELETE = route(
   { access: 'admin', params: proxySetParams, status: 202 },
-  async ({ runtime, params }) => (await runtime.proxySets.delete(params.name)) satisfies ProxySetView,
+  async ({ services, params }) => (await services.proxySets.delete(params.name)) satisfies ProxySetView,
 );

@@ -1,6 +1,5 @@
 import { proxySetCreateSchema } from '@/lib/api/proxyset-spec';
 import type { ProxySetPreview } from '@/lib/api/proxysets';
-import { proxySetPreview } from '@/server/http/proxyset-preview';
 import { route } from '@/server/http/route';
 
 export const dynamic = 'force-dynamic';
@@ -8,5 +7,5 @@ export const dynamic = 'force-dynamic';
 /** The set as POST /api/proxysets takes it; answers where its members would go now, creating nothing. */
 export const POST = route(
   { access: 'admin', body: proxySetCreateSchema },
-  async ({ runtime, body }) => (await proxySetPreview(runtime, body)) satisfies ProxySetPreview,
+  async ({ services, body }) => (await services.placement.set(body)) satisfies ProxySetPreview,
 );

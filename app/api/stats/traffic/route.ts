@@ -1,7 +1,6 @@
 // The overview's traffic: every Proxy's bytes in and out over the last hour, per minute, and the busiest Proxies.
 import { route } from '@/server/http/route';
-import { trafficOverview } from '@/server/http/stats-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin' }, ({ runtime }) => trafficOverview(runtime));
+export const GET = route({ access: 'admin' }, ({ services }) => services.stats.traffic());

@@ -3,4 +3,4 @@ import { route } from '@/server/http/route';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = route({ access: 'admin', body: trustHostKeySchema }, ({ runtime, body }) => runtime.hostSetup.trustHostKey(body));
+export const POST = route({ access: 'admin', body: trustHostKeySchema }, ({ services, body }) => services.hostSetup.trustHostKey(body));

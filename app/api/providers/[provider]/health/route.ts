@@ -4,6 +4,6 @@ import { healthQuery, providerParams } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin', params: providerParams, query: healthQuery }, ({ runtime, params, query }) =>
-  providerHealth(runtime, { provider: params.provider, ...query }),
+export const GET = route({ access: 'admin', params: providerParams, query: healthQuery }, ({ services, params, query }) =>
+  providerHealth(services, { provider: params.provider, ...query }),
 );

@@ -4,6 +4,6 @@ import { providerParams } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = route({ access: 'admin', params: providerParams, body: addHostSchema, status: 201 }, ({ runtime, params, body }) =>
-  runtime.hostConfig.add(params.provider, body),
+export const POST = route({ access: 'admin', params: providerParams, body: addHostSchema, status: 201 }, ({ services, params, body }) =>
+  services.hostConfig.add(params.provider, body),
 );

@@ -6,6 +6,6 @@ import { proxyParams } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin', params: proxyParams }, ({ runtime, auth, params, request, principal, sessionCookie }) =>
-  consoleStream(runtime, params.name, { signal: request.signal, authorised: credentialsHold({ auth, principal, sessionCookie, bearer: undefined }) }),
+export const GET = route({ access: 'admin', params: proxyParams }, ({ services, auth, params, request, principal, sessionCookie }) =>
+  consoleStream(services, params.name, { signal: request.signal, authorised: credentialsHold({ auth, principal, sessionCookie, bearer: undefined }) }),
 );

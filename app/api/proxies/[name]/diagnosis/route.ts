@@ -7,5 +7,5 @@ export const dynamic = 'force-dynamic';
 
 export const GET = route(
   { access: 'admin', params: proxyParams },
-  async ({ runtime, params }) => (await runtime.diagnosis.diagnose(params.name)) satisfies Diagnosis,
+  async ({ services, params }) => (await services.diagnosis.diagnose(params.name)) satisfies Diagnosis,
 );

@@ -5,4 +5,4 @@ import { proxyParams } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin', params: proxyParams }, ({ runtime, params }) => proxyDownload(runtime, params.name));
+export const GET = route({ access: 'admin', params: proxyParams }, ({ services, params }) => proxyDownload(services, params.name));

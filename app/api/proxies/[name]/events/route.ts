@@ -6,5 +6,5 @@ export const dynamic = 'force-dynamic';
 
 export const GET = route(
   { access: 'admin', params: proxyParams, query: eventsQuery },
-  async ({ runtime, params, query }) => ({ events: await runtime.proxies.events(params.name, query.limit) }) satisfies ProxyEventList,
+  async ({ services, params, query }) => ({ events: await services.proxies.events(params.name, query.limit) }) satisfies ProxyEventList,
 );

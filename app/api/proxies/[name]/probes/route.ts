@@ -8,10 +8,10 @@ export const dynamic = 'force-dynamic';
 
 export const GET = route(
   { access: 'admin', params: proxyParams, query: probesQuery },
-  async ({ runtime, params, query }) =>
+  async ({ services, params, query }) =>
     ({
       proxy: params.name,
       since: new Date(query.sinceMs).toISOString(),
-      samples: await runtime.proxies.probes(params.name, query.sinceMs),
+      samples: await services.proxies.probes(params.name, query.sinceMs),
     }) satisfies ProbeHistory,
 );

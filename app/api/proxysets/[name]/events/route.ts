@@ -7,5 +7,5 @@ export const dynamic = 'force-dynamic';
 /** The set's own events (members made, replaced, deleted; budget; rollout), newest first. */
 export const GET = route(
   { access: 'admin', params: proxySetParams, query: eventsQuery },
-  async ({ runtime, params, query }) => ({ events: await runtime.proxySets.events(params.name, query.limit) }) satisfies ProxyEventList,
+  async ({ services, params, query }) => ({ events: await services.proxySets.events(params.name, query.limit) }) satisfies ProxyEventList,
 );

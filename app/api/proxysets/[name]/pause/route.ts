@@ -7,5 +7,5 @@ export const dynamic = 'force-dynamic';
 /** Holds a rolling change where it is; the count is still kept. */
 export const POST = route(
   { access: 'admin', params: proxySetParams },
-  async ({ runtime, params }) => (await runtime.proxySets.pause(params.name)) satisfies ProxySetView,
+  async ({ services, params }) => (await services.proxySets.pause(params.name)) satisfies ProxySetView,
 );

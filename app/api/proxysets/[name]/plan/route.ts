@@ -8,5 +8,5 @@ export const dynamic = 'force-dynamic';
 /** The body of a PUT; answers what that PUT would do (nothing, settings, relabel, rolling replacement of N), changing nothing. */
 export const POST = route(
   { access: 'admin', params: proxySetParams, body: proxySetUpdateSchema },
-  async ({ runtime, params, body }) => (await runtime.proxySets.plan(params.name, body)) satisfies ProxySetPlan,
+  async ({ services, params, body }) => (await services.proxySets.plan(params.name, body)) satisfies ProxySetPlan,
 );

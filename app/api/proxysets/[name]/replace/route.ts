@@ -8,5 +8,5 @@ export const dynamic = 'force-dynamic';
 /** `{members: [...]}`: deleted now, new members made in their place (not counted against the budget). */
 export const POST = route(
   { access: 'admin', params: proxySetParams, body: proxySetReplaceSchema },
-  async ({ runtime, params, body }) => (await runtime.proxySets.replace(params.name, body)) satisfies ProxySetView,
+  async ({ services, params, body }) => (await services.proxySets.replace(params.name, body)) satisfies ProxySetView,
 );

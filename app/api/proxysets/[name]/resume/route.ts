@@ -7,5 +7,5 @@ export const dynamic = 'force-dynamic';
 /** Continues a rolling change, and releases a ReplacementsExhausted stop. */
 export const POST = route(
   { access: 'admin', params: proxySetParams },
-  async ({ runtime, params }) => (await runtime.proxySets.resume(params.name)) satisfies ProxySetView,
+  async ({ services, params }) => (await services.proxySets.resume(params.name)) satisfies ProxySetView,
 );

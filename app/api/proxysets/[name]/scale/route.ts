@@ -8,5 +8,5 @@ export const dynamic = 'force-dynamic';
 /** `{replicas}`: extra members go not-Ready first, then newest. */
 export const POST = route(
   { access: 'admin', params: proxySetParams, body: proxySetScaleSchema },
-  async ({ runtime, params, body }) => (await runtime.proxySets.scale(params.name, body)) satisfies ProxySetView,
+  async ({ services, params, body }) => (await services.proxySets.scale(params.name, body)) satisfies ProxySetView,
 );

@@ -6,6 +6,6 @@ import { proxyParams } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = route({ access: 'admin', params: proxyParams, body: consoleInputSchema }, ({ runtime, params, body }) =>
-  consoleInput(runtime, params.name, body.data),
+export const POST = route({ access: 'admin', params: proxyParams, body: consoleInputSchema }, ({ services, params, body }) =>
+  consoleInput(services, params.name, body.data),
 );

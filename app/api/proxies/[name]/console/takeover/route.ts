@@ -5,4 +5,4 @@ import { proxyParams } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const POST = route({ access: 'admin', params: proxyParams }, ({ runtime, params }) => consoleTakeover(runtime, params.name));
+export const POST = route({ access: 'admin', params: proxyParams }, ({ services, params }) => consoleTakeover(services, params.name));

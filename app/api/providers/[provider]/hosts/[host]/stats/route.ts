@@ -1,10 +1,9 @@
 // A host over a window (1h, 24h, 7d): CPU % and memory used/total, and its Proxies' VMs' CPU and traffic.
 import { route } from '@/server/http/route';
 import { hostParams, statsQuery } from '@/server/http/schemas';
-import { hostStats } from '@/server/http/stats-api';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin', params: hostParams, query: statsQuery }, ({ runtime, params, query }) =>
-  hostStats(runtime, { ...params, ...query }),
+export const GET = route({ access: 'admin', params: hostParams, query: statsQuery }, ({ services, params, query }) =>
+  services.stats.host({ ...params, ...query }),
 );

@@ -1,8 +1,7 @@
 // Evicts a cached base image on the leader: marker first, then the base; 409 while in use or busy, 503 on another replica.
-import { evictImage } from '@/server/http/hosts-api';
 import { route } from '@/server/http/route';
 import { imageParams } from '@/server/http/schemas';
 
 export const dynamic = 'force-dynamic';
 
-export const DELETE = route({ access: 'admin', params: imageParams }, ({ runtime, params }) => evictImage(runtime, params));
+export const DELETE = route({ access: 'admin', params: imageParams }, ({ services, params }) => services.hosts.evictImage(params));

@@ -30,6 +30,8 @@ export interface SshDialOptions {
   timeoutMs?: number;
   /** Called when the dial leaves the limiter's queue and its `timeoutMs` starts. */
   onStart?: () => void;
+  /** Waits in the limiter's queue behind urgent dials only (health checks). */
+  urgent?: boolean;
   /** How often to send keepalive@openssh.com. Default 15 s. */
   keepaliveIntervalMs?: number;
   /** How long a keepalive may go unanswered before the connection is dead. Default 15 s. */
@@ -62,7 +64,7 @@ const codeByLevel: Record<string, SshErrorCode> = {
 export async function dialSsh(options: SshDialOptions): Promise<SshConnection> {
   const endpoint = parseEndpoint(options.address);
   const target = `${options.user}@${formatEndpoint(endpoint)}`;
-  const release = await waitForDialSlot(endpoint, { signal: options.signal, target });
+  const release = await waitForDialSlot(endpoint, { signal: options.signal, target, urgent: options.urgent });
   try {
     options.onStart?.();
     const budget = startDialBudget({ signal: options.signal, timeoutMs: options.timeoutMs ?? sshDialDefaults.timeoutMs, target });
@@ -80,9 +82,9 @@ export async function dialSsh(options: SshDialOptions): Promise<SshConnection> {
  * A slot of the process's dial limiter for `endpoint`, parked once the dial has stalled; the
  * returned function gives it back. A caller who gives up while queued gets SSH_ABORTED.
  */
-export async function waitForDialSlot(endpoint: SshEndpoint, context: { signal?: AbortSignal; target: string }): Promise<() => void> {
+export async function waitForDialSlot(endpoint: SshEndpoint, context: { signal?: AbortSignal; target: string; urgent?: boolean }): Promise<() => void> {
   const limiter = sshDialLimiter();
-  const { signal, target } = context;
+  const { signal, target, urgent } = context;
   // Nothing is read or dialled before the slot: an abort here is in the first stage.
   if (signal?.aborted)
     throw new SshDialError({
@@ -92,7 +94,7 @@ export async function waitForDialSlot(endpoint: SshEndpoint, context: { signal?:
       cause: signal.reason,
     });
   try {
-    const slot = await limiter.acquire(formatEndpoint(endpoint), { signal });
+    const slot = await limiter.acquire(formatEndpoint(endpoint), { signal, urgent });
     const stalled = setTimeout(() => slot.park(), dialStallMs);
     return () => {
       clearTimeout(stalled);

@@ -22,7 +22,7 @@ export async function dialUnixSocket(options: UnixSocketDialOptions): Promise<Fo
   const timeoutMs = options.timeoutMs ?? sshDialDefaults.timeoutMs;
   const endpoint = parseEndpoint(options.address);
   const target = `${options.user}@${formatEndpoint(endpoint)}`;
-  const release = await waitForDialSlot(endpoint, { signal: options.signal, target });
+  const release = await waitForDialSlot(endpoint, { signal: options.signal, target, urgent: options.urgent });
   options.onStart?.();
   const budget = startDialBudget({ signal: options.signal, timeoutMs, target });
   try {

@@ -54,6 +54,22 @@ describe('the SSH dial limiter', () => {
     expect(granted(await state(a2))).toBe(true);
   });
 
+  it('lets urgent dials (health checks) go ahead of queued ordinary ones, oldest urgent first', async () => {
+    const limiter = new DialLimiter({ maxInFlight: 10, perAddress: 1 });
+    const held = await limiter.acquire('lab1:22');
+    const order: string[] = [];
+    // each dial passes its slot on at once, so the order of grants is the queue's order
+    const queue = (name: string, urgent: boolean) =>
+      limiter.acquire('lab1:22', { urgent }).then((slot) => {
+        order.push(name);
+        slot.release();
+      });
+    const dials = [queue('pooled-1', false), queue('pooled-2', false), queue('check-1', true), queue('check-2', true)];
+    held.release();
+    await Promise.all(dials);
+    expect(order).toEqual(['check-1', 'check-2', 'pooled-1', 'pooled-2']);
+  });
+
   it('ends a queued dial with its signal, which then never takes a slot', async () => {
     const limiter = new DialLimiter({ maxInFlight: 1, perAddress: 1 });
     const held = await limiter.acquire('a:22');

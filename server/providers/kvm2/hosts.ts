@@ -30,9 +30,10 @@ import { errorMessage } from '@/lib/error-message';
 
 /**
  * Opens a byte stream to the host's libvirt socket within `timeoutMs`. The SSH dial may wait for
- * a slot of the process's dial limiter first; `onStart` says when the dial (and its time) starts.
+ * a slot of the process's dial limiter first (health checks `urgent`, ahead of the other dials);
+ * `onStart` says when the dial (and its time) starts.
  */
-export type TransportDialer = (host: Kvm2Host, options: { signal?: AbortSignal; timeoutMs: number; onStart?: () => void }) => Promise<Duplex>;
+export type TransportDialer = (host: Kvm2Host, options: { signal?: AbortSignal; timeoutMs: number; onStart?: () => void; urgent?: boolean }) => Promise<Duplex>;
 
 export interface HostBackendOptions {
   providerName: string;
@@ -65,9 +66,10 @@ interface PoolSlot {
 const libvirtUri = 'qemu:///system';
 
 function sshTransportDialer(settings: Kvm2Settings): TransportDialer {
-  return (host, { signal, timeoutMs, onStart }) =>
+  return (host, { signal, timeoutMs, onStart, urgent }) =>
     dialUnixSocket({
       onStart,
+      urgent,
       address: host.address,
       user: host.user,
       keyFile: settings.sshKeyFile,
@@ -210,7 +212,7 @@ class Kvm2HostBackend implements HostBackend {
     }
   }
 
-  private dialTraced(host: Kvm2Host, options: { purpose: Purpose; signal?: AbortSignal }): Promise<Connection> {
+  private dialTraced(host: Kvm2Host, options: { purpose: Purpose; signal?: AbortSignal; healthCheck?: boolean }): Promise<Connection> {
     const attributes = { 'kvm2.host': host.name, 'kvm2.address': host.address, 'kvm2.user': host.user };
     return tracer().startActiveSpan('kvm2.dial', { kind: SpanKind.CLIENT, attributes }, async (span) => {
       const started = performance.now();
@@ -223,7 +225,7 @@ class Kvm2HostBackend implements HostBackend {
       });
       let stage: SshDialStage = 'credentials';
       try {
-        const client = await this.open(host, { signal: options.signal, onTransport: () => (stage = 'socket') });
+        const client = await this.open(host, { signal: options.signal, urgent: options.healthCheck, onTransport: () => (stage = 'socket') });
         logger.debug(fields(), 'libvirt host connected');
         const api = observe(withBudgets(client, this.budgets), { host: host.name, logger });
         return { client, api };
@@ -243,11 +245,11 @@ class Kvm2HostBackend implements HostBackend {
   }
 
   /** The SSH forward within the dial budget, then the libvirt handshake within what is left of it. */
-  private async open(host: Kvm2Host, options: { signal?: AbortSignal; onTransport: () => void }): Promise<LibvirtClient> {
+  private async open(host: Kvm2Host, options: { signal?: AbortSignal; urgent?: boolean; onTransport: () => void }): Promise<LibvirtClient> {
     // The dial budget counts from when the SSH dial leaves the limiter's queue, not from the call.
     let started = performance.now();
     const onStart = () => (started = performance.now());
-    const transport = await this.dialTransport(host, { signal: options.signal, timeoutMs: this.budgets.dialMs, onStart });
+    const transport = await this.dialTransport(host, { signal: options.signal, timeoutMs: this.budgets.dialMs, onStart, urgent: options.urgent });
     options.onTransport();
     let handedOver = false;
     const dialer = {

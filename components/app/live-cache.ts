@@ -1,16 +1,18 @@
 // How a live message (GET /api/events) updates the dashboard's TanStack Query cache. Messages that
 // carry the new value are written in (a Proxy's view into the list and its page, a provider's
-// targets into the providers list); the rest invalidate the queries showing what they name. The
-// list keeps the objects of unchanged Proxies, so their rows see the same props and skip rendering.
+// targets into the providers list, a domain's new state into its row of the host listing); the rest
+// invalidate the queries showing what they name. The lists keep the objects of unchanged rows, so
+// those rows see the same props and skip rendering.
 import type { QueryClient, QueryKey } from '@tanstack/react-query';
 import type { LiveMessage } from '@/lib/api/live';
-import type { ProviderList } from '@/lib/api/providers';
+import type { HostInventoryView, ProviderList } from '@/lib/api/providers';
 import type { ProxyList, ProxyView } from '@/lib/api/proxies';
 import { gatewayKeys, hostKeys, proxyKeys, proxySetKeys } from '@/components/query-keys';
 
 type ProxyMessage = Extract<LiveMessage, { kind: 'proxy' }>;
 type HealthMessage = Extract<LiveMessage, { kind: 'health' }>;
 type StatsMessage = Extract<LiveMessage, { kind: 'stats' }>;
+type DomainMessage = Extract<LiveMessage, { kind: 'domain' }>;
 
 /**
  * The list with `messages` applied in order (the last one per name wins): changed Proxies replaced,
@@ -48,6 +50,22 @@ export function mergeHealth(list: ProviderList, message: HealthMessage): Provide
 }
 
 /**
+ * The host listing with `message` applied to its row, as cockpit-machines applies a VM's events:
+ * the state it carries written in, a removed domain's row dropped; every other row, and the listing
+ * when nothing changed, kept as they were. Undefined when only a refetch can tell: a domain the
+ * listing does not have yet (its kind and mark come from the listing) or a state that was not read.
+ * A removed domain's images keep their usage counts until the page's next poll.
+ */
+export function mergeDomain(listing: HostInventoryView, message: DomainMessage): HostInventoryView | undefined {
+  const index = listing.domains.findIndex((domain) => domain.name === message.name);
+  if (message.removed) return index < 0 ? listing : { ...listing, domains: listing.domains.filter((_, at) => at !== index) };
+  const row = listing.domains[index];
+  if (!row || message.state === undefined) return undefined;
+  if (row.state === message.state) return listing;
+  return { ...listing, domains: listing.domains.map((domain, at) => (at === index ? { ...domain, state: message.state as string } : domain)) };
+}
+
+/**
  * Stats queries (the telemetry charts) are keyed `['stats', ...]` with the provider, host and
  * Proxy names among the key's parts: a stats message invalidates those naming its host or Proxy.
  */
@@ -61,6 +79,17 @@ export function isStatsQueryOf(key: QueryKey, message: StatsMessage): boolean {
 
 function invalidate(queryClient: QueryClient, queryKey: QueryKey): void {
   void queryClient.invalidateQueries({ queryKey });
+}
+
+/** Writes a domain message into its host's listing when it is shown, or refetches the listing when only that can tell. */
+function applyDomain(queryClient: QueryClient, message: DomainMessage): void {
+  const key = hostKeys.inventory(message.provider, message.target);
+  const listing = queryClient.getQueryData<HostInventoryView>(key);
+  // No page shows the host: its listing is fetched when one opens.
+  if (listing === undefined) return;
+  const merged = mergeDomain(listing, message);
+  if (merged === undefined) invalidate(queryClient, key);
+  else if (merged !== listing) queryClient.setQueryData(key, merged);
 }
 
 /** Applies a batch of messages (in arrival order) to the cache. */
@@ -88,7 +117,7 @@ export function applyLiveMessages(queryClient: QueryClient, messages: LiveMessag
       queryClient.setQueryData<ProviderList>(hostKeys.providers, (list) => (list ? mergeHealth(list, message) : list));
       invalidate(queryClient, hostKeys.healthOf(message.provider));
     } else if (message.kind === 'domain') {
-      invalidate(queryClient, hostKeys.inventory(message.provider, message.target));
+      applyDomain(queryClient, message);
     } else if (message.kind === 'proxyset') {
       // The message names the set only: its page, its events and the Sets page refetch.
       invalidate(queryClient, proxySetKeys.list);

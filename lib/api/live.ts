@@ -1,6 +1,7 @@
 // The messages of GET /api/events (Server-Sent Events): each event's `data` is one JSON object
 // whose `kind` says what changed. `proxy` and `health` carry the new value (the browser writes it
-// into its cache); `domain`, `stats`, `proxyset` and `gateway` only say what to refetch. `ready` opens every connection
+// into its cache), `domain` the instance's new state (the browser writes it into that row of the
+// host listing); `stats`, `proxyset` and `gateway` only say what to refetch. `ready` opens every connection
 // and `reset` says the changes since the client's Last-Event-ID are gone: refetch everything.
 import { z } from 'zod';
 import { targetSchema } from './providers';
@@ -25,6 +26,10 @@ export const domainMessageSchema = z.strictObject({
   event: z.string(),
   /** the Managed Proxy owning the instance, when one does */
   proxy: z.string().optional(),
+  /** the instance's state after the change, in the host listing's words (a domain row's `state`); absent when it could not be read */
+  state: z.string().optional(),
+  /** the instance is gone from its host (kvm2: undefined) */
+  removed: z.literal(true).optional(),
 });
 
 /** New stats samples were stored for a host (and, when given, one Proxy's VM on it). */

@@ -57,5 +57,7 @@ export function publishInstanceChange(options: { feed: LiveFeed; provider: strin
     providerID: change.providerID,
     event: change.event,
     ...(proxy !== undefined ? { proxy } : {}),
+    ...(change.state !== undefined ? { state: change.state } : {}),
+    ...(change.removed ? { removed: true as const } : {}),
   });
 }

@@ -96,6 +96,10 @@ export interface InstanceChange {
   target: string;
   /** what happened, in the provider's words, for logs (kvm2: `Stopped/Destroyed`, `Suspended/Paused`) */
   event: string;
+  /** the instance's state after the change, in the host listing's words (kvm2: virsh's, e.g. `paused`); absent when it could not be read */
+  state?: string;
+  /** the instance is gone from its target (kvm2: the domain was undefined) */
+  removed?: true;
 }
 
 export interface InstanceWatcher {

@@ -1,8 +1,11 @@
 // kvm2's watchInstances: a domain lifecycle event on any configured host is reported as a change
 // of `hosts/<host>/domains/<domain>` with the event in words; a name no providerID can hold is not
 // reported; a re-registration after a lost connection is reported as missed; stop ends it all.
+// Each change carries the domain's state after it (what the host page's row shows), at the cost of
+// one domain read at most: Suspended and Resumed say it themselves, Undefined means gone, any other
+// event is followed by one DomainGetState; a host's changes are reported in the order they came.
 import { describe, expect, it } from 'vitest';
-import { DomainEventType } from '@/server/libvirt';
+import { DomainEventType, DomainState } from '@/server/libvirt';
 import type { InstanceChange } from '@/server/providers/contract';
 import { lifecycleEventName } from '@/server/providers/kvm2/instance-watch';
 import { createKvm2Provider } from '@/server/providers/kvm2/provider';
@@ -42,10 +45,25 @@ describe('kvm2 instance watch', () => {
     h1.emitDomainLifecycle('proxy-0123456789abcdef', DomainEventType.Stopped, 1);
     h2.addDomain({ name: 'proxy-fedcba9876543210' });
     h2.emitDomainLifecycle('proxy-fedcba9876543210', DomainEventType.Suspended);
-    expect(changes).toEqual([
-      { providerID: 'hosts/h1/domains/proxy-0123456789abcdef', name: 'proxy-0123456789abcdef', target: 'h1', event: 'Stopped/Destroyed' },
-      { providerID: 'hosts/h2/domains/proxy-fedcba9876543210', name: 'proxy-fedcba9876543210', target: 'h2', event: 'Suspended/Paused' },
-    ]);
+    await expect.poll(() => changes.length, { timeout: 2_000, interval: 2 }).toBe(2);
+    expect(changes).toEqual(
+      expect.arrayContaining([
+        {
+          providerID: 'hosts/h1/domains/proxy-0123456789abcdef',
+          name: 'proxy-0123456789abcdef',
+          target: 'h1',
+          event: 'Stopped/Destroyed',
+          state: 'shut off',
+        },
+        {
+          providerID: 'hosts/h2/domains/proxy-fedcba9876543210',
+          name: 'proxy-fedcba9876543210',
+          target: 'h2',
+          event: 'Suspended/Paused',
+          state: 'paused',
+        },
+      ]),
+    );
     await watch.stop();
     await provider.close();
   });
@@ -57,7 +75,7 @@ describe('kvm2 instance watch', () => {
     h2.emitDomainLifecycle('web 1', DomainEventType.Stopped, 1);
     expect(changes).toEqual([]);
     h1.emitDomainLifecycle('proxy-0123456789abcdef', DomainEventType.Crashed);
-    expect(changes.map((change) => change.name)).toEqual(['proxy-0123456789abcdef']);
+    await expect.poll(() => changes.map((change) => change.name), { timeout: 2_000, interval: 2 }).toEqual(['proxy-0123456789abcdef']);
     await watch.stop();
     await provider.close();
   });
@@ -80,6 +98,58 @@ describe('kvm2 instance watch', () => {
     expect(backend.pooledConnection('h2')?.subscriptionCount).toBe(0);
     h1.emitDomainLifecycle('proxy-0123456789abcdef', DomainEventType.Stopped, 1);
     expect(changes).toEqual([]);
+    await provider.close();
+  });
+
+  it('carries the state after each change with one domain read at most: none for Suspended, Resumed and Undefined', async () => {
+    const { h1, changes, watch, registered, provider } = setup();
+    await registered();
+    const domain = 'proxy-0123456789abcdef';
+    const reads = () => h1.count('domainGetState');
+    h1.emitDomainLifecycle(domain, DomainEventType.Suspended, 0);
+    h1.emitDomainLifecycle(domain, DomainEventType.Resumed, 0);
+    await expect.poll(() => changes.length, { timeout: 2_000, interval: 2 }).toBe(2);
+    expect(reads()).toBe(0);
+    h1.domains.get(domain)!.state = DomainState.Crashed;
+    h1.emitDomainLifecycle(domain, DomainEventType.Stopped, 2);
+    await expect.poll(() => changes.length, { timeout: 2_000, interval: 2 }).toBe(3);
+    expect(reads()).toBe(1);
+    h1.emitDomainLifecycle(domain, DomainEventType.Undefined, 0);
+    await expect.poll(() => changes.length, { timeout: 2_000, interval: 2 }).toBe(4);
+    expect(reads()).toBe(1);
+    expect(changes.map(({ event, state, removed }) => ({ event, state, removed }))).toEqual([
+      { event: 'Suspended/Paused', state: 'paused', removed: undefined },
+      { event: 'Resumed/Unpaused', state: 'running', removed: undefined },
+      { event: 'Stopped/Crashed', state: 'crashed', removed: undefined },
+      { event: 'Undefined', state: undefined, removed: true },
+    ]);
+    await watch.stop();
+    await provider.close();
+  });
+
+  it('reports a host’s changes in the order they came while a state read holds the first', async () => {
+    const { h1, changes, watch, registered, provider } = setup();
+    await registered();
+    const domain = 'proxy-0123456789abcdef';
+    const read = h1.gate('domainGetState', domain);
+    h1.emitDomainLifecycle(domain, DomainEventType.Started, 0);
+    await read.arrived;
+    h1.emitDomainLifecycle(domain, DomainEventType.Suspended, 0);
+    expect(changes).toEqual([]);
+    read.release();
+    await expect.poll(() => changes.map((change) => change.event), { timeout: 2_000, interval: 2 }).toEqual(['Started/Booted', 'Suspended/Paused']);
+    await watch.stop();
+    await provider.close();
+  });
+
+  it('reports the change without a state when the read fails (the domain went meanwhile)', async () => {
+    const { h1, changes, watch, registered, provider } = setup();
+    await registered();
+    h1.emitDomainLifecycle('proxy-0123456789abcdef', DomainEventType.Started, 0);
+    h1.domains.delete('proxy-0123456789abcdef');
+    await expect.poll(() => changes.length, { timeout: 2_000, interval: 2 }).toBe(1);
+    expect(changes[0]).not.toHaveProperty('state');
+    await watch.stop();
     await provider.close();
   });
 

@@ -115,18 +115,6 @@ describe('applying live messages to the cache', () => {
     expect(invalidated(queryClient, hostKeys.history('other', 3_600_000))).toBe(false);
   });
 
-  it('refetches the inventory of the host a domain message names, and no other', () => {
-    const queryClient = clientWith([
-      [hostKeys.inventory('kvm2-home', 'hv-1'), {}],
-      [hostKeys.inventory('kvm2-home', 'hv-2'), {}],
-    ]);
-    applyLiveMessages(queryClient, [
-      { kind: 'domain', provider: 'kvm2-home', target: 'hv-1', name: 'px-a', providerID: 'hosts/hv-1/domains/px-a', event: 'Stopped/Destroyed', proxy: 'a' },
-    ]);
-    expect(invalidated(queryClient, hostKeys.inventory('kvm2-home', 'hv-1'))).toBe(true);
-    expect(invalidated(queryClient, hostKeys.inventory('kvm2-home', 'hv-2'))).toBe(false);
-  });
-
   it('refetches the stats queries naming the host or the Proxy of a stats message', () => {
     const message = { kind: 'stats' as const, provider: 'kvm2-home', host: 'hv-1', proxy: 'alpha' };
     expect(isStatsQueryOf(['stats', 'kvm2-home', 'hv-1', 3_600_000], message)).toBe(true);

@@ -2,7 +2,7 @@
 // (one message per turn however many writes, none when the view did not change, null once removed),
 // each instance change with its owning Proxy, and each provider check as stored.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { LiveChange } from '@/lib/api/live';
+import { type LiveChange, liveMessageSchema } from '@/lib/api/live';
 import { InstanceEvents } from '@/server/control/instance-events';
 import { LiveFeed } from '@/server/control/live-feed';
 import { publishHealth, publishInstanceChange, publishProxyWrites } from '@/server/control/live-publishers';
@@ -91,6 +91,20 @@ describe('live publishers', () => {
       },
       { kind: 'domain', provider: 'fake-1', target: 'host-a', name: 'web-1', providerID: 'fake/web-1', event: 'Suspended/Paused' },
     ]);
+  });
+
+  it('a domain message carries the instance’s state after the change, or that it is gone', async () => {
+    const { provider, feed, messages } = await setup();
+    const changes = [
+      { providerID: 'fake/web-1', name: 'web-1', target: 'host-a', event: 'Suspended/Paused', state: 'paused' },
+      { providerID: 'fake/web-1', name: 'web-1', target: 'host-a', event: 'Undefined', removed: true as const },
+    ];
+    for (const change of changes) publishInstanceChange({ feed, provider: provider.name, change, proxy: undefined });
+    expect(messages.filter((message) => message.kind === 'domain')).toEqual([
+      { kind: 'domain', provider: 'fake-1', target: 'host-a', name: 'web-1', providerID: 'fake/web-1', event: 'Suspended/Paused', state: 'paused' },
+      { kind: 'domain', provider: 'fake-1', target: 'host-a', name: 'web-1', providerID: 'fake/web-1', event: 'Undefined', removed: true },
+    ]);
+    for (const message of messages) expect(liveMessageSchema.parse(message)).toEqual(message);
   });
 
   it('publishes each provider check with the targets as stored', async () => {

@@ -2,6 +2,11 @@
 // each domain lifecycle event reported as an InstanceChange, and a re-registration after a lost
 // connection reported as `missed` (events in the gap are gone). Storage pool lifecycle and refresh
 // events are reported as `targetChanged`: the host's health check reads its pool.
+// Each change carries the domain's state after it, so the host page can update that one row: as
+// cockpit-machines does, Suspended and Resumed say it themselves and Undefined means the domain is
+// gone; any other event is followed by one read of that domain's state (DomainGetState). A host's
+// changes are reported in the order they came, the ones after a read waiting for it.
+import { SpanKind } from '@opentelemetry/api';
 import {
   DomainEventResumedDetail,
   DomainEventStartedDetail,
@@ -9,10 +14,14 @@ import {
   DomainEventSuspendedDetail,
   DomainEventType,
   StoragePoolEventType,
+  type Domain,
   type DomainLifecycleEvent,
 } from '@/server/libvirt';
 import type { InstanceChange, InstanceWatch, InstanceWatcher } from '@/server/providers/contract';
+import { tracer } from '@/server/telemetry/tracing';
 import type { HostEventHandlers, HostEvents } from './host-events';
+import { domainStateWords } from './inventory';
+import type { HostBackend } from './libvirt-api';
 import { formatProviderID } from './provider-id';
 
 type Names = Record<string, number>;
@@ -37,7 +46,10 @@ export function lifecycleEventName({ event, detail }: Pick<DomainLifecycleEvent,
   return details ? `${name}/${details[detail] ?? detail}` : name;
 }
 
-/** The change a lifecycle event on `host` reports; undefined for a name no providerID can hold. */
+/** The state (virsh's word) an event says by itself; the others are read. */
+const stateOfEvent: Partial<Record<number, string>> = { [DomainEventType.Suspended]: 'paused', [DomainEventType.Resumed]: 'running' };
+
+/** The change a lifecycle event on `host` reports (without the state); undefined for a name no providerID can hold. */
 export function instanceChangeOf(host: string, event: DomainLifecycleEvent): InstanceChange | undefined {
   let providerID: string;
   try {
@@ -52,24 +64,60 @@ export interface WatchHostsOptions {
   hosts: readonly string[];
   subscribe(host: string, handlers: HostEventHandlers): HostEvents;
   watcher: InstanceWatcher;
+  /** the domain's state now, in virsh's words (one DomainGetState on the host's connection) */
+  readState(host: string, dom: Domain): Promise<string>;
 }
 
-export function watchHosts({ hosts, subscribe, watcher }: WatchHostsOptions): InstanceWatch {
-  const subscriptions = hosts.map((host) =>
-    subscribe(host, {
+/**
+ * One DomainGetState on the host's pooled connection (the one its events come on), in virsh's
+ * word, under a `provider.watch.state` span (what an event costs shows in traces and bench:events).
+ */
+export function readDomainState(options: { backend: HostBackend; host: string; dom: Domain }): Promise<string> {
+  const attributes = { 'kvm2.host': options.host, 'kvm2.domain': options.dom.name };
+  return tracer().startActiveSpan('provider.watch.state', { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+    try {
+      const api = await options.backend.pooled(options.host);
+      const { state } = await api.domainGetState({ dom: options.dom });
+      return domainStateWords[state] ?? `state ${state}`;
+    } finally {
+      span.end();
+    }
+  });
+}
+
+/** The change with the domain's state after it: from the event where it says it, else read (none when the read fails). */
+async function withState(options: { change: InstanceChange; event: DomainLifecycleEvent; read: () => Promise<string> }): Promise<InstanceChange> {
+  const { change, event, read } = options;
+  if (event.event === DomainEventType.Undefined) return { ...change, removed: true };
+  const state = stateOfEvent[event.event] ?? (await read().catch(() => undefined));
+  return state === undefined ? change : { ...change, state };
+}
+
+export function watchHosts({ hosts, subscribe, watcher, readState }: WatchHostsOptions): InstanceWatch {
+  let stopped = false;
+  const subscriptions = hosts.map((host) => {
+    // One chain per host: a change waiting for its read holds back the changes after it.
+    let reporting: Promise<void> = Promise.resolve();
+    return subscribe(host, {
       onDomainLifecycle: (event) => {
         const change = instanceChangeOf(host, event);
-        if (change) watcher.changed(change);
+        if (!change) return;
+        const next = withState({ change, event, read: () => readState(host, event.dom) });
+        reporting = reporting.then(async () => {
+          const reported = await next;
+          if (!stopped) watcher.changed(reported);
+        });
       },
       onStoragePoolLifecycle: ({ pool, event }) => watcher.targetChanged?.(host, `pool ${pool.name} ${poolEventNames[event] ?? `event ${event}`}`),
       onStoragePoolRefresh: ({ pool }) => watcher.targetChanged?.(host, `pool ${pool.name} refreshed`),
       onSubscribed: ({ resubscribed }) => {
         if (resubscribed) watcher.missed?.(host);
       },
-    }),
-  );
+    });
+  });
   return {
     async stop() {
+      stopped = true;
       await Promise.all(subscriptions.map((subscription) => subscription.close()));
     },
   };

@@ -29,7 +29,7 @@ import { createHostBackend } from './hosts';
 import { deleteInstance, getInstance, listInstances } from './instance';
 import { kvm2InstanceConsole } from './instance-console';
 import { kvm2InstanceInspector } from './instance-inspection';
-import { watchHosts } from './instance-watch';
+import { readDomainState, watchHosts } from './instance-watch';
 import { KeyedLock } from './keyed-lock';
 import { readProviderID } from './provider-id';
 import { configuredHost, startupWarnings, withDefaults, type Kvm2Settings } from './kvm2';
@@ -232,7 +232,12 @@ export class Kvm2Provider implements Provider {
   /** Domain lifecycle events on every configured host, as instance changes (instance-watch.ts). */
   watchInstances(watcher: InstanceWatcher): InstanceWatch {
     const hosts = this.settings.hosts.map((host) => host.name);
-    return watchHosts({ hosts, subscribe: (host, handlers) => this.subscribeHostEvents(host, handlers), watcher });
+    return watchHosts({
+      hosts,
+      subscribe: (host, handlers) => this.subscribeHostEvents(host, handlers),
+      watcher,
+      readState: (host, dom) => readDomainState({ backend: this.context.backend, host, dom }),
+    });
   }
 
   /**

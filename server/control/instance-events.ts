@@ -8,7 +8,6 @@
 import type { InstanceChange, InstanceWatch, Provider } from '@/server/providers/contract';
 import type { Store } from '@/server/store';
 import type { Logger } from '@/server/telemetry/logger';
-import { instanceName } from './names';
 import { errorMessage } from '@/lib/error-message';
 import type { ProviderLookup } from './provider-set';
 
@@ -116,12 +115,14 @@ export class InstanceEvents {
    * one is recorded yet) is this one: a namesake on another target is not its instance.
    */
   private async owner(provider: string, change: InstanceChange): Promise<string | undefined> {
-    const { proxies } = this.options.store;
-    const name = (await proxies.names()).find((candidate) => instanceName(candidate) === change.name);
-    const record = name === undefined ? undefined : await proxies.get(name);
-    if (!record || record.spec.mode !== 'Managed' || record.spec.provider !== provider) return undefined;
-    const recorded = record.status.providerID;
-    return recorded === undefined || recorded === change.providerID ? record.name : undefined;
+    // One indexed lookup (the store's instance-name index), not a hash of every Proxy's name.
+    const candidates = await this.options.store.proxies.byInstanceName(change.name);
+    const owner = candidates.find((record) => {
+      if (record.spec.mode !== 'Managed' || record.spec.provider !== provider) return false;
+      const recorded = record.status.providerID;
+      return recorded === undefined || recorded === change.providerID;
+    });
+    return owner?.name;
   }
 }
 

@@ -6,10 +6,8 @@ import { cloudInitBytes, type ProxySpec } from '@/lib/proxy-spec';
 
 const sha256Hex = (data: string | Uint8Array): string => createHash('sha256').update(data).digest('hex');
 
-/** `proxy-` plus the first 16 hex characters of sha256(name): a valid domain and volume name. */
-export function instanceName(proxyName: string): string {
-  return `proxy-${sha256Hex(proxyName).slice(0, 16)}`;
-}
+/** `proxy-` plus the first 16 hex characters of sha256(name) (the store indexes Proxies by it). */
+export { instanceName } from '@/server/store/instance-name';
 
 /**
  * sha256 over the fields that define the instance: provider, the placement values (not what the

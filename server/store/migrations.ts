@@ -266,6 +266,16 @@ export const migrations: readonly Migration[] = [
       ALTER TABLE provider_health ADD COLUMN pool TEXT;
       ALTER TABLE provider_health_history ADD COLUMN pool TEXT;`,
   },
+  {
+    // server/store/proxies: each Proxy's instance name (server/store/instance-name), indexed, so an
+    // instance event finds its Proxy with one lookup (controller-runtime's field index). Rows written
+    // before it have NULL here; the lookup names them when it meets them.
+    version: 13,
+    name: 'proxy instance names',
+    up: `
+      ALTER TABLE proxies ADD COLUMN instance_name TEXT;
+      CREATE INDEX proxies_by_instance_name ON proxies (instance_name);`,
+  },
 ];
 
 /**

@@ -4,6 +4,7 @@
 import type { ChosenPlacement } from '@/lib/api/proxies';
 import type { Condition, ErrorClassName, ProxySpec } from '@/lib/proxy-spec';
 import { ProxyExistsError } from './errors';
+import { instanceName } from './instance-name';
 import type { SqlExecutor } from './sql';
 
 /** What the reconciler records; `Ready` is never stored (it is Running plus a healthy probe). */
@@ -102,6 +103,9 @@ export class ProxyWrites {
   }
 }
 
+/** The Proxies an instance name may belong to: those with that name in the index, and rows not named yet. */
+export const byInstanceNameSql = `SELECT * FROM proxies WHERE instance_name = ? OR instance_name IS NULL ORDER BY name`;
+
 export class ProxyStore {
   constructor(
     private readonly db: SqlExecutor,
@@ -128,9 +132,10 @@ export class ProxyStore {
 
   async insert(options: { uid: string; name: string; spec: ProxySpec; now: string }): Promise<ProxyRecord> {
     try {
-      await this.db.run(`INSERT INTO proxies (uid, name, spec, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`, [
+      await this.db.run(`INSERT INTO proxies (uid, name, instance_name, spec, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?)`, [
         options.uid,
         options.name,
+        instanceName(options.name),
         JSON.stringify(options.spec),
         JSON.stringify(initialStatus()),
         options.now,
@@ -151,6 +156,22 @@ export class ProxyStore {
 
   async list(): Promise<ProxyRecord[]> {
     return (await this.db.all<ProxyRow>(`SELECT * FROM proxies ORDER BY name`)).map(fromRow);
+  }
+
+  /**
+   * The Proxies whose instance is named `instance` (by the proxies_by_instance_name index; more
+   * than one only if two names' hashes meet). Rows from before the index are named here, once.
+   */
+  async byInstanceName(instance: string): Promise<ProxyRecord[]> {
+    const rows = await this.db.all<ProxyRow & { instance_name: string | null }>(byInstanceNameSql, [instance]);
+    const found: ProxyRecord[] = [];
+    for (const { instance_name: indexed, ...row } of rows) {
+      const named = indexed ?? instanceName(row.name);
+      // Not a write anyone is told of: the record's view does not change.
+      if (indexed === null) await this.db.run(`UPDATE proxies SET instance_name = ? WHERE uid = ? AND instance_name IS NULL`, [named, row.uid]);
+      if (named === instance) found.push(fromRow(row));
+    }
+    return found;
   }
 
   async names(): Promise<string[]> {

@@ -1,7 +1,8 @@
 // Instance changes reported by a provider queue the owning Proxy at once: only a Managed Proxy on
-// that provider whose instance it is (by name, and by providerID once one is recorded); a watch
-// that was re-established resyncs everything; stopping ends the watches; and in the runtime the
-// watches follow config reloads, and a reported stop is acted on long before the next resync.
+// that provider whose instance it is (by name, and by providerID once one is recorded), found
+// through the store's index on the instance name; a watch that was re-established resyncs
+// everything; stopping ends the watches; and in the runtime the watches follow config reloads, and
+// a reported stop is acted on long before the next resync.
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
@@ -80,6 +81,22 @@ describe('instance events', () => {
     // Looked up in the order they came: once beta is queued, the ones before it were ignored.
     await vi.waitFor(() => expect(queued).toContain('beta'));
     expect(queued).toEqual(['beta']);
+    await events.stop();
+  });
+
+  it('finds the owning Proxy through the store’s instance-name index, reading no other Proxy', async () => {
+    const { first, events, queued } = await setup();
+    const { proxies } = harness!.store;
+    const indexed = vi.spyOn(proxies, 'byInstanceName');
+    const everyName = vi.spyOn(proxies, 'names');
+    const everyRecord = vi.spyOn(proxies, 'list');
+    first.emitChange(instanceName('alpha'), 'Suspended/Paused');
+    first.emitChange('web-1', 'Suspended/Paused');
+    await vi.waitFor(() => expect(indexed).toHaveBeenCalledTimes(2));
+    await vi.waitFor(() => expect(queued).toEqual(['alpha']));
+    expect(indexed.mock.calls).toEqual([[instanceName('alpha')], ['web-1']]);
+    expect(everyName).not.toHaveBeenCalled();
+    expect(everyRecord).not.toHaveBeenCalled();
     await events.stop();
   });
 

@@ -1,7 +1,7 @@
 // For bench/event-latency.ts: what one lifecycle event costs besides its latency. The server side
 // is counted from the spans: every libvirt RPC is a `kvm2.<Rpc>` span, and the span it hangs under
-// says who made it (a reconcile pass's provider.get, the simulated browser's refetch, or nothing:
-// the event handling itself). The browser side is a TanStack QueryClient fed the stream's messages
+// says who made it (the event's own state read's provider.watch.state, a reconcile pass's
+// provider.get or .create, the simulated browser's refetch; RPCs under none are the stats sampler's). The browser side is a TanStack QueryClient fed the stream's messages
 // through the dashboard's own live cache (applyLiveMessages), with the queries of an open host page
 // and an open Proxy page observed as the pages observe them; each fetch it makes is counted, and
 // runs the route handler the browser would call inside a `bench.client` span.
@@ -16,6 +16,7 @@ import type { RouteHandler } from '@/server/http/route';
 import type { LabApi } from '@/test/lab/api-lab-support';
 
 /** Who made an RPC: the root span it hangs under. */
+/** `other`: RPCs under no span of these (the stats sampler's rounds). */
 export type RpcOwner = 'browser refetch' | 'reconcile pass' | 'event handling' | 'other';
 
 export interface RpcCount {
@@ -31,7 +32,7 @@ export function captureRpcs(): { since(ms: number, until: number): RpcCount[] } 
   const ownerOf = (span: ReadableSpan, byId: Map<string, ReadableSpan>): RpcOwner => {
     let root = span;
     for (let parent = byId.get(root.parentSpanContext?.spanId ?? ''); parent; parent = byId.get(parent.parentSpanContext?.spanId ?? '')) root = parent;
-    if (root === span) return 'event handling';
+    if (root.name === 'provider.watch.state') return 'event handling';
     if (root.name.startsWith('bench.client')) return 'browser refetch';
     if (root.name.startsWith('provider.')) return 'reconcile pass';
     return 'other';

@@ -1,6 +1,7 @@
 // GET /api/events on the lab: `virsh destroy` of a managed domain behind the control plane's back
-// shows on the stream within seconds as the domain's lifecycle message and then as the Proxy's new
-// status (resync, probes and checks are days away, so only the libvirt event explains them).
+// shows on the stream within seconds as the domain's lifecycle message (carrying the state read
+// from libvirt that the host page's row shows) and then as the Proxy's new status (resync, probes
+// and checks are days away, so only the libvirt event explains them).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instanceName } from '@/server/control/names';
 import { handlers as h } from '@/test/unit/api-harness';
@@ -44,6 +45,8 @@ describe('the event stream on the lab', () => {
         provider: api.entryName,
         proxy: name,
         providerID: `hosts/lab1/domains/${domain}`,
+        // read from libvirt right after the event: what the host page's row shows
+        state: 'shut off',
       });
       const status = await stream.next({
         sinceMs: lifecycle.at,

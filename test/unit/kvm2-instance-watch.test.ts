@@ -142,6 +142,27 @@ describe('kvm2 instance watch', () => {
     await provider.close();
   });
 
+  it('keeps reporting a host’s changes after the watcher threw on one', async () => {
+    const h1 = new FakeHypervisor();
+    h1.addDomain({ name: 'proxy-0123456789abcdef' });
+    const backend = new FakeHostBackend({ h1 });
+    const hosts = [{ name: 'h1', address: 'h1.lan', user: 'admin', bridge: 'br0' }];
+    const provider = createKvm2Provider({ settings: kvm2Settings({ hosts }), backend, logger });
+    const seen: string[] = [];
+    const watch = provider.watchInstances({
+      changed: (change) => {
+        seen.push(change.event);
+        if (seen.length === 1) throw new Error('watcher failed');
+      },
+    });
+    await expect.poll(() => backend.pooledConnection('h1')?.subscriptionCount ?? 0, { timeout: 2_000, interval: 2 }).toBeGreaterThan(0);
+    h1.emitDomainLifecycle('proxy-0123456789abcdef', DomainEventType.Suspended, 0);
+    h1.emitDomainLifecycle('proxy-0123456789abcdef', DomainEventType.Resumed, 0);
+    await expect.poll(() => seen, { timeout: 2_000, interval: 2 }).toEqual(['Suspended/Paused', 'Resumed/Unpaused']);
+    await watch.stop();
+    await provider.close();
+  });
+
   it('reports the change without a state when the read fails (the domain went meanwhile)', async () => {
     const { h1, changes, watch, registered, provider } = setup();
     await registered();

@@ -103,10 +103,13 @@ export function watchHosts({ hosts, subscribe, watcher, readState }: WatchHostsO
         const change = instanceChangeOf(host, event);
         if (!change) return;
         const next = withState({ change, event, read: () => readState(host, event.dom) });
-        reporting = reporting.then(async () => {
-          const reported = await next;
-          if (!stopped) watcher.changed(reported);
-        });
+        reporting = reporting
+          .then(async () => {
+            const reported = await next;
+            if (!stopped) watcher.changed(reported);
+          })
+          // A watcher that throws must not end the chain: the host's later changes still go out.
+          .catch(() => undefined);
       },
       onStoragePoolLifecycle: ({ pool, event }) => watcher.targetChanged?.(host, `pool ${pool.name} ${poolEventNames[event] ?? `event ${event}`}`),
       onStoragePoolRefresh: ({ pool }) => watcher.targetChanged?.(host, `pool ${pool.name} refreshed`),

@@ -1,7 +1,10 @@
 // The shape of every API route handler: refuse cross-site writes, authenticate, parse params,
 // query and body with zod, call one service, answer JSON. Handlers get the runtime's services
-// (server/runtime/services.ts), never its store or its control loops. Every failure on the way,
-// the handler's own included, goes through toResponse, so handlers hold no try/catch.
+// (server/runtime/services.ts), never its store or its control loops. A route names its answer's
+// lib/api schema as `response`: the compiler holds the handler to it, and outside production each
+// answer is checked against it as well (in production the contract tests have done that, and a
+// list of thousands of Proxies is not parsed twice). Every failure on the way, the handler's own
+// included, goes through toResponse, so handlers hold no try/catch.
 //
 //   export const GET = route({ access: 'admin', params: nameParams }, ({ services, params }) => services.proxies.get(params.name));
 import type { z } from 'zod';
@@ -23,12 +26,18 @@ export type Access = 'public' | 'admin' | 'reader';
 
 type Schema = z.ZodType;
 type Parsed<S extends Schema | undefined> = S extends Schema ? z.output<S> : undefined;
+/** What a handler may return: what its response schema accepts, or a Response it built itself. */
+type Answer<R extends Schema | undefined> = R extends Schema ? z.input<R> | Response : unknown;
 
-export interface RouteOptions<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined> {
+const checkAnswers = process.env.NODE_ENV !== 'production';
+
+export interface RouteOptions<P extends Schema | undefined, Q extends Schema | undefined, B extends Schema | undefined, R extends Schema | undefined> {
   access: Access;
   params?: P;
   query?: Q;
   body?: B;
+  /** the lib/api schema of a successful answer */
+  response?: R;
   bodyLimitBytes?: number;
   /** status of a successful answer that is not a Response already (default 200) */
   status?: number;
@@ -75,10 +84,20 @@ async function authenticate(options: {
   throw new UnauthenticatedError(access === 'reader' ? 'send an API token (Authorization: Bearer ...) or log in' : 'log in first');
 }
 
-export function route<P extends Schema | undefined = undefined, Q extends Schema | undefined = undefined, B extends Schema | undefined = undefined>(
-  options: RouteOptions<P, Q, B>,
-  handler: (input: RouteInput<Parsed<P>, Parsed<Q>, Parsed<B>>) => unknown,
-): RouteHandler {
+/** Outside production: an answer that drifted from its schema is a 500 (ERR_INTERNAL) naming the fields in the log. */
+function checkAnswer(options: { schema: Schema; answer: unknown; request: Request }): void {
+  const checked = options.schema.safeParse(options.answer);
+  if (checked.success) return;
+  const issues = checked.error.issues.map((issue) => `${issue.path.join('.') || '(answer)'}: ${issue.message}`).join('; ');
+  throw new Error(`the answer to ${options.request.method} ${new URL(options.request.url).pathname} does not match its lib/api schema: ${issues}`);
+}
+
+export function route<
+  P extends Schema | undefined = undefined,
+  Q extends Schema | undefined = undefined,
+  B extends Schema | undefined = undefined,
+  R extends Schema | undefined = undefined,
+>(options: RouteOptions<P, Q, B, R>, handler: (input: RouteInput<Parsed<P>, Parsed<Q>, Parsed<B>>) => Answer<R> | Promise<Answer<R>>): RouteHandler {
   return async (request, context) => {
     let services: RouteServices | undefined;
     try {
@@ -92,6 +111,7 @@ export function route<P extends Schema | undefined = undefined, Q extends Schema
       const body = (options.body ? parseInput(options.body, await readJson(request, options.bodyLimitBytes ?? defaultBodyLimitBytes)) : undefined) as Parsed<B>;
       const result = await handler({ request, services, auth, principal, sessionCookie, params, query, body });
       if (result instanceof Response) return result;
+      if (options.response && checkAnswers) checkAnswer({ schema: options.response, answer: result, request });
       return Response.json(result ?? null, { status: options.status ?? 200, headers: noStore });
     } catch (err) {
       // Before the runtime is up (it failed to start), its logger does not exist yet.

@@ -1,7 +1,7 @@
 // The Gateway page's data: where crawlers connect and this replica's live gateway traffic.
-import type { GatewayView } from '@/lib/api/gateway';
+import { gatewayViewSchema } from '@/lib/api/gateway';
 import { route } from '@/server/http/route';
 
 export const dynamic = 'force-dynamic';
 
-export const GET = route({ access: 'admin' }, async ({ services }) => (await services.gateway.view()) satisfies GatewayView);
+export const GET = route({ access: 'admin', response: gatewayViewSchema }, async ({ services }) => await services.gateway.view());

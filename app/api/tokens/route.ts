@@ -1,4 +1,4 @@
-import type { CreatedToken, TokenList } from '@/lib/api/auth';
+import { createdTokenSchema, tokenListSchema } from '@/lib/api/auth';
 import { createTokenSchema } from '@/server/auth/schemas';
 import { authBodyLimitBytes } from '@/server/http/limits';
 import { route } from '@/server/http/route';
@@ -6,10 +6,10 @@ import { route } from '@/server/http/route';
 export const dynamic = 'force-dynamic';
 
 /** Never the secrets: id, name, prefix, dates. */
-export const GET = route({ access: 'admin' }, async ({ auth }) => ({ tokens: await auth.listTokens() }) satisfies TokenList);
+export const GET = route({ access: 'admin', response: tokenListSchema }, async ({ auth }) => ({ tokens: await auth.listTokens() }));
 
 /** The answer's `token` is the only time the whole token is shown. */
 export const POST = route(
-  { access: 'admin', body: createTokenSchema, bodyLimitBytes: authBodyLimitBytes, status: 201 },
-  async ({ auth, body }) => (await auth.createToken(body.name)) satisfies CreatedToken,
+  { access: 'admin', body: createTokenSchema, bodyLimitBytes: authBodyLimitBytes, status: 201, response: createdTokenSchema },
+  async ({ auth, body }) => await auth.createToken(body.name),
 );

@@ -1,6 +1,6 @@
 // Gateway tokens (issue 24): the crawlers' proxy passwords. Same shapes as the API tokens'
 // (/api/tokens), a separate kind: they open the gateway and nothing else.
-import type { CreatedToken, TokenList } from '@/lib/api/auth';
+import { createdTokenSchema, tokenListSchema } from '@/lib/api/auth';
 import { createTokenSchema } from '@/server/auth/schemas';
 import { authBodyLimitBytes } from '@/server/http/limits';
 import { route } from '@/server/http/route';
@@ -8,10 +8,10 @@ import { route } from '@/server/http/route';
 export const dynamic = 'force-dynamic';
 
 /** Never the secrets: id, name, prefix, dates. */
-export const GET = route({ access: 'admin' }, async ({ auth }) => ({ tokens: await auth.gatewayTokens.list() }) satisfies TokenList);
+export const GET = route({ access: 'admin', response: tokenListSchema }, async ({ auth }) => ({ tokens: await auth.gatewayTokens.list() }));
 
 /** The answer's `token` is the only time the whole token is shown. */
 export const POST = route(
-  { access: 'admin', body: createTokenSchema, bodyLimitBytes: authBodyLimitBytes, status: 201 },
-  async ({ auth, body }) => (await auth.gatewayTokens.create(body.name)) satisfies CreatedToken,
+  { access: 'admin', body: createTokenSchema, bodyLimitBytes: authBodyLimitBytes, status: 201, response: createdTokenSchema },
+  async ({ auth, body }) => await auth.gatewayTokens.create(body.name),
 );

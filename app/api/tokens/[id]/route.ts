@@ -1,10 +1,10 @@
-import type { RevokedToken } from '@/lib/api/auth';
+import { revokedTokenSchema } from '@/lib/api/auth';
 import { tokenParamsSchema } from '@/server/auth/schemas';
 import { route } from '@/server/http/route';
 
 export const dynamic = 'force-dynamic';
 
 export const DELETE = route(
-  { access: 'admin', params: tokenParamsSchema },
-  async ({ auth, params }) => (await auth.revokeToken(params.id)) satisfies RevokedToken,
+  { access: 'admin', params: tokenParamsSchema, response: revokedTokenSchema },
+  async ({ auth, params }) => await auth.revokeToken(params.id),
 );

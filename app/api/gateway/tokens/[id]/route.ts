@@ -1,4 +1,4 @@
-import type { RevokedToken } from '@/lib/api/auth';
+import { revokedTokenSchema } from '@/lib/api/auth';
 import { tokenParamsSchema } from '@/server/auth/schemas';
 import { route } from '@/server/http/route';
 
@@ -6,6 +6,6 @@ export const dynamic = 'force-dynamic';
 
 /** The crawlers using it get 407 from the gateway on their next connection. */
 export const DELETE = route(
-  { access: 'admin', params: tokenParamsSchema },
-  async ({ auth, params }) => (await auth.gatewayTokens.revoke(params.id)) satisfies RevokedToken,
+  { access: 'admin', params: tokenParamsSchema, response: revokedTokenSchema },
+  async ({ auth, params }) => await auth.gatewayTokens.revoke(params.id),
 );

@@ -1,5 +1,5 @@
 import { proxySetReplaceSchema } from '@/lib/api/proxyset-spec';
-import type { ProxySetView } from '@/lib/api/proxysets';
+import { proxySetViewSchema } from '@/lib/api/proxysets';
 import { route } from '@/server/http/route';
 import { proxySetParams } from '@/server/http/schemas';
 
@@ -7,6 +7,6 @@ export const dynamic = 'force-dynamic';
 
 /** `{members: [...]}`: deleted now, new members made in their place (not counted against the budget). */
 export const POST = route(
-  { access: 'admin', params: proxySetParams, body: proxySetReplaceSchema },
-  async ({ services, params, body }) => (await services.proxySets.replace(params.name, body)) satisfies ProxySetView,
+  { access: 'admin', params: proxySetParams, body: proxySetReplaceSchema, response: proxySetViewSchema },
+  async ({ services, params, body }) => await services.proxySets.replace(params.name, body),
 );

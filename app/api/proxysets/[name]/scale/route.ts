@@ -1,5 +1,5 @@
 import { proxySetScaleSchema } from '@/lib/api/proxyset-spec';
-import type { ProxySetView } from '@/lib/api/proxysets';
+import { proxySetViewSchema } from '@/lib/api/proxysets';
 import { route } from '@/server/http/route';
 import { proxySetParams } from '@/server/http/schemas';
 
@@ -7,6 +7,6 @@ export const dynamic = 'force-dynamic';
 
 /** `{replicas}`: extra members go not-Ready first, then newest. */
 export const POST = route(
-  { access: 'admin', params: proxySetParams, body: proxySetScaleSchema },
-  async ({ services, params, body }) => (await services.proxySets.scale(params.name, body)) satisfies ProxySetView,
+  { access: 'admin', params: proxySetParams, body: proxySetScaleSchema, response: proxySetViewSchema },
+  async ({ services, params, body }) => await services.proxySets.scale(params.name, body),
 );

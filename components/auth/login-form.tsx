@@ -11,8 +11,7 @@ import { Field, controlClass } from '@/components/ui/field';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { useAuthStatus, useLogin, useSetupPassword } from './queries';
 import { errorMessage } from '@/lib/error-message';
-
-const minPasswordLength = 8;
+import { minPasswordLength } from '@/lib/api/auth';
 
 /**
  * Where to go after logging in: `next` resolved the way the browser will resolve it (which drops

@@ -3,12 +3,11 @@
 // API tokens too when the admin ticks the box (a leaked password may have made tokens).
 import { useState } from 'react';
 import { hasCode } from '@/components/api/client';
+import { minPasswordLength } from '@/lib/api/auth';
 import { useAuthStatus } from '@/components/auth/queries';
 import { Button } from '@/components/ui/button';
 import { Field, controlClass } from '@/components/ui/field';
 import { useChangePassword } from './queries';
-
-export const minPasswordLength = 8;
 
 export function PasswordForm() {
   const change = useChangePassword();

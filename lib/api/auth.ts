@@ -1,7 +1,52 @@
 // Bodies of the auth routes (/api/auth/*), the API tokens (/api/tokens) and the gateway tokens
-// (/api/gateway/tokens: the same shapes, with the prefix `kvm2g_<id>`).
+// (/api/gateway/tokens: the same shapes, with the prefix `kvm2g_<id>`): what the routes parse and
+// what they answer. The browser's forms check with the same limits.
 import { z } from 'zod';
 import { collection } from './collection';
+
+export const minPasswordLength = 8;
+/** Longer inputs only cost CPU; nobody types more. */
+export const maxPasswordLength = 1024;
+
+const newPassword = z
+  .string({ error: 'must be a string' })
+  .min(minPasswordLength, { error: `must be at least ${minPasswordLength} characters` })
+  .max(maxPasswordLength, { error: `must be at most ${maxPasswordLength} characters` });
+
+const givenPassword = z
+  .string({ error: 'must be a string' })
+  .min(1, { error: 'is required' })
+  .max(maxPasswordLength, { error: `must be at most ${maxPasswordLength} characters` });
+
+const setupCode = z
+  .string({ error: (issue) => (issue.input === undefined ? 'is required: the server prints it in its log at start' : 'must be a string') })
+  .trim()
+  .min(1, { error: 'is required: the server prints it in its log at start' })
+  .max(64, { error: 'is too long' });
+
+export const tokenNameSchema = z
+  .string({ error: 'must be a string' })
+  .trim()
+  .min(1, { error: 'is required' })
+  .max(64, { error: 'must be at most 64 characters' })
+  .regex(/^[\p{L}\p{N} ._:@/-]+$/u, { error: 'may contain letters, digits, spaces and . _ : @ / -' });
+
+export const tokenIdSchema = z.string({ error: 'must be a string' }).regex(/^[0-9a-f]{16}$/, { error: 'must be a token id (16 hex characters)' });
+
+/** POST /api/auth/login */
+export const loginSchema = z.strictObject({ password: givenPassword });
+/** POST /api/auth/setup: the first password, with the setup code from the server's log */
+export const setupSchema = z.strictObject({ password: newPassword, setupCode });
+/** POST /api/auth/password */
+export const changePasswordSchema = z.strictObject({
+  currentPassword: givenPassword,
+  newPassword,
+  revokeTokens: z.boolean({ error: 'must be true or false' }).optional(),
+});
+/** POST /api/tokens and /api/gateway/tokens */
+export const createTokenSchema = z.strictObject({ name: tokenNameSchema });
+/** /api/tokens/{id} and /api/gateway/tokens/{id} */
+export const tokenParamsSchema = z.strictObject({ id: tokenIdSchema });
 
 export const authStatusSchema = z.strictObject({
   /** false on first start, before an admin password exists */

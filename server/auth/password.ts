@@ -3,10 +3,6 @@
 // travel with the hash, so raising them later still verifies passwords set before.
 import { randomBytes, scrypt as scryptCallback, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 
-export const minPasswordLength = 8;
-/** Longer inputs only cost CPU; nobody types more. */
-export const maxPasswordLength = 1024;
-
 export interface ScryptCost {
   N: number;
   r: number;

@@ -7,7 +7,6 @@
 // needed) and compared in constant time. The whole token is returned once, by create; lists show
 // the id, the name and the non-secret prefix.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
 import type { SqlExecutor } from '@/server/store/sql';
 
 /** Where a kind of token lives and how its tokens begin. */
@@ -17,15 +16,6 @@ export interface TokenKind {
 }
 
 export const apiTokenKind: TokenKind = { table: 'api_tokens', prefix: 'kvm2p_' };
-
-export const tokenNameSchema = z
-  .string({ error: 'must be a string' })
-  .trim()
-  .min(1, { error: 'is required' })
-  .max(64, { error: 'must be at most 64 characters' })
-  .regex(/^[\p{L}\p{N} ._:@/-]+$/u, { error: 'may contain letters, digits, spaces and . _ : @ / -' });
-
-export const tokenIdSchema = z.string({ error: 'must be a string' }).regex(/^[0-9a-f]{16}$/, { error: 'must be a token id (16 hex characters)' });
 
 /** A token as listed: never the secret. */
 export interface ApiTokenView {

@@ -1,5 +1,5 @@
 // Route params and query strings of the API, as zod schemas. Bodies use the shared schemas in
-// lib/proxy-spec.ts and server/auth/schemas.ts.
+// lib/proxy-spec.ts and lib/api/auth.ts.
 import { z } from 'zod';
 import { proxySetLabel, proxySetNameSchema } from '@/lib/api/proxyset-spec';
 import { statsWindows } from '@/lib/api/stats';

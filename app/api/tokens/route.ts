@@ -1,5 +1,4 @@
-import { createdTokenSchema, tokenListSchema } from '@/lib/api/auth';
-import { createTokenSchema } from '@/server/auth/schemas';
+import { createdTokenSchema, createTokenSchema, tokenListSchema } from '@/lib/api/auth';
 import { authBodyLimitBytes } from '@/server/http/limits';
 import { route } from '@/server/http/route';
 

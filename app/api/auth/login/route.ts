@@ -1,4 +1,4 @@
-import { loginSchema } from '@/server/auth/schemas';
+import { loginSchema } from '@/lib/api/auth';
 import { login } from '@/server/http/auth-api';
 import { authBodyLimitBytes } from '@/server/http/limits';
 import { route } from '@/server/http/route';

@@ -1,4 +1,4 @@
-import { changePasswordSchema } from '@/server/auth/schemas';
+import { changePasswordSchema } from '@/lib/api/auth';
 import { changePassword } from '@/server/http/auth-api';
 import { authBodyLimitBytes } from '@/server/http/limits';
 import { route } from '@/server/http/route';

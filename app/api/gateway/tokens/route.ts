@@ -1,7 +1,6 @@
 // Gateway tokens (issue 24): the crawlers' proxy passwords. Same shapes as the API tokens'
 // (/api/tokens), a separate kind: they open the gateway and nothing else.
-import { createdTokenSchema, tokenListSchema } from '@/lib/api/auth';
-import { createTokenSchema } from '@/server/auth/schemas';
+import { createdTokenSchema, createTokenSchema, tokenListSchema } from '@/lib/api/auth';
 import { authBodyLimitBytes } from '@/server/http/limits';
 import { route } from '@/server/http/route';
 

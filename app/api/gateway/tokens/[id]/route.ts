@@ -1,5 +1,4 @@
-import { revokedTokenSchema } from '@/lib/api/auth';
-import { tokenParamsSchema } from '@/server/auth/schemas';
+import { revokedTokenSchema, tokenParamsSchema } from '@/lib/api/auth';
 import { route } from '@/server/http/route';
 
 export const dynamic = 'force-dynamic';

@@ -198,10 +198,10 @@ async function ourUploadMs(lab: Lab, host: LabHost, target: { file: string; volu
   const start = performance.now();
   try {
     const libvirt = await openOurs(lab, host);
-    const pool: StoragePool = await libvirt.storagePoolLookupByName(lab.pool.name);
+    const pool: StoragePool = await libvirt.storagePoolLookupByName({ name: lab.pool.name });
     const vol = await libvirt.storageVolLookupByName({ pool, name: target.volume });
     const source = createReadStream(target.file, { highWaterMark: MiB });
-    await libvirt.storageVolUpload(vol, { source, length: UPLOAD_BYTES, timeoutMs: 20 * 60_000 });
+    await libvirt.storageVolUpload({ vol, source, length: UPLOAD_BYTES, timeoutMs: 20 * 60_000 });
     await libvirt.close();
     return { ms: performance.now() - start, peakRssMiB: peakRss / MiB };
   } finally {

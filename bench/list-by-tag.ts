@@ -30,10 +30,10 @@ async function referenceSweep(api: LibvirtAPI): Promise<number> {
     try {
       const mark = await readMark(api, dom);
       if (!mark?.managed) return;
-      const { state } = await api.domainGetState(dom);
+      const { state } = await api.domainGetState({ dom });
       if (stateClassOf[state] === 'active') {
         for (const source of [DomainInterfaceAddressesSource.Agent, DomainInterfaceAddressesSource.Arp]) {
-          const found = await api.domainInterfaceAddresses(dom, { source }).catch((err: unknown) => {
+          const found = await api.domainInterfaceAddresses({ dom, source }).catch((err: unknown) => {
             if (err instanceof LibvirtError) return [];
             throw err;
           });

@@ -77,7 +77,7 @@ describe('the serial console on the proxy page', () => {
   it('says another client holds the console, and Take over brings it back', async () => {
     const { page } = session;
     other = await openOverSsh(lab, { host: lab.hosts[0] });
-    held = await other.domainOpenConsole(await other.domainLookupByName(instanceName(proxyName)), { flags: DomainConsoleFlags.Force });
+    held = await other.domainOpenConsole({ dom: await other.domainLookupByName({ name: instanceName(proxyName) }), flags: DomainConsoleFlags.Force });
     // Our session ended; Reconnect asks again without force and finds it held.
     await page.getByRole('button', { name: 'Reconnect' }).click({ timeout: 30_000 });
     await page.getByText('Another client holds the console').waitFor({ timeout: 30_000 });

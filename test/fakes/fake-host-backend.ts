@@ -3,7 +3,7 @@
 // made unreachable, and counts of dials and closes.
 import { ErrTransient } from '@/server/providers/errors';
 import type { FreshConnection, HostBackend, LibvirtAPI } from '@/server/providers/kvm2/libvirt-api';
-import { FakeConnection, type FakeHypervisor } from './fake-libvirt';
+import { FakeConnection, libvirtAPIOf, type FakeHypervisor } from './fake-libvirt';
 
 export class FakeHostBackend implements HostBackend {
   readonly unreachable = new Set<string>();
@@ -27,11 +27,11 @@ export class FakeHostBackend implements HostBackend {
   async pooled(host: string): Promise<LibvirtAPI> {
     const hypervisor = this.hypervisorOf(host);
     const current = this.pooledByHost.get(host);
-    if (current?.alive) return current;
+    if (current?.alive) return libvirtAPIOf(current);
     this.pooledDials += 1;
     const connection = new FakeConnection(hypervisor, 'pooled');
     this.pooledByHost.set(host, connection);
-    return connection;
+    return libvirtAPIOf(connection);
   }
 
   /** The pooled connection of `host` as it stands (undefined before the first call). */
@@ -46,7 +46,7 @@ export class FakeHostBackend implements HostBackend {
     this.freshDials.push(label);
     const connection = new FakeConnection(hypervisor, label);
     return {
-      api: connection,
+      api: libvirtAPIOf(connection),
       close: async () => {
         connection.alive = false;
         this.freshCloses.push(label);

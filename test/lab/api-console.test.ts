@@ -66,7 +66,7 @@ describe('the console of a Proxy VM on the lab', () => {
   let held: DuplexStream;
   it('is busy while another client holds it: the message names the host and what take over does; keystrokes are refused', async () => {
     // The other client forces it away from us, then holds it: our session ends...
-    held = await other.domainOpenConsole(await other.domainLookupByName(instanceName(name)), { flags: DomainConsoleFlags.Force });
+    held = await other.domainOpenConsole({ dom: await other.domainLookupByName({ name: instanceName(name) }), flags: DomainConsoleFlags.Force });
     await expect.poll(() => api.runtime.consoles.status(name).state, { timeout: 15_000, interval: 100 }).toBe('closed');
     // ...and a page that looks now finds it busy, not taken back.
     const events = await consoleEvents();

@@ -23,9 +23,9 @@ describe('one connection, many calls', () => {
     const kinds = [
       async () => expect(await libvirt.connectGetHostname()).toBe(hostname),
       async () => expect(await libvirt.connectGetLibVersion()).toBe(version),
-      async () => expect((await libvirt.storagePoolLookupByName(lab.pool.name)).name).toBe(lab.pool.name),
+      async () => expect((await libvirt.storagePoolLookupByName({ name: lab.pool.name })).name).toBe(lab.pool.name),
       async () => {
-        const err = await libvirt.domainLookupByName(`rpctest-missing-${Math.random()}`).catch((e: unknown) => e);
+        const err = await libvirt.domainLookupByName({ name: `rpctest-missing-${Math.random()}` }).catch((e: unknown) => e);
         expect(isLibvirtError(err, 'ErrNoDomain')).toBe(true);
       },
     ];

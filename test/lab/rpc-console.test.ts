@@ -22,7 +22,7 @@ let dom: Domain;
 beforeAll(async () => {
   libvirt = suite.libvirt;
   other = await openOverSsh(suite.lab, { host: suite.lab.hosts[0] });
-  dom = await libvirt.domainLookupByName(name);
+  dom = await libvirt.domainLookupByName({ name });
 });
 
 afterAll(async () => {
@@ -51,7 +51,7 @@ async function openOnceReleased(client: LibvirtClient): Promise<DuplexStream> {
   const started = Date.now();
   for (;;) {
     try {
-      return await client.domainOpenConsole(dom);
+      return await client.domainOpenConsole({ dom });
     } catch (err) {
       if (!(err instanceof ConsoleBusyError) || Date.now() - started > 3_000) throw err;
       await new Promise((resolve) => setTimeout(resolve, 50));
@@ -64,7 +64,7 @@ describe('domain console', () => {
   let firstOutput: ReturnType<typeof collect>;
 
   it('opens the console of a running domain, shows what the firmware prints and takes keystrokes', async () => {
-    first = await libvirt.domainOpenConsole(dom);
+    first = await libvirt.domainOpenConsole({ dom });
     firstOutput = collect(first);
     await virsh(['resume', name]);
     await expect.poll(() => firstOutput.text.includes('SeaBIOS'), { message: 'the SeaBIOS banner on the console', timeout: 15_000, interval: 50 }).toBe(true);
@@ -73,14 +73,14 @@ describe('domain console', () => {
   });
 
   it('a second client without FORCE gets ConsoleBusyError (ErrOperationFailed, code 9)', async () => {
-    const err = await other.domainOpenConsole(dom).catch((e: unknown) => e);
+    const err = await other.domainOpenConsole({ dom }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConsoleBusyError);
     expect(err).toMatchObject({ code: 9, codeName: 'ErrOperationFailed', procedure: 'domainOpenConsole' });
     expect(other.alive).toBe(true);
   });
 
   it('FORCE takes it over: the first holder output fails with ErrRPC, the new stream is live', async () => {
-    const taken = await other.domainOpenConsole(dom, { flags: DomainConsoleFlags.Force });
+    const taken = await other.domainOpenConsole({ dom, flags: DomainConsoleFlags.Force });
     await expect.poll(() => firstOutput.ended !== undefined, { message: 'the first stream to end', timeout: 15_000, interval: 50 }).toBe(true);
     expect(isLibvirtError(firstOutput.ended?.error, 'ErrRPC')).toBe(true);
     await expect(first.send(Buffer.from('x'))).rejects.toBe(firstOutput.ended?.error);
@@ -99,7 +99,7 @@ describe('domain console', () => {
   });
 
   it('destroying the domain ends the output cleanly (end of stream, then finish)', async () => {
-    const stream = await libvirt.domainOpenConsole(dom, { flags: DomainConsoleFlags.Safe });
+    const stream = await libvirt.domainOpenConsole({ dom, flags: DomainConsoleFlags.Safe });
     const output = collect(stream);
     await virsh(['destroy', name]);
     await expect.poll(() => output.ended !== undefined, { message: 'the console to end with the domain', timeout: 15_000, interval: 50 }).toBe(true);

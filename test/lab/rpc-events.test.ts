@@ -48,7 +48,7 @@ describe('domain lifecycle events', () => {
   let subscription: EventSubscription;
 
   it('registers (316) and gets suspend, resume, destroy and start as they happen', async () => {
-    subscription = await libvirt.connectDomainEventLifecycleRegister((event) => events.push(event));
+    subscription = await libvirt.connectDomainEventLifecycleRegister({ listener: (event) => events.push(event) });
     expect(subscription.callbackID).toBeGreaterThanOrEqual(0);
     await virsh(['suspend', name]);
     await arrival(events, about(DomainEventType.Suspended, DomainEventSuspendedDetail.Paused), 'suspended event');
@@ -82,8 +82,8 @@ describe('domain lifecycle events', () => {
 describe('storage pool events', () => {
   it('registers (368) and gets a pool started, refreshed and stopped', async () => {
     const seen: string[] = [];
-    const lifecycle = await libvirt.connectStoragePoolEventLifecycleRegister(({ pool, event }) => seen.push(`${pool.name}:${event}`));
-    const refresh = await libvirt.connectStoragePoolEventRefreshRegister(({ pool }) => seen.push(`${pool.name}:refresh`));
+    const lifecycle = await libvirt.connectStoragePoolEventLifecycleRegister({ listener: ({ pool, event }) => seen.push(`${pool.name}:${event}`) });
+    const refresh = await libvirt.connectStoragePoolEventRefreshRegister({ listener: ({ pool }) => seen.push(`${pool.name}:refresh`) });
     const pool = lab.inactivePool.name;
     await virsh(['pool-start', pool]);
     await arrival(seen, (item) => item === `${pool}:${StoragePoolEventType.Started}`, 'pool started event');

@@ -35,9 +35,9 @@ const between = (value: number, a: number, b: number) => value >= Math.min(a, b)
 
 describe('storage pool procedures', () => {
   it('pool info equals virsh pool-info', async () => {
-    const pool = await libvirt.storagePoolLookupByName(lab.pool.name);
+    const pool = await libvirt.storagePoolLookupByName({ name: lab.pool.name });
     const before = await virshPoolInfo(lab.pool.name);
-    const info = await libvirt.storagePoolGetInfo(pool);
+    const info = await libvirt.storagePoolGetInfo({ pool });
     const after = await virshPoolInfo(lab.pool.name);
     expect(storagePoolStateWords[info.state]).toBe(before.State);
     expect(info.state).toBe(StoragePoolState.Running);
@@ -47,20 +47,20 @@ describe('storage pool procedures', () => {
   });
 
   it('the pool lookup carries the uuid virsh reports, and the XML its path', async () => {
-    const pool = await libvirt.storagePoolLookupByName(lab.pool.name);
+    const pool = await libvirt.storagePoolLookupByName({ name: lab.pool.name });
     const uuid = (await virsh(['pool-uuid', lab.pool.name])).trim().replaceAll('-', '');
     expect(pool.uuid.toString('hex')).toBe(uuid);
-    await libvirt.storagePoolRefresh(pool);
-    expect(await libvirt.storagePoolGetXmlDesc(pool)).toContain(`<path>${lab.pool.path}</path>`);
+    await libvirt.storagePoolRefresh({ pool });
+    expect(await libvirt.storagePoolGetXmlDesc({ pool })).toContain(`<path>${lab.pool.path}</path>`);
   });
 
   it('starts and stops the inactive pool (restored afterwards)', async () => {
-    const pool = await libvirt.storagePoolLookupByName(lab.inactivePool.name);
-    expect((await libvirt.storagePoolGetInfo(pool)).state).toBe(StoragePoolState.Inactive);
+    const pool = await libvirt.storagePoolLookupByName({ name: lab.inactivePool.name });
+    expect((await libvirt.storagePoolGetInfo({ pool })).state).toBe(StoragePoolState.Inactive);
     try {
-      await libvirt.storagePoolCreate(pool);
+      await libvirt.storagePoolCreate({ pool });
       expect((await virshPoolInfo(lab.inactivePool.name)).State).toBe('running');
-      await libvirt.storagePoolDestroy(pool);
+      await libvirt.storagePoolDestroy({ pool });
       expect((await virshPoolInfo(lab.inactivePool.name)).State).toBe('inactive');
     } finally {
       await virsh(['pool-destroy', lab.inactivePool.name]).catch(() => undefined);
@@ -68,7 +68,7 @@ describe('storage pool procedures', () => {
   });
 
   it('a missing pool is ErrNoStoragePool', async () => {
-    const err = await libvirt.storagePoolLookupByName('rpctest-no-such-pool').catch((e: unknown) => e);
+    const err = await libvirt.storagePoolLookupByName({ name: 'rpctest-no-such-pool' }).catch((e: unknown) => e);
     expect(isLibvirtError(err, 'ErrNoStoragePool')).toBe(true);
   });
 });

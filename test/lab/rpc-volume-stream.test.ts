@@ -15,7 +15,7 @@ beforeAll(async () => {
   lab = loadLab();
   await removeRpcTestLeftovers(lab.pool.name);
   libvirt = await openOverSsh(lab);
-  pool = await libvirt.storagePoolLookupByName(lab.pool.name);
+  pool = await libvirt.storagePoolLookupByName({ name: lab.pool.name });
 });
 
 afterAll(async () => {
@@ -59,34 +59,34 @@ describe('volumes and streams', () => {
   it('creates a volume that virsh then sees, with its path and info', async () => {
     vol = await libvirt.storageVolCreateXml({ pool, xml: rawVolumeXml(name, 64 * MiB) });
     expect(vol).toMatchObject({ pool: lab.pool.name, name });
-    expect(await libvirt.storageVolGetPath(vol)).toBe((await virsh(['vol-path', '--pool', lab.pool.name, name])).trim());
-    expect(await libvirt.storageVolGetInfo(vol)).toMatchObject({ capacity: 64 * MiB });
-    expect(await libvirt.storageVolGetXmlDesc(vol)).toContain(`<name>${name}</name>`);
+    expect(await libvirt.storageVolGetPath({ vol })).toBe((await virsh(['vol-path', '--pool', lab.pool.name, name])).trim());
+    expect(await libvirt.storageVolGetInfo({ vol })).toMatchObject({ capacity: 64 * MiB });
+    expect(await libvirt.storageVolGetXmlDesc({ vol })).toContain(`<name>${name}</name>`);
     expect(await libvirt.storageVolLookupByName({ pool, name })).toEqual(vol);
-    expect((await libvirt.storagePoolListAllVolumes(pool)).map((v) => v.name)).toContain(name);
+    expect((await libvirt.storagePoolListAllVolumes({ pool })).map((v) => v.name)).toContain(name);
   });
 
   it('uploads 64 MiB of random bytes and downloads the same bytes back', async () => {
     const { source, digest } = randomSource(64 * MiB);
-    const result = await libvirt.storageVolUpload(vol, { source, length: 64 * MiB, timeoutMs: 120_000 });
+    const result = await libvirt.storageVolUpload({ vol, source, length: 64 * MiB, timeoutMs: 120_000 });
     expect(result.bytesSent).toBe(64 * MiB);
     const uploaded = digest();
-    const downloaded = await sha256Of(libvirt.storageVolDownload(vol, { timeoutMs: 120_000 }));
+    const downloaded = await sha256Of(libvirt.storageVolDownload({ vol, timeoutMs: 120_000 }));
     expect(downloaded).toEqual({ digest: uploaded, bytes: 64 * MiB });
   });
 
   it('a source that fails part way ends the upload cleanly and reports the error after; the connection stays', async () => {
     const { source } = randomSource(8 * MiB, { failAt: 3 * MiB });
-    const err = await libvirt.storageVolUpload(vol, { source, timeoutMs: 60_000 }).catch((e: unknown) => e);
+    const err = await libvirt.storageVolUpload({ vol, source, timeoutMs: 60_000 }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(UploadSourceError);
     expect(err).toMatchObject({ bytesSent: 3 * MiB, cause: new Error('source broke') });
     expect(libvirt.alive).toBe(true);
-    const head = await sha256Of(libvirt.storageVolDownload(vol, { length: MiB }));
+    const head = await sha256Of(libvirt.storageVolDownload({ vol, length: MiB }));
     expect(head.bytes).toBe(MiB);
   });
 
   it('deletes the volume; looking it up afterwards is ErrNoStorageVol', async () => {
-    await libvirt.storageVolDelete(vol);
+    await libvirt.storageVolDelete({ vol });
     const err = await libvirt.storageVolLookupByName({ pool, name }).catch((e: unknown) => e);
     expect(isLibvirtError(err, 'ErrNoStorageVol')).toBe(true);
   });

@@ -26,13 +26,13 @@ describe('the budgets table', () => {
   });
 
   it.each([
-    ['an ordinary RPC', () => budgetFor('domainLookupByName', ['proxy-a']), 30_000],
-    ['DomainCreate', () => budgetFor('domainCreate', [dom]), 90_000],
-    ['an upload of the seed (16 MiB at most)', () => budgetFor('storageVolUpload', [vol, { source, length: 16 * MiB }]), 60_000],
-    ['an upload of the 64-byte marker', () => budgetFor('storageVolUpload', [vol, { source, length: 64 }]), 60_000],
-    ['an upload of an image', () => budgetFor('storageVolUpload', [vol, { source, length: 16 * MiB + 1 }]), 20 * 60_000],
-    ['an upload of unknown length', () => budgetFor('storageVolUpload', [vol, { source }]), 20 * 60_000],
-    ['a download', () => budgetFor('storageVolDownload', [vol]), 20 * 60_000],
+    ['an ordinary RPC', () => budgetFor('domainLookupByName', { name: 'proxy-a' }), 30_000],
+    ['DomainCreate', () => budgetFor('domainCreate', { dom }), 90_000],
+    ['an upload of the seed (16 MiB at most)', () => budgetFor('storageVolUpload', { vol, source, length: 16 * MiB }), 60_000],
+    ['an upload of the 64-byte marker', () => budgetFor('storageVolUpload', { vol, source, length: 64 }), 60_000],
+    ['an upload of an image', () => budgetFor('storageVolUpload', { vol, source, length: 16 * MiB + 1 }), 20 * 60_000],
+    ['an upload of unknown length', () => budgetFor('storageVolUpload', { vol, source }), 20 * 60_000],
+    ['a download', () => budgetFor('storageVolDownload', { vol }), 20 * 60_000],
   ] as const)('%s gets its budget', (_what, budget, want) => {
     expect(budget()).toBe(want);
   });
@@ -42,7 +42,7 @@ describe('withBudgets', () => {
   function recorder() {
     const seen: Array<{ method: string; options: Record<string, unknown> }> = [];
     const api = {
-      domainLookupByName: async (_name: string, options: Record<string, unknown>) => {
+      domainLookupByName: async (options: Record<string, unknown>) => {
         seen.push({ method: 'domainLookupByName', options });
         return dom;
       },
@@ -50,7 +50,7 @@ describe('withBudgets', () => {
         seen.push({ method: 'connectGetHostname', options });
         return 'hv';
       },
-      domainCreate: async (_dom: unknown, options: Record<string, unknown>) => {
+      domainCreate: async (options: Record<string, unknown>) => {
         seen.push({ method: 'domainCreate', options });
       },
     } as unknown as LibvirtAPI;
@@ -61,13 +61,13 @@ describe('withBudgets', () => {
     const { seen, api } = recorder();
     const signal = new AbortController().signal;
     const budgeted = withBudgets(api);
-    await budgeted.domainLookupByName('proxy-a', { signal });
+    await budgeted.domainLookupByName({ name: 'proxy-a', signal });
     await budgeted.connectGetHostname();
-    await budgeted.domainCreate(dom);
+    await budgeted.domainCreate({ dom });
     expect(seen).toEqual([
-      { method: 'domainLookupByName', options: { signal, timeoutMs: 30_000 } },
+      { method: 'domainLookupByName', options: { name: 'proxy-a', signal, timeoutMs: 30_000 } },
       { method: 'connectGetHostname', options: { timeoutMs: 30_000 } },
-      { method: 'domainCreate', options: { timeoutMs: 90_000 } },
+      { method: 'domainCreate', options: { dom, timeoutMs: 90_000 } },
     ]);
   });
 

@@ -45,9 +45,9 @@ describe('Delete', () => {
     let flags: number | undefined;
     const api = await harness.backend.pooled('h1');
     const undefine = api.domainUndefineFlags.bind(api);
-    api.domainUndefineFlags = (dom, options) => {
-      flags = options?.flags;
-      return undefine(dom, options);
+    api.domainUndefineFlags = (options) => {
+      flags = options.flags;
+      return undefine(options);
     };
     await harness.provider.delete(id);
     expect(flags).toBe(DomainUndefineFlags.ManagedSave | DomainUndefineFlags.SnapshotsMetadata | DomainUndefineFlags.Nvram);

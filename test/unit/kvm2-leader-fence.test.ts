@@ -51,7 +51,10 @@ describe('the fence at the connection', () => {
       'domainCreate',
       'domainDefineXmlFlags',
       'domainDestroy',
+      'domainSetMetadata',
       'domainUndefineFlags',
+      'storagePoolCreate',
+      'storagePoolDestroy',
       'storagePoolRefresh',
       'storageVolCreateXml',
       'storageVolDelete',
@@ -66,16 +69,16 @@ describe('the fence at the connection', () => {
     const lease = { leading: true };
     const backend = fencedBackend(inner, { mayAct: () => lease.leading, view: 'leader' });
     const api = await backend.pooled('h1');
-    const pool = await api.storagePoolLookupByName('default');
+    const pool = await api.storagePoolLookupByName({ name: 'default' });
     const volume = await api.storageVolLookupByName({ pool, name: 'v.qcow2' });
     hypervisor.resetCalls();
     lease.leading = false;
-    expect(await failure(api.storageVolDelete(volume))).toBeInstanceOf(NotLeadingError);
-    expect(await failure(api.storagePoolGetInfo(pool))).toBeInstanceOf(NotLeadingError);
+    expect(await failure(api.storageVolDelete({ vol: volume }))).toBeInstanceOf(NotLeadingError);
+    expect(await failure(api.storagePoolGetInfo({ pool }))).toBeInstanceOf(NotLeadingError);
     expect(
       await failure(
         (async () => {
-          for await (const chunk of api.storageVolDownload(volume, {})) void chunk;
+          for await (const chunk of api.storageVolDownload({ vol: volume })) void chunk;
         })(),
       ),
     ).toBeInstanceOf(NotLeadingError);
@@ -96,10 +99,10 @@ describe('the fence at the connection', () => {
     hypervisor.addVolume({ name: 'v.qcow2' });
     const backend = fencedBackend(new FakeHostBackend({ h1: hypervisor }), { mayAct: () => false, view: 'reads' });
     const api = await backend.pooled('h1');
-    const pool = await api.storagePoolLookupByName('default');
+    const pool = await api.storagePoolLookupByName({ name: 'default' });
     const volume = await api.storageVolLookupByName({ pool, name: 'v.qcow2' });
-    expect(await api.storageVolGetPath(volume)).toContain('v.qcow2');
-    const refused = await failure(api.storageVolDelete(volume));
+    expect(await api.storageVolGetPath({ vol: volume })).toContain('v.qcow2');
+    const refused = await failure(api.storageVolDelete({ vol: volume }));
     expect(refused).toBeInstanceOf(NotLeadingError);
     expect((refused as Error).message).toContain('storageVolDelete on host h1');
     expect(hypervisor.count('storageVolDelete')).toBe(0);

@@ -42,7 +42,7 @@ const noDomain = libvirtError('ErrNoDomain', "Domain not found: no domain with m
 
 // Only what these tests call; the rest of the API is never reached.
 const fakeApi = {
-  domainLookupByName: async (name: string) => {
+  domainLookupByName: async ({ name }: { name: string }) => {
     if (name === 'ghost') throw noDomain;
     return { name, uuid, id: 1 };
   },
@@ -50,7 +50,7 @@ const fakeApi = {
   storageVolLookupByName: async (target: { pool: { name: string }; name: string }) => ({ pool: target.pool.name, name: target.name, key: 'k' }),
   storageVolCreateXml: async () => vol,
   storageVolGetPath: async () => vol.key,
-  storageVolUpload: async (_vol: StorageVol, options: { source: AsyncIterable<Uint8Array> }) => {
+  storageVolUpload: async (options: { vol: StorageVol; source: AsyncIterable<Uint8Array> }) => {
     let bytesSent = 0;
     for await (const chunk of options.source) bytesSent += chunk.length;
     return { bytesSent };
@@ -76,7 +76,7 @@ const spanNamed = (name: string): ReadableSpan => {
 describe('a span per RPC', () => {
   it('is a client span named after the RPC, with the host and the identifiers it was given', async () => {
     const api = observe(fakeApi, { host: 'beelink', logger: capture('debug').logger });
-    await api.domainLookupByName('proxy-a');
+    await api.domainLookupByName({ name: 'proxy-a' });
     await api.storageVolLookupByName({ pool: { name: 'default', uuid }, name: 'proxy-a.qcow2' });
 
     const lookup = spanNamed('kvm2.DomainLookupByName');
@@ -92,7 +92,7 @@ describe('a span per RPC', () => {
 
   it('names what only the result knows: the domain defined, the volume created', async () => {
     const api = observe(fakeApi, { host: 'beelink', logger: capture('debug').logger });
-    await api.domainDefineXmlFlags('<domain/>');
+    await api.domainDefineXmlFlags({ xml: '<domain/>' });
     await api.storageVolCreateXml({ pool: { name: 'default', uuid }, xml: '<volume/>' });
     expect(spanNamed('kvm2.DomainDefineXMLFlags').attributes['kvm2.domain']).toBe('proxy-a');
     expect(spanNamed('kvm2.StorageVolCreateXML').attributes).toMatchObject({ 'kvm2.pool': 'default', 'kvm2.volume': 'proxy-a-seed.iso' });
@@ -101,7 +101,7 @@ describe('a span per RPC', () => {
   it("on failure has status Error and libvirt's error number", async () => {
     const { lines, logger } = capture('debug');
     const api = observe(fakeApi, { host: 'beelink', logger });
-    await expect(api.domainLookupByName('ghost')).rejects.toBe(noDomain);
+    await expect(api.domainLookupByName({ name: 'ghost' })).rejects.toBe(noDomain);
 
     const span = spanNamed('kvm2.DomainLookupByName');
     expect(span.status.code).toBe(SpanStatusCode.ERROR);
@@ -118,7 +118,7 @@ describe('a span per RPC', () => {
   it('is a child of the operation span it runs in', async () => {
     const api = observe(fakeApi, { host: 'beelink', logger: capture('debug').logger });
     await tracer().startActiveSpan('provider.get', async (operation) => {
-      await api.domainLookupByName('proxy-a');
+      await api.domainLookupByName({ name: 'proxy-a' });
       operation.end();
     });
     expect(spanNamed('kvm2.DomainLookupByName').parentSpanContext?.spanId).toBe(spanNamed('provider.get').spanContext().spanId);
@@ -129,7 +129,7 @@ describe('the `libvirt call` line', () => {
   it("is written inside the span: its spanID and traceID are the span's", async () => {
     const { lines, logger } = capture('debug');
     const api = observe(fakeApi, { host: 'beelink', logger });
-    await api.domainLookupByName('proxy-a');
+    await api.domainLookupByName({ name: 'proxy-a' });
 
     const span = spanNamed('kvm2.DomainLookupByName');
     const line = lines.find((candidate) => candidate.msg === 'libvirt call');
@@ -148,12 +148,12 @@ describe('the `libvirt call` line', () => {
 
   it('carries detail only when trace is enabled', async () => {
     const debug = capture('debug');
-    await observe(fakeApi, { host: 'beelink', logger: debug.logger }).storageVolGetPath(vol);
+    await observe(fakeApi, { host: 'beelink', logger: debug.logger }).storageVolGetPath({ vol });
     expect(debug.lines[0]).not.toHaveProperty('path');
 
     const detailed = capture('trace');
-    await observe(fakeApi, { host: 'beelink', logger: detailed.logger }).storageVolGetPath(vol);
-    await observe(fakeApi, { host: 'beelink', logger: detailed.logger }).domainDefineXmlFlags('<domain><name>proxy-a</name></domain>');
+    await observe(fakeApi, { host: 'beelink', logger: detailed.logger }).storageVolGetPath({ vol });
+    await observe(fakeApi, { host: 'beelink', logger: detailed.logger }).domainDefineXmlFlags({ xml: '<domain><name>proxy-a</name></domain>' });
     expect(detailed.lines[0]).toMatchObject({ rpc: 'StorageVolGetPath', path: vol.key, level: 20 });
     expect(detailed.lines[1]).toMatchObject({ rpc: 'DomainDefineXMLFlags', xml: '<domain><name>proxy-a</name></domain>' });
   });
@@ -162,7 +162,8 @@ describe('the `libvirt call` line', () => {
     const { lines, logger } = capture('trace');
     const api = observe(fakeApi, { host: 'beelink', logger });
     const body = Buffer.from(cloudInitSecret);
-    await api.storageVolUpload(vol, {
+    await api.storageVolUpload({
+      vol,
       source: (async function* () {
         yield body;
       })(),
@@ -170,7 +171,7 @@ describe('the `libvirt call` line', () => {
       length: body.length,
     });
     const received: Buffer[] = [];
-    for await (const chunk of api.storageVolDownload(vol, { offset: 0, length: 0 })) received.push(chunk);
+    for await (const chunk of api.storageVolDownload({ vol, offset: 0, length: 0 })) received.push(chunk);
 
     expect(Buffer.concat(received).toString()).toBe(cloudInitSecret);
     const upload = lines.find((line) => line.rpc === 'StorageVolUpload');

@@ -143,10 +143,10 @@ describe('a call that outlives its budget', () => {
 
     daemon.hold('domainCreate');
     daemon.hold('domainLookupByName');
-    const bystanderOnPool = pooled.domainCreate(dom).catch((e: unknown) => e);
-    const bystanderOnFresh = fresh.api.domainCreate(dom);
+    const bystanderOnPool = pooled.domainCreate({ dom }).catch((e: unknown) => e);
+    const bystanderOnFresh = fresh.api.domainCreate({ dom });
     await daemon.received('domainCreate');
-    const overlong = await pooled.domainLookupByName('proxy-a').catch((e: unknown) => e);
+    const overlong = await pooled.domainLookupByName({ name: 'proxy-a' }).catch((e: unknown) => e);
 
     expect(classify(overlong, { op: 'get' })).toBeInstanceOf(ErrTransient);
     expect(overlong).toMatchObject({ code: 'LIBVIRT_CALL_TIMEOUT' });
@@ -161,7 +161,7 @@ describe('a call that outlives its budget', () => {
     expect(await fresh.api.connectGetHostname()).toBe('fake-hv');
 
     const redialled = await backend.pooled('hv1');
-    expect(await redialled.domainLookupByName('proxy-a')).toMatchObject({ name: 'proxy-a' });
+    expect(await redialled.domainLookupByName({ name: 'proxy-a' })).toMatchObject({ name: 'proxy-a' });
     await fresh.close();
     await closed(freshSocket);
   });
@@ -171,7 +171,7 @@ describe('a call that outlives its budget', () => {
     const pooled = await backend.pooled('hv1');
     daemon.hold('domainCreate');
     const controller = new AbortController();
-    const starting = pooled.domainCreate(dom, { signal: controller.signal }).catch((e: unknown) => e);
+    const starting = pooled.domainCreate({ dom, signal: controller.signal }).catch((e: unknown) => e);
     await daemon.received('domainCreate');
     controller.abort(new Error('shutting down'));
 

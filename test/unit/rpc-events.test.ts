@@ -38,7 +38,7 @@ const lifecycle = (callbackID: number, event: number, detail: number) => ({ call
 describe('event subscriptions', () => {
   it('registers with REMOTE_PROC_CONNECT_DOMAIN_EVENT_CALLBACK_REGISTER_ANY (316) for every domain', async () => {
     const { peer, client } = setup();
-    const subscribing = client.connectDomainEventLifecycleRegister(() => undefined);
+    const subscribing = client.connectDomainEventLifecycleRegister({ listener: () => undefined });
     const call = await answerRegister(peer, 5);
     expect(call.header.procedure).toBe(316);
     expect(decodeXdr(procedures.connectDomainEventCallbackRegisterAny.args, call.payload)).toEqual({ eventID: 0, dom: null });
@@ -49,10 +49,10 @@ describe('event subscriptions', () => {
     const { peer, client } = setup();
     const first: DomainLifecycleEvent[] = [];
     const second: DomainLifecycleEvent[] = [];
-    const subscribing = client.connectDomainEventLifecycleRegister((event) => first.push(event));
+    const subscribing = client.connectDomainEventLifecycleRegister({ listener: (event) => first.push(event) });
     await answerRegister(peer, 1);
     await subscribing;
-    const again = client.connectDomainEventLifecycleRegister((event) => second.push(event));
+    const again = client.connectDomainEventLifecycleRegister({ listener: (event) => second.push(event) });
     await answerRegister(peer, 2);
     await again;
     sendEvent(peer, 'domainEventCallbackLifecycle', lifecycle(1, DomainEventType.Suspended, 0));
@@ -70,7 +70,7 @@ describe('event subscriptions', () => {
   it('delivers an event that arrives in the same chunk right behind the REGISTER reply', async () => {
     const { peer, client } = setup();
     const events: DomainLifecycleEvent[] = [];
-    const subscribing = client.connectDomainEventLifecycleRegister((event) => events.push(event));
+    const subscribing = client.connectDomainEventLifecycleRegister({ listener: (event) => events.push(event) });
     const call = await peer.nextPacket();
     const reply = Buffer.concat([
       frameOf(() => peer.reply(call, procedures.connectDomainEventCallbackRegisterAny.ret, { callbackID: 3 }), peer),
@@ -84,7 +84,7 @@ describe('event subscriptions', () => {
   it('keeps pending calls unaffected while events arrive between their replies', async () => {
     const { peer, client } = setup();
     const events: DomainLifecycleEvent[] = [];
-    const subscribing = client.connectDomainEventLifecycleRegister((event) => events.push(event));
+    const subscribing = client.connectDomainEventLifecycleRegister({ listener: (event) => events.push(event) });
     await answerRegister(peer, 1);
     await subscribing;
     const hostname = client.connectGetHostname();
@@ -103,13 +103,13 @@ describe('event subscriptions', () => {
   it('decodes storage pool lifecycle (370) and refresh (373) for their own subscriptions (368)', async () => {
     const { peer, client } = setup();
     const seen: string[] = [];
-    const lifecycleSub = client.connectStoragePoolEventLifecycleRegister(({ pool: p, event }) => seen.push(`${p.name}:${event}`));
+    const lifecycleSub = client.connectStoragePoolEventLifecycleRegister({ listener: ({ pool: p, event }) => seen.push(`${p.name}:${event}`) });
     const lifecycleCall = await peer.nextPacket();
     expect(lifecycleCall.header.procedure).toBe(368);
     expect(decodeXdr(procedures.connectStoragePoolEventRegisterAny.args, lifecycleCall.payload)).toEqual({ eventID: 0, pool: null });
     peer.reply(lifecycleCall, procedures.connectStoragePoolEventRegisterAny.ret, { callbackID: 7 });
     await lifecycleSub;
-    const refreshSub = client.connectStoragePoolEventRefreshRegister(({ pool: p }) => seen.push(`${p.name}:refresh`));
+    const refreshSub = client.connectStoragePoolEventRefreshRegister({ listener: ({ pool: p }) => seen.push(`${p.name}:refresh`) });
     const refreshCall = await peer.nextPacket();
     expect(decodeXdr(procedures.connectStoragePoolEventRegisterAny.args, refreshCall.payload)).toEqual({ eventID: 1, pool: null });
     peer.reply(refreshCall, procedures.connectStoragePoolEventRegisterAny.ret, { callbackID: 8 });
@@ -124,10 +124,10 @@ describe('event subscriptions', () => {
   it('keeps a domain and a pool subscription apart when libvirtd gives both the same callbackID (each driver counts its own)', async () => {
     const { peer, client } = setup();
     const seen: string[] = [];
-    const domainSub = client.connectDomainEventLifecycleRegister(({ dom: d, event }) => seen.push(`${d.name}:${event}`));
+    const domainSub = client.connectDomainEventLifecycleRegister({ listener: ({ dom: d, event }) => seen.push(`${d.name}:${event}`) });
     await answerRegister(peer, 0);
     await domainSub;
-    const poolSub = client.connectStoragePoolEventLifecycleRegister(({ pool: p, event }) => seen.push(`${p.name}:${event}`));
+    const poolSub = client.connectStoragePoolEventLifecycleRegister({ listener: ({ pool: p, event }) => seen.push(`${p.name}:${event}`) });
     peer.reply(await peer.nextPacket(), procedures.connectStoragePoolEventRegisterAny.ret, { callbackID: 0 });
     await poolSub;
     sendEvent(peer, 'domainEventCallbackLifecycle', lifecycle(0, DomainEventType.Stopped, DomainEventStoppedDetail.Destroyed));
@@ -139,7 +139,7 @@ describe('event subscriptions', () => {
   it('deregisters with DEREGISTER_ANY (317): ended settles with null and later events are dropped', async () => {
     const { peer, client } = setup();
     const events: DomainLifecycleEvent[] = [];
-    const subscribing = client.connectDomainEventLifecycleRegister((event) => events.push(event));
+    const subscribing = client.connectDomainEventLifecycleRegister({ listener: (event) => events.push(event) });
     await answerRegister(peer, 4);
     const subscription = await subscribing;
     const deregistering = subscription.deregister();
@@ -158,7 +158,7 @@ describe('event subscriptions', () => {
     ['our kill', (_peer: FakePeer, client: LibvirtClient) => client.rpc.kill(new Error('keepalive')), ConnectionKilledError],
   ] as const)('ends every subscription with the connection error on %s', async (_label, endIt, errorClass) => {
     const { peer, client } = setup();
-    const subscribing = client.connectDomainEventLifecycleRegister(() => undefined);
+    const subscribing = client.connectDomainEventLifecycleRegister({ listener: () => undefined });
     await answerRegister(peer, 1);
     const subscription = await subscribing;
     endIt(peer, client);
@@ -170,7 +170,7 @@ describe('event subscriptions', () => {
 
   it('a malformed event message is a protocol error that ends the connection and its subscriptions', async () => {
     const { peer, client } = setup();
-    const subscribing = client.connectDomainEventLifecycleRegister(() => undefined);
+    const subscribing = client.connectDomainEventLifecycleRegister({ listener: () => undefined });
     await answerRegister(peer, 1);
     const subscription = await subscribing;
     peer.send({ procedure: 318, type: MessageType.Message, serial: 0 }, Buffer.alloc(6));
@@ -181,9 +181,11 @@ describe('event subscriptions', () => {
   it('a listener that throws does not break the connection or the next events', async () => {
     const { peer, client } = setup();
     let calls = 0;
-    const subscribing = client.connectDomainEventLifecycleRegister(() => {
-      calls += 1;
-      throw new Error('listener bug');
+    const subscribing = client.connectDomainEventLifecycleRegister({
+      listener: () => {
+        calls += 1;
+        throw new Error('listener bug');
+      },
     });
     await answerRegister(peer, 1);
     await subscribing;

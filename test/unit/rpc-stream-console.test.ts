@@ -19,7 +19,7 @@ const dom = { name: 'web-1', uuid: Buffer.alloc(16, 3), id: 2 };
 async function openConsole(options: { flags?: number; early?: Buffer[] } = {}) {
   const peer = new FakePeer();
   const client = new LibvirtClient(new RpcConnection(peer.transport));
-  const opening = client.domainOpenConsole(dom, { flags: options.flags });
+  const opening = client.domainOpenConsole({ dom, flags: options.flags });
   const call = await peer.nextPacket();
   for (const chunk of options.early ?? []) peer.stream(call, MessageStatus.Continue, chunk);
   peer.reply(call, xdrVoid, undefined);
@@ -58,7 +58,7 @@ describe('console stream', () => {
   it('keeps output that arrives in the same chunk right behind the REPLY', async () => {
     const peer = new FakePeer();
     const client = new LibvirtClient(new RpcConnection(peer.transport));
-    const opening = client.domainOpenConsole(dom);
+    const opening = client.domainOpenConsole({ dom });
     const call = await peer.nextPacket();
     const { serial } = call.header;
     peer.sendRaw(
@@ -125,7 +125,7 @@ describe('console stream', () => {
   it('a console held by another client is ConsoleBusyError (ErrOperationFailed from the open)', async () => {
     const peer = new FakePeer();
     const client = new LibvirtClient(new RpcConnection(peer.transport));
-    const opening = client.domainOpenConsole(dom);
+    const opening = client.domainOpenConsole({ dom });
     const call = await peer.nextPacket();
     peer.replyError(call, { code: 9, message: 'operation failed: Active console session exists for this domain' });
     const err = await opening.catch((e: unknown) => e);
@@ -137,7 +137,7 @@ describe('console stream', () => {
   it('any other refusal stays a plain LibvirtError', async () => {
     const peer = new FakePeer();
     const client = new LibvirtClient(new RpcConnection(peer.transport));
-    const opening = client.domainOpenConsole(dom);
+    const opening = client.domainOpenConsole({ dom });
     const call: Packet = await peer.nextPacket();
     peer.replyError(call, { code: 55, message: 'domain is not running' });
     const err = await opening.catch((e: unknown) => e);
@@ -160,7 +160,7 @@ describe('console stream', () => {
   it('an unread output past the high-water mark pauses reading the connection until it is read', async () => {
     const peer = new FakePeer();
     const client = new LibvirtClient(new RpcConnection(peer.transport));
-    const opening = client.domainOpenConsole(dom, { highWaterMark: 8 });
+    const opening = client.domainOpenConsole({ dom, highWaterMark: 8 });
     const call = await peer.nextPacket();
     peer.reply(call, xdrVoid, undefined);
     const consoleStream = await opening;

@@ -61,7 +61,7 @@ describe('stream data before the REPLY', () => {
     const peer = new FakePeer();
     const conn = new RpcConnection(peer.transport);
     const client = new LibvirtClient(conn);
-    const opening = client.domainOpenConsole(dom, { flags: 0 });
+    const opening = client.domainOpenConsole({ dom, flags: 0 });
     const call = await peer.nextPacket();
     flood(peer, call, { packets: 64, bytes: 64 * 1024 });
     await expect(opening).rejects.toMatchObject({ name: 'StreamOverflowError', procedure: 'domainOpenConsole' });

@@ -115,7 +115,7 @@ async function listPools(api: LibvirtAPI, signal?: AbortSignal): Promise<SetupPo
   const pools = await api.connectListAllStoragePools({ signal });
   return Promise.all(
     pools.map(async (pool) => {
-      const info = await api.storagePoolGetInfo(pool, { signal });
+      const info = await api.storagePoolGetInfo({ pool, signal });
       const state = storagePoolStateWords[info.state] ?? `state ${info.state}`;
       return { name: pool.name, state, capacityGiB: gib(info.capacity), availableGiB: gib(info.available) };
     }),
@@ -136,7 +136,7 @@ async function interfaceBridges(api: LibvirtAPI, options: { signal?: AbortSignal
   }
   const bridges = await Promise.all(
     interfaces.map(async (iface) => {
-      const xml = parseXml(await api.interfaceGetXmlDesc(iface, { signal: options.signal }), 'interface');
+      const xml = parseXml(await api.interfaceGetXmlDesc({ iface, signal: options.signal }), 'interface');
       return attributeOf(childElement(xml, 'interface'), 'type') === 'bridge' ? [{ name: iface.name, source: 'interface' as const }] : [];
     }),
   );
@@ -149,7 +149,7 @@ async function networkBridges(api: LibvirtAPI, signal?: AbortSignal): Promise<Se
   const networks = await api.connectListAllNetworks({ flags: activeOnly, signal });
   const bridges = await Promise.all(
     networks.map(async (net) => {
-      const xml = childElement(parseXml(await api.networkGetXmlDesc(net, { signal }), 'network'), 'network');
+      const xml = childElement(parseXml(await api.networkGetXmlDesc({ net, signal }), 'network'), 'network');
       const bridge = attributeOf(childElement(xml, 'bridge'), 'name');
       return bridge ? [{ name: bridge, source: 'network' as const, network: net.name }] : [];
     }),

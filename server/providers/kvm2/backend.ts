@@ -8,7 +8,7 @@
 // ConnectionKilledError, which classify() makes transient; the next call on the host redials.
 import type { CallOptions } from '@/server/libvirt';
 import type { LibvirtAPI } from './libvirt-api';
-import { rpcCalls, rpcMethods, type RpcMethod } from './rpc-calls';
+import { rpcMethods, type RpcMethod } from './rpc-calls';
 
 const second = 1_000;
 const minute = 60 * second;
@@ -35,42 +35,39 @@ export const defaultBudgets = {
 
 export type Budgets = { readonly [K in keyof typeof defaultBudgets]: number };
 
-type BudgetRule<M extends RpcMethod> = (args: Parameters<LibvirtAPI[M]>, budgets: Budgets) => number;
+type BudgetRule<M extends RpcMethod> = (options: Parameters<LibvirtAPI[M]>[0], budgets: Budgets) => number;
 
 // Calls whose budget is not the ordinary RPC's. An upload of unknown length (0 means "to the
 // end") is taken for an image.
 const budgetRules: { [M in RpcMethod]?: BudgetRule<M> } = {
-  domainCreate: (_args, budgets) => budgets.domainCreateMs,
-  storageVolUpload: ([, options], budgets) => {
+  domainCreate: (_options, budgets) => budgets.domainCreateMs,
+  storageVolUpload: (options, budgets) => {
     const length = options.length ?? 0;
     return length > 0 && length <= budgets.smallUploadMaxBytes ? budgets.smallUploadMs : budgets.imageTransferMs;
   },
-  storageVolDownload: (_args, budgets) => budgets.imageTransferMs,
+  storageVolDownload: (_options, budgets) => budgets.imageTransferMs,
 };
 
-/** The budget in ms of one call of `method` with `args`. */
-export function budgetFor<M extends RpcMethod>(method: M, args: Parameters<LibvirtAPI[M]>, budgets: Budgets = defaultBudgets): number {
+/** The budget in ms of one call of `method` with `options`. */
+export function budgetFor<M extends RpcMethod>(method: M, options: Parameters<LibvirtAPI[M]>[0], budgets: Budgets = defaultBudgets): number {
   const rule = budgetRules[method] as BudgetRule<M> | undefined;
-  return rule ? rule(args, budgets) : budgets.rpcMs;
+  return rule ? rule(options, budgets) : budgets.rpcMs;
 }
 
-type AnyMethod = (...args: unknown[]) => unknown;
+type AnyMethod = (options?: CallOptions) => unknown;
 
 /**
  * `api` with every call's budget set: the table's, or the caller's own `timeoutMs` when that is
- * shorter. The caller's signal passes through, so it can still end the call earlier.
+ * shorter. The caller's signal passes through, so it can still end the call earlier. Every call
+ * takes one options object, which is where the budget goes.
  */
 export function withBudgets(api: LibvirtAPI, budgets: Budgets = defaultBudgets): LibvirtAPI {
   const wrapped: Partial<Record<RpcMethod, AnyMethod>> = {};
   for (const method of rpcMethods) {
     const target = api[method] as AnyMethod;
-    const { optionsAt } = rpcCalls[method];
-    wrapped[method] = (...args: unknown[]) => {
-      const budget = budgetFor(method, args as Parameters<LibvirtAPI[typeof method]>, budgets);
-      const callArgs = [...args];
-      const options = (callArgs[optionsAt] ?? {}) as CallOptions;
-      callArgs[optionsAt] = { ...options, timeoutMs: Math.min(options.timeoutMs ?? Infinity, budget) };
-      return target.apply(api, callArgs);
+    wrapped[method] = (options: CallOptions = {}) => {
+      const budget = budgetFor(method, options as Parameters<LibvirtAPI[typeof method]>[0], budgets);
+      return target.call(api, { ...options, timeoutMs: Math.min(options.timeoutMs ?? Infinity, budget) });
     };
   }
   return wrapped as LibvirtAPI;

@@ -133,8 +133,8 @@ async function runProbe(options: ProbeHostOptions, facts: Facts): Promise<Outcom
     const { api } = connection;
     details.libvirtVersion = formatLibVersion(await api.connectGetLibVersion({ signal }));
     details.hostname = await api.connectGetHostname({ signal });
-    const pool = await api.storagePoolLookupByName(host.pool, { signal });
-    const info = await api.storagePoolGetInfo(pool, { signal });
+    const pool = await api.storagePoolLookupByName({ name: host.pool, signal });
+    const info = await api.storagePoolGetInfo({ pool, signal });
     details.poolState = storagePoolStateWords[info.state] ?? `state ${info.state}`;
     details.poolCapacityGiB = gib(info.capacity);
     details.poolAvailableGiB = gib(info.available);

@@ -50,7 +50,7 @@ async function waitForRunning(attempt: Attempt, dom: Domain): Promise<void> {
   const { runningWaitMs, runningPollMs } = context.budgets;
   const deadline = performance.now() + runningWaitMs;
   for (;;) {
-    const { state } = await api.domainGetState(dom, { signal });
+    const { state } = await api.domainGetState({ dom, signal });
     if (isRunningState(state)) return;
     if (failsRightAfterStart.has(state)) {
       throw new ErrTransient(`domain ${JSON.stringify(dom.name)} is ${domainStateName(state)} right after its start`);
@@ -63,7 +63,7 @@ async function waitForRunning(attempt: Attempt, dom: Domain): Promise<void> {
 }
 
 async function start(attempt: Attempt, dom: Domain): Promise<void> {
-  await attempt.api.domainCreate(dom, { signal: attempt.signal });
+  await attempt.api.domainCreate({ dom, signal: attempt.signal });
   attempt.logger.debug({}, 'domain started');
   attempt.request.onStarted?.(formatProviderID({ host: attempt.placement.host.name, domain: dom.name }));
   await waitForRunning(attempt, dom);
@@ -72,7 +72,7 @@ async function start(attempt: Attempt, dom: Domain): Promise<void> {
 /** A repeat Create for a domain that exists: checked, then started if it is off. */
 async function ensureExisting(attempt: Attempt, dom: Domain): Promise<void> {
   await checkOwnership(attempt, dom);
-  const { state } = await attempt.api.domainGetState(dom, { signal: attempt.signal });
+  const { state } = await attempt.api.domainGetState({ dom, signal: attempt.signal });
   attempt.logger.debug({ state: domainStateName(state) }, 'kvm2 domain already defined');
   const action = existingDomainAction[state] ?? 'wait';
   if (action === 'refuse') {
@@ -94,12 +94,12 @@ async function ensureOverlay(attempt: Attempt, pool: StoragePool, basePath: stri
     baseFormat: placement.image.format,
   });
   try {
-    const overlay = await api.storageVolCreateXml({ pool, xml }, { signal });
+    const overlay = await api.storageVolCreateXml({ pool, xml, signal });
     attempt.logger.debug({ volume: overlay.name }, 'overlay volume created');
     return overlay;
   } catch (err) {
     if (!isLibvirtError(err, 'ErrStorageVolExist')) throw err;
-    return api.storageVolLookupByName({ pool, name: overlayVolumeName(request.name) }, { signal });
+    return api.storageVolLookupByName({ pool, name: overlayVolumeName(request.name), signal });
   }
 }
 
@@ -115,9 +115,9 @@ async function rebuildSeed(attempt: Attempt, pool: StoragePool): Promise<Storage
   });
   const xml = seedVolumeXML({ domain: request.name, sizeBytes: iso.length });
   const leftover = await lookupVolume(api, pool, seedVolumeName(request.name), signal);
-  if (leftover) await api.storageVolDelete(leftover, { signal });
-  const seed = await api.storageVolCreateXml({ pool, xml }, { signal });
-  await api.storageVolUpload(seed, { source: once(iso), length: iso.length, signal });
+  if (leftover) await api.storageVolDelete({ vol: leftover, signal });
+  const seed = await api.storageVolCreateXml({ pool, xml, signal });
+  await api.storageVolUpload({ vol: seed, source: once(iso), length: iso.length, signal });
   attempt.logger.debug({ volume: seed.name, bytes: iso.length }, 'seed volume uploaded');
   return seed;
 }
@@ -154,7 +154,7 @@ async function prepareDisk(attempt: Attempt, pool: StoragePool): Promise<{ api: 
       // After a download, the pooled connection may have been redialled; pick up the live one.
       const api = await context.backend.pooled(host.name, { signal });
       await checkCachedBase({ api, host: host.name, image, signal }, base);
-      const basePath = await api.storageVolGetPath(base, { signal });
+      const basePath = await api.storageVolGetPath({ vol: base, signal });
       const overlay = await ensureOverlay({ ...attempt, api }, pool, basePath);
       return { api, basePath, overlay };
     },
@@ -180,12 +180,12 @@ async function build(attempt: Attempt): Promise<void> {
     },
     'kvm2 create resolved',
   );
-  const pool = await attempt.api.storagePoolLookupByName(host.pool, { signal });
+  const pool = await attempt.api.storagePoolLookupByName({ name: host.pool, signal });
   const { api, basePath, overlay } = await prepareDisk(attempt, pool);
   const afterImage: Attempt = { ...attempt, api };
-  const overlayPath = await api.storageVolGetPath(overlay, { signal });
+  const overlayPath = await api.storageVolGetPath({ vol: overlay, signal });
   const seed = await rebuildSeed(afterImage, pool);
-  const seedPath = await api.storageVolGetPath(seed, { signal });
+  const seedPath = await api.storageVolGetPath({ vol: seed, signal });
   const virtType = await resolveVirtType(api, { host, logger, signal, detected: context.virtTypes });
   const xml = buildDomainXML({
     name: request.name,
@@ -199,7 +199,7 @@ async function build(attempt: Attempt): Promise<void> {
     bridge: host.bridge,
     metadata: { managed: true, uid: request.uid, created: formatCreated(context.now()) },
   });
-  const dom = await api.domainDefineXmlFlags(xml, { signal });
+  const dom = await api.domainDefineXmlFlags({ xml, signal });
   const defined = { uid: request.uid, firmware: image.firmware };
   if (logger.isLevelEnabled('trace')) logger.trace({ ...defined, xml }, 'domain defined');
   else logger.debug(defined, 'domain defined');

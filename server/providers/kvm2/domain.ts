@@ -9,7 +9,7 @@ import { metadataURI, parseMetadataXML, type InstanceMetadata } from './metadata
 /** The domain of that name, or undefined when libvirt has none. */
 export async function lookupDomain(api: LibvirtAPI, name: string, signal?: AbortSignal): Promise<Domain | undefined> {
   try {
-    return await api.domainLookupByName(name, { signal });
+    return await api.domainLookupByName({ name, signal });
   } catch (err) {
     if (isLibvirtError(err, 'ErrNoDomain')) return undefined;
     throw err;
@@ -19,7 +19,7 @@ export async function lookupDomain(api: LibvirtAPI, name: string, signal?: Abort
 /** kvm2's mark on a domain (undefined when it has none); corrupt metadata is permanent. */
 export async function readMark(api: LibvirtAPI, dom: Domain, signal?: AbortSignal): Promise<InstanceMetadata | undefined> {
   try {
-    const xml = await api.domainGetMetadata(dom, { type: DomainMetadataType.Element, uri: metadataURI, signal });
+    const xml = await api.domainGetMetadata({ dom, type: DomainMetadataType.Element, uri: metadataURI, signal });
     return parseMetadataXML(xml);
   } catch (err) {
     if (isLibvirtError(err, 'ErrNoDomainMetadata')) return undefined;

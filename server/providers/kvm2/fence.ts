@@ -16,57 +16,20 @@
 // (README, *Failover*: the worst-case overlap).
 import { ErrTransient } from '@/server/providers/errors';
 import type { FreshConnection, HostBackend, LibvirtAPI } from './libvirt-api';
-import { rpcMethods, type RpcMethod } from './rpc-calls';
+import { rpcAccessOf, rpcMethods, rpcStreamsDown, type RpcMethod } from './rpc-calls';
 
 export type RpcAccess = 'read' | 'write';
 
-/** Whether each call changes what libvirt stores (`write`) or only looks (`read`). */
-export const rpcAccess: Record<RpcMethod, RpcAccess> = {
-  connectGetLibVersion: 'read',
-  connectGetHostname: 'read',
-  connectGetDomainCapabilities: 'read',
-  connectListAllDomains: 'read',
-  connectListAllStoragePools: 'read',
-  connectListAllInterfaces: 'read',
-  connectListAllNetworks: 'read',
-  interfaceGetXmlDesc: 'read',
-  networkGetXmlDesc: 'read',
-  connectGetAllDomainStats: 'read',
-  // Event registrations live and die with their connection and store nothing.
-  connectDomainEventLifecycleRegister: 'read',
-  connectStoragePoolEventLifecycleRegister: 'read',
-  connectStoragePoolEventRefreshRegister: 'read',
-  nodeGetInfo: 'read',
-  nodeGetCpuStats: 'read',
-  nodeGetMemoryStats: 'read',
-  domainLookupByName: 'read',
-  domainDefineXmlFlags: 'write',
-  domainCreate: 'write',
-  domainDestroy: 'write',
-  domainUndefineFlags: 'write',
-  domainGetState: 'read',
-  domainGetXmlDesc: 'read',
-  domainGetMetadata: 'read',
-  domainInterfaceAddresses: 'read',
-  // A page watching a console on this replica keeps it across a change of leader: the stream
-  // reaches the guest's serial port and changes nothing libvirt stores.
-  domainOpenConsole: 'read',
-  storagePoolLookupByName: 'read',
-  storagePoolGetInfo: 'read',
-  storagePoolRefresh: 'write',
-  storagePoolListAllVolumes: 'read',
-  storageVolLookupByName: 'read',
-  storageVolCreateXml: 'write',
-  storageVolDelete: 'write',
-  storageVolGetPath: 'read',
-  storageVolGetInfo: 'read',
-  storageVolGetXmlDesc: 'read',
-  storageVolUpload: 'write',
-  storageVolDownload: 'read',
-};
-
-/** Calls that answer with a stream, not a promise: a refusal comes out of the stream. */
-const streamingMethods: ReadonlySet<RpcMethod> = new Set(['storageVolDownload']);
+/**
+ * Whether each call changes what libvirt stores (`write`) or only looks (`read`): its procedure
+ * row's `access`. Event registrations live and die with their connection and store nothing; a
+ * console stream reaches the guest's serial port, so a page watching one on this replica keeps
+ * it across a change of leader.
+ */
+export const rpcAccess: Record<RpcMethod, RpcAccess> = Object.fromEntries(rpcMethods.map((method) => [method, rpcAccessOf(method)])) as Record<
+  RpcMethod,
+  RpcAccess
+>;
 
 /** Transient: the new leader does what is needed; classified like any provider error. */
 export class NotLeadingError extends ErrTransient {
@@ -87,7 +50,7 @@ type AnyMethod = (...args: unknown[]) => unknown;
 
 function refusal(method: RpcMethod, host: string): unknown {
   const err = new NotLeadingError(`libvirt call ${method} on host ${host}`);
-  if (streamingMethods.has(method)) {
+  if (rpcStreamsDown(method)) {
     return (async function* refused(): AsyncGenerator<never> {
       throw err;
     })();

@@ -27,9 +27,9 @@ async function measureHost(context: Kvm2Context, name: string, signal?: AbortSig
   if (!host) throw new ErrPermanent(`host ${JSON.stringify(name)} is not in kvm2.hosts`);
   try {
     const api = await context.backend.pooled(host.name, { signal });
-    const pool = await api.storagePoolLookupByName(host.pool, { signal });
+    const pool = await api.storagePoolLookupByName({ name: host.pool, signal });
     const [info, memory, instances] = await Promise.all([
-      api.storagePoolGetInfo(pool, { signal }),
+      api.storagePoolGetInfo({ pool, signal }),
       api.nodeGetMemoryStats({ signal }),
       listHostInstances(context, host, signal),
     ]);

@@ -40,9 +40,9 @@ type Registration = (api: LibvirtAPI, handlers: HostEventHandlers) => Promise<Ev
 
 /** One row per event kind: registered only when its handler is there. */
 const registrations: Registration[] = [
-  (api, { onDomainLifecycle }) => onDomainLifecycle && api.connectDomainEventLifecycleRegister(onDomainLifecycle),
-  (api, { onStoragePoolLifecycle }) => onStoragePoolLifecycle && api.connectStoragePoolEventLifecycleRegister(onStoragePoolLifecycle),
-  (api, { onStoragePoolRefresh }) => onStoragePoolRefresh && api.connectStoragePoolEventRefreshRegister(onStoragePoolRefresh),
+  (api, { onDomainLifecycle }) => onDomainLifecycle && api.connectDomainEventLifecycleRegister({ listener: onDomainLifecycle }),
+  (api, { onStoragePoolLifecycle }) => onStoragePoolLifecycle && api.connectStoragePoolEventLifecycleRegister({ listener: onStoragePoolLifecycle }),
+  (api, { onStoragePoolRefresh }) => onStoragePoolRefresh && api.connectStoragePoolEventRefreshRegister({ listener: onStoragePoolRefresh }),
 ];
 
 /** Subscribes to `host`'s events and re-registers after every redial until closed. */

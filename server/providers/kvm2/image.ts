@@ -58,7 +58,7 @@ export interface ImageCacheContext {
 /** The volume, or undefined when the pool has none of that name. */
 export async function lookupVolume(api: LibvirtAPI, pool: StoragePool, name: string, signal?: AbortSignal): Promise<StorageVol | undefined> {
   try {
-    return await api.storageVolLookupByName({ pool, name }, { signal });
+    return await api.storageVolLookupByName({ pool, name, signal });
   } catch (err) {
     if (isLibvirtError(err, 'ErrNoStorageVol')) return undefined;
     throw err;
@@ -67,7 +67,7 @@ export async function lookupVolume(api: LibvirtAPI, pool: StoragePool, name: str
 
 async function readMarker(api: LibvirtAPI, marker: StorageVol, signal?: AbortSignal): Promise<string> {
   const chunks: Buffer[] = [];
-  for await (const chunk of api.storageVolDownload(marker, { length: markerSizeBytes, signal })) chunks.push(chunk);
+  for await (const chunk of api.storageVolDownload({ vol: marker, length: markerSizeBytes, signal })) chunks.push(chunk);
   return Buffer.concat(chunks).toString('latin1').trim();
 }
 
@@ -78,7 +78,7 @@ export async function cachedImage(target: CacheTarget): Promise<CacheState> {
   const marker = await lookupVolume(api, pool, image.markerVolume, signal);
   if (!base) {
     // A marker without its base (evicted in the wrong order) is cleaned up.
-    if (marker) await api.storageVolDelete(marker, { signal });
+    if (marker) await api.storageVolDelete({ vol: marker, signal });
     return { kind: 'missing' };
   }
   if (!marker) return { kind: 'incomplete', base, reason: 'the base image has no marker (an earlier download did not finish)' };
@@ -100,7 +100,7 @@ export function neededBytes(options: { imageBytes: number; diskSizeGb: number })
 
 /** The pool's info; a pool that is not running fails permanently, since no retry will start it. */
 export async function runningPoolInfo(target: { api: LibvirtAPI; host: string; pool: StoragePool; signal?: AbortSignal }): Promise<StoragePoolInfo> {
-  const info = await target.api.storagePoolGetInfo(target.pool, { signal: target.signal });
+  const info = await target.api.storagePoolGetInfo({ pool: target.pool, signal: target.signal });
   if (info.state !== StoragePoolState.Running) {
     throw new ErrPermanent(
       `storage pool is not running (pool ${JSON.stringify(target.pool.name)} on host ${target.host}); start it with virsh pool-start and pool-autostart`,
@@ -122,7 +122,7 @@ export function checkPoolSpace(options: { host: string; pool: string; info: Stor
 async function deleteQuietly(context: ImageCacheContext, target: CacheTarget, volume: StorageVol): Promise<void> {
   try {
     const api = await context.backend.pooled(target.host);
-    await api.storageVolDelete(volume);
+    await api.storageVolDelete({ vol: volume });
   } catch (err) {
     target.logger.debug({ volume: volume.name, error: errorMessage(err) }, 'could not remove a partial base image');
   }
@@ -135,7 +135,7 @@ async function uploadImage(context: ImageCacheContext, target: CacheTarget, uplo
   try {
     // length 0 ("to the end") gives the call the image-transfer budget; the length and digest
     // checks afterwards catch a short body.
-    await fresh.api.storageVolUpload(upload.base, { source: captured.body, length: 0 });
+    await fresh.api.storageVolUpload({ vol: upload.base, source: captured.body, length: 0 });
     return captured.head();
   } finally {
     await fresh.close();
@@ -161,7 +161,7 @@ function requireSelfContained(target: Pick<CacheTarget, 'host' | 'image'>, check
 /** Reads a cached base's header again before an overlay is made on it (a base cached by an older version was never checked). */
 export async function checkCachedBase(target: Pick<CacheTarget, 'api' | 'host' | 'image' | 'signal'>, base: StorageVol): Promise<void> {
   const chunks: Buffer[] = [];
-  for await (const chunk of target.api.storageVolDownload(base, { length: headerBytes, signal: target.signal })) chunks.push(chunk);
+  for await (const chunk of target.api.storageVolDownload({ vol: base, length: headerBytes, signal: target.signal })) chunks.push(chunk);
   requireSelfContained(target, { header: Buffer.concat(chunks), advice: `${selfContainedAdvice}; evict this base (marker first) once no Proxy uses it` });
 }
 
@@ -189,12 +189,12 @@ function transferProblem(stream: ImageStream, image: ResolvedImage): ErrPermanen
 
 async function writeMarker(target: CacheTarget, digest: string): Promise<void> {
   const { api, pool, image } = target;
-  await api.storagePoolRefresh(pool);
+  await api.storagePoolRefresh({ pool });
   const stale = await lookupVolume(api, pool, image.markerVolume);
-  if (stale) await api.storageVolDelete(stale);
+  if (stale) await api.storageVolDelete({ vol: stale });
   const marker = await api.storageVolCreateXml({ pool, xml: markerVolumeXML(image.baseVolume) });
   const bytes = Buffer.from(digest, 'latin1');
-  await api.storageVolUpload(marker, { source: bytesOf(bytes), length: bytes.length });
+  await api.storageVolUpload({ vol: marker, source: bytesOf(bytes), length: bytes.length });
 }
 
 async function downloadInto(context: ImageCacheContext, target: CacheTarget, span: Span): Promise<StorageVol> {
@@ -264,8 +264,8 @@ export async function ensureImage(context: ImageCacheContext, target: CacheTarge
   if (state.kind === 'incomplete') {
     target.logger.debug({ volume: target.image.baseVolume, reason: state.reason }, 'image marker forces a refetch');
     const marker = await lookupVolume(target.api, target.pool, target.image.markerVolume, target.signal);
-    if (marker) await target.api.storageVolDelete(marker, { signal: target.signal });
-    await target.api.storageVolDelete(state.base, { signal: target.signal });
+    if (marker) await target.api.storageVolDelete({ vol: marker, signal: target.signal });
+    await target.api.storageVolDelete({ vol: state.base, signal: target.signal });
   }
   return fetchImage(context, target);
 }

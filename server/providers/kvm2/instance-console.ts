@@ -41,7 +41,7 @@ async function openConsole(context: Kvm2Context, providerID: string, options: Op
     throw new ErrPermanent(`domain ${JSON.stringify(address.domain)} on host ${host.name} is not managed by this provider; its console stays closed`);
   let stream: DuplexStream;
   try {
-    stream = await api.domainOpenConsole(dom, { flags: options.force ? DomainConsoleFlags.Force : 0, signal });
+    stream = await api.domainOpenConsole({ dom, flags: options.force ? DomainConsoleFlags.Force : 0, signal });
   } catch (err) {
     if (err instanceof LibvirtConsoleBusyError) throw new ConsoleBusyError(host.name, address.domain, { cause: err });
     throw err;

@@ -62,7 +62,7 @@ class Kvm2InstanceInspection implements InstanceInspection {
     return classified(async () => {
       const dom = await this.lookup(options.signal);
       if (!dom) return { defined: false, running: false };
-      const { state } = await this.connection.api.domainGetState(dom, { signal: options.signal });
+      const { state } = await this.connection.api.domainGetState({ dom, signal: options.signal });
       return { defined: true, state: domainStateWords[state] ?? `state ${state}`, running: isRunningState(state) };
     });
   }
@@ -73,7 +73,7 @@ class Kvm2InstanceInspection implements InstanceInspection {
       const { signal } = options;
       const volume = seedVolumeName(this.target.domain);
       const dom = await this.existing(signal);
-      const [xml, path] = await Promise.all([api.domainGetXmlDesc(dom, { flags: 0, signal }), this.volumePath(volume, signal)]);
+      const [xml, path] = await Promise.all([api.domainGetXmlDesc({ dom, flags: 0, signal }), this.volumePath(volume, signal)]);
       // Matched by the volume's path when it exists, by its file name when it is gone.
       const carries = (file: string | undefined) => file !== undefined && (path ? file === path : file.endsWith(`/${volume}`));
       const disk = parseDomainXML(xml).disks.find((candidate) => carries(candidate.sourceFile));
@@ -87,20 +87,20 @@ class Kvm2InstanceInspection implements InstanceInspection {
     const { api } = this.connection;
     let pool;
     try {
-      pool = await api.storagePoolLookupByName(this.target.host.pool, { signal });
+      pool = await api.storagePoolLookupByName({ name: this.target.host.pool, signal });
     } catch (err) {
       if (isLibvirtError(err, 'ErrNoStoragePool')) return undefined;
       throw err;
     }
     const found = await lookupVolume(api, pool, volume, signal);
-    return found ? api.storageVolGetPath(found, { signal }) : undefined;
+    return found ? api.storageVolGetPath({ vol: found, signal }) : undefined;
   }
 
   addresses(source: AddressSource, options: CallOptions = {}): Promise<AddressAnswer> {
     return classified(async () => {
       const dom = await this.existing(options.signal);
       try {
-        const interfaces = await this.connection.api.domainInterfaceAddresses(dom, { source: sourceCodes[source], signal: options.signal });
+        const interfaces = await this.connection.api.domainInterfaceAddresses({ dom, source: sourceCodes[source], signal: options.signal });
         const ip = firstUsableIPv4(interfaces);
         return { source, addresses: interfaces.flatMap((iface) => iface.addrs.map((address) => address.addr)), ...(ip ? { ip } : {}) };
       } catch (err) {

@@ -75,7 +75,7 @@ async function discoverAddress(api: LibvirtAPI, dom: Domain, options: { logger: 
   let failures = 0;
   for (const { source, name } of addressSources) {
     try {
-      const ip = firstUsableIPv4(await api.domainInterfaceAddresses(dom, { source, signal: options.signal }));
+      const ip = firstUsableIPv4(await api.domainInterfaceAddresses({ dom, source, signal: options.signal }));
       if (ip) return { ip, addressesFailed: false };
     } catch (err) {
       // A daemon answer ("agent not connected") means no IP yet; a dead connection does not.
@@ -89,7 +89,7 @@ async function discoverAddress(api: LibvirtAPI, dom: Domain, options: { logger: 
 }
 
 async function inspect(api: LibvirtAPI, dom: Domain, options: { logger: Logger; signal?: AbortSignal }): Promise<Inspection> {
-  const { state } = await api.domainGetState(dom, { signal: options.signal });
+  const { state } = await api.domainGetState({ dom, signal: options.signal });
   if (stateClassOf[state] !== 'active') return { state, ip: undefined, addressesFailed: false };
   return { state, ...(await discoverAddress(api, dom, options)) };
 }
@@ -149,7 +149,7 @@ async function tolerating(fine: Parameters<typeof isLibvirtError>[1][], step: ()
 async function removeVolumes(api: LibvirtAPI, pool: StoragePool, domain: string, signal?: AbortSignal): Promise<void> {
   for (const name of [overlayVolumeName(domain), seedVolumeName(domain)]) {
     const volume = await lookupVolume(api, pool, name, signal);
-    if (volume) await tolerating(['ErrNoStorageVol'], () => api.storageVolDelete(volume, { signal }));
+    if (volume) await tolerating(['ErrNoStorageVol'], () => api.storageVolDelete({ vol: volume, signal }));
   }
 }
 
@@ -174,13 +174,13 @@ export async function deleteInstance(context: Kvm2Context, providerID: string, o
       const api = await context.backend.pooled(host.name, { signal });
       const dom = await lookupDomain(api, domain, signal);
       if (dom) {
-        await tolerating(['ErrOperationInvalid', 'ErrNoDomain'], () => api.domainDestroy(dom, { signal }));
+        await tolerating(['ErrOperationInvalid', 'ErrNoDomain'], () => api.domainDestroy({ dom, signal }));
         const flags = DomainUndefineFlags.ManagedSave | DomainUndefineFlags.SnapshotsMetadata | DomainUndefineFlags.Nvram;
-        await tolerating(['ErrNoDomain'], () => api.domainUndefineFlags(dom, { flags, signal }));
+        await tolerating(['ErrNoDomain'], () => api.domainUndefineFlags({ dom, flags, signal }));
       }
       let pool: StoragePool;
       try {
-        pool = await api.storagePoolLookupByName(host.pool, { signal });
+        pool = await api.storagePoolLookupByName({ name: host.pool, signal });
       } catch (err) {
         // A pool renamed in the config must not pin the Proxy's finalizer.
         if (isLibvirtError(err, 'ErrNoStoragePool')) return { hostConfigured: true, domainExisted: dom !== undefined };

@@ -80,7 +80,7 @@ async function readDomains(api: LibvirtAPI, signal?: AbortSignal): Promise<Domai
   const domains = await api.connectListAllDomains({ flags: 0, signal });
   const read = await mapLimited(domains, async (dom: Domain): Promise<DomainRead | undefined> => {
     try {
-      const [{ state }, xml] = await Promise.all([api.domainGetState(dom, { signal }), api.domainGetXmlDesc(dom, { flags: 0, signal })]);
+      const [{ state }, xml] = await Promise.all([api.domainGetState({ dom, signal }), api.domainGetXmlDesc({ dom, flags: 0, signal })]);
       const facts = domainFacts(xml);
       const listing: DomainListing = { name: dom.name, state: domainStateWords[state] ?? `state ${state}`, gen1: facts.gen1 };
       if (facts.mark) listing.mark = facts.mark;
@@ -101,10 +101,10 @@ interface PoolVolume {
 }
 
 async function readVolumes(api: LibvirtAPI, pool: StoragePool, signal?: AbortSignal): Promise<PoolVolume[]> {
-  const refs = await api.storagePoolListAllVolumes(pool, { flags: 0, signal });
+  const refs = await api.storagePoolListAllVolumes({ pool, flags: 0, signal });
   const read = await mapLimited(refs, async (ref) => {
     try {
-      return { ref, description: parseVolumeXML(await api.storageVolGetXmlDesc(ref, { signal })) };
+      return { ref, description: parseVolumeXML(await api.storageVolGetXmlDesc({ vol: ref, signal })) };
     } catch (err) {
       if (isLibvirtError(err, 'ErrNoStorageVol')) return undefined;
       throw err;
@@ -132,7 +132,7 @@ function usersByPath(options: { domains: DomainRead[]; volumes: PoolVolume[]; po
 
 async function readMarkerDigest(api: LibvirtAPI, marker: StorageVol, signal?: AbortSignal): Promise<string | undefined> {
   const chunks: Buffer[] = [];
-  for await (const chunk of api.storageVolDownload(marker, { length: markerSizeBytes, signal })) chunks.push(chunk);
+  for await (const chunk of api.storageVolDownload({ vol: marker, length: markerSizeBytes, signal })) chunks.push(chunk);
   const text = Buffer.concat(chunks).toString('latin1').trim();
   return /^[0-9a-f]{64}$/.test(text) ? text : undefined;
 }
@@ -176,7 +176,7 @@ async function cachedImages(options: {
 async function readPools(api: LibvirtAPI, host: Kvm2Host, signal?: AbortSignal): Promise<Array<PoolListing & { ref: StoragePool }>> {
   const pools = await api.connectListAllStoragePools({ flags: 0, signal });
   const listed = await mapLimited(pools, async (ref) => {
-    const info = await api.storagePoolGetInfo(ref, { signal });
+    const info = await api.storagePoolGetInfo({ pool: ref, signal });
     return {
       ref,
       name: ref.name,
@@ -269,8 +269,8 @@ function lockHolder(target: EvictTarget, base: string): string {
 async function evictLocked(target: EvictTarget, host: Kvm2Host, image: CachedImageName): Promise<EvictOutcome> {
   const { signal } = target;
   const api = await target.backend.pooled(host.name, { signal });
-  const pool = await api.storagePoolLookupByName(host.pool, { signal });
-  const info = await api.storagePoolGetInfo(pool, { signal });
+  const pool = await api.storagePoolLookupByName({ name: host.pool, signal });
+  const info = await api.storagePoolGetInfo({ pool, signal });
   if (info.state !== StoragePoolState.Running) {
     throw new ErrPermanent(`storage pool ${JSON.stringify(host.pool)} on host ${host.name} is not running; start it before evicting`);
   }
@@ -278,7 +278,7 @@ async function evictLocked(target: EvictTarget, host: Kvm2Host, image: CachedIma
   const base = await lookupVolume(api, pool, image.base, signal);
   if (!marker && !base) throw new ImageNotFoundError(image.base, `is not in pool ${JSON.stringify(host.pool)} on host ${host.name}`);
   if (base) {
-    const basePath = await api.storageVolGetPath(base, { signal });
+    const basePath = await api.storageVolGetPath({ vol: base, signal });
     const [domains, volumes] = await Promise.all([readDomains(api, signal), readVolumes(api, pool, signal)]);
     // A domain whose disks could not be read might back onto the base: do not guess.
     const unreadable = domains.filter((domain) => domain.facts === undefined).map((domain) => domain.listing.name);
@@ -292,7 +292,7 @@ async function evictLocked(target: EvictTarget, host: Kvm2Host, image: CachedIma
   const removed: string[] = [];
   for (const volume of [marker, base]) {
     if (!volume) continue;
-    await api.storageVolDelete(volume, { signal });
+    await api.storageVolDelete({ vol: volume, signal });
     removed.push(volume.name);
   }
   return { host: host.name, volume: image.base, removed };

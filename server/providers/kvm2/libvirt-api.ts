@@ -1,50 +1,11 @@
-// The seam the kvm2 provider's logic depends on: the libvirt calls it makes, in the RPC client's
-// own signatures. Production hands out LibvirtClient objects wrapped by backend.ts (budgets) and
-// observe.ts (a span and a `libvirt call` log line per RPC); unit tests hand out the in-memory
-// fake in test/fakes/fake-libvirt.ts.
-import type { CallOptions, LibvirtClient } from '@/server/libvirt';
+// The seam the kvm2 provider's logic depends on: every libvirt call of the RPC client, in its own
+// signatures (one options object each, derived from the procedure table). Production hands out
+// LibvirtClient objects wrapped by backend.ts (budgets), fence.ts (leadership) and observe.ts (a
+// span and a `libvirt call` log line per RPC); unit tests hand out the in-memory fake in
+// test/fakes/fake-libvirt.ts, which libvirt-fake-matches-table.test.ts checks against the table.
+import type { CallOptions, LibvirtCalls } from '@/server/libvirt';
 
-export type LibvirtAPI = Pick<
-  LibvirtClient,
-  | 'connectGetLibVersion'
-  | 'connectGetHostname'
-  | 'connectGetDomainCapabilities'
-  | 'connectListAllDomains'
-  | 'connectListAllStoragePools'
-  | 'connectListAllInterfaces'
-  | 'connectListAllNetworks'
-  | 'interfaceGetXmlDesc'
-  | 'networkGetXmlDesc'
-  | 'connectGetAllDomainStats'
-  | 'connectDomainEventLifecycleRegister'
-  | 'connectStoragePoolEventLifecycleRegister'
-  | 'connectStoragePoolEventRefreshRegister'
-  | 'nodeGetInfo'
-  | 'nodeGetCpuStats'
-  | 'nodeGetMemoryStats'
-  | 'domainLookupByName'
-  | 'domainDefineXmlFlags'
-  | 'domainCreate'
-  | 'domainDestroy'
-  | 'domainUndefineFlags'
-  | 'domainGetState'
-  | 'domainGetXmlDesc'
-  | 'domainGetMetadata'
-  | 'domainInterfaceAddresses'
-  | 'domainOpenConsole'
-  | 'storagePoolLookupByName'
-  | 'storagePoolGetInfo'
-  | 'storagePoolRefresh'
-  | 'storagePoolListAllVolumes'
-  | 'storageVolLookupByName'
-  | 'storageVolCreateXml'
-  | 'storageVolDelete'
-  | 'storageVolGetPath'
-  | 'storageVolGetInfo'
-  | 'storageVolGetXmlDesc'
-  | 'storageVolUpload'
-  | 'storageVolDownload'
->;
+export type LibvirtAPI = LibvirtCalls;
 
 /** A connection handed to one caller for its own use (image uploads, health checks). */
 export interface FreshConnection {

@@ -10,7 +10,7 @@ import type { Logger } from '@/server/telemetry/logger';
 import { tracer } from '@/server/telemetry/tracing';
 import { libvirtErrorIn } from './errors';
 import type { LibvirtAPI } from './libvirt-api';
-import { rpcCalls, rpcMethods, type RpcCall, type RpcIdentifiers, type RpcMethod } from './rpc-calls';
+import { identifiersIn, rpcCalls, rpcMethods, rpcName, rpcStreamsDown, type RpcIdentifiers, type RpcMethod } from './rpc-calls';
 import { errorMessage } from '@/lib/error-message';
 
 export interface ObserveOptions {
@@ -20,12 +20,14 @@ export interface ObserveOptions {
   logger: Logger;
 }
 
-type AnyMethod = (...args: unknown[]) => unknown;
-type AnyCall = RpcCall<RpcMethod> & {
-  ids?: (args: unknown[]) => RpcIdentifiers;
+type AnyMethod = (options?: unknown) => unknown;
+/** A method's span name and what rpc-calls.ts adds for it. */
+interface AnyCall {
+  name: string;
+  ids?: (options: unknown) => RpcIdentifiers;
   resultIds?: (result: unknown) => RpcIdentifiers;
-  detail?: (args: unknown[], result: unknown) => Record<string, unknown>;
-};
+  detail?: (options: unknown, result: unknown) => Record<string, unknown>;
+}
 
 const spanAttributeOf: Record<keyof RpcIdentifiers, string> = {
   domain: 'kvm2.domain',
@@ -41,10 +43,10 @@ class ObservedCall {
 
   constructor(
     private readonly call: AnyCall,
-    private readonly args: unknown[],
+    private readonly args: unknown,
     private readonly options: ObserveOptions,
   ) {
-    this.ids = call.ids?.(args) ?? {};
+    this.ids = call.ids ? call.ids(args) : identifiersIn(args);
     this.span = tracer().startSpan(`kvm2.${call.name}`, { kind: SpanKind.CLIENT, attributes: { 'kvm2.host': options.host } });
     this.setIdAttributes(this.ids);
   }
@@ -119,19 +121,19 @@ export function observe(api: LibvirtAPI, options: ObserveOptions): LibvirtAPI {
   const wrapped: Partial<Record<RpcMethod, AnyMethod>> = {};
   for (const method of rpcMethods) {
     const target = api[method] as AnyMethod;
-    const call = rpcCalls[method] as AnyCall;
-    if (method === 'storageVolDownload') {
+    const call = { name: rpcName(method), ...rpcCalls[method] } as AnyCall;
+    if (rpcStreamsDown(method)) {
       // The call is made on the first iteration, so that is where the span starts.
-      wrapped[method] = (...args: unknown[]) => ({
+      wrapped[method] = (args?: unknown) => ({
         [Symbol.asyncIterator]: () =>
-          observeIterable(() => target.apply(api, args) as AsyncIterable<unknown>, new ObservedCall(call, args, options))[Symbol.asyncIterator](),
+          observeIterable(() => target.call(api, args) as AsyncIterable<unknown>, new ObservedCall(call, args, options))[Symbol.asyncIterator](),
       });
       continue;
     }
-    wrapped[method] = async (...args: unknown[]) => {
+    wrapped[method] = async (args?: unknown) => {
       const observed = new ObservedCall(call, args, options);
       try {
-        const result = await observed.within(() => target.apply(api, args));
+        const result = await observed.within(() => target.call(api, args));
         observed.succeeded(result);
         return result;
       } catch (err) {

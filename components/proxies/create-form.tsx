@@ -5,14 +5,12 @@
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
 import { type FieldMessages, hasCode } from '@/components/api/client';
-import { type ConfigProvider, useConfig } from '@/components/config/queries';
+import type { ConfigProvider } from '@/components/config/queries';
+import { WithProviders } from '@/components/config/with-providers';
 import { useProviders } from '@/components/hosts/queries';
 import { Button, LinkButton } from '@/components/ui/button';
-import { EmptyState } from '@/components/ui/empty-state';
-import { ErrorPanel } from '@/components/ui/error-panel';
 import { Field, controlClass } from '@/components/ui/field';
 import { Panel } from '@/components/ui/panel';
-import { SkeletonRows } from '@/components/ui/skeleton';
 import { CatalogueSelect as Select } from './catalogue-select';
 import { CloudInitFields } from './cloud-init-fields';
 import { buildInput, choicesFor, type CreateFormState, customImage, fieldElementId, fieldOrder, fieldsFromServer, initialFormState } from './create-form-model';
@@ -190,22 +188,9 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
 }
 
 export function CreateProxyForm() {
-  const config = useConfig();
-  if (config.isPending) return <SkeletonRows rows={6} label="the providers config" />;
-  if (config.isError) return <ErrorPanel title="Could not load the providers config" error={config.error} onRetry={() => void config.refetch()} />;
-  if (config.data.providers.length === 0) {
-    return (
-      <EmptyState
-        title="No provider is configured"
-        action={
-          <LinkButton href="/hosts" tone="primary">
-            See how to add a host
-          </LinkButton>
-        }
-      >
-        A Proxy runs on one of your hosts, and none is configured yet.
-      </EmptyState>
-    );
-  }
-  return <CreateProxyFields providers={config.data.providers} />;
+  return (
+    <WithProviders whyHosts="A Proxy runs on one of your hosts, and none is configured yet.">
+      {(providers) => <CreateProxyFields providers={providers} />}
+    </WithProviders>
+  );
 }

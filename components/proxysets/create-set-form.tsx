@@ -4,9 +4,9 @@
 import { useRouter } from 'next/navigation';
 import { useDeferredValue, useState } from 'react';
 import { type FieldMessages, hasCode } from '@/components/api/client';
-import { type ConfigProvider, useConfig } from '@/components/config/queries';
+import type { ConfigProvider } from '@/components/config/queries';
+import { WithProviders } from '@/components/config/with-providers';
 import { Button, LinkButton } from '@/components/ui/button';
-import { EmptyState } from '@/components/ui/empty-state';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { Field, controlClass } from '@/components/ui/field';
 import { Panel } from '@/components/ui/panel';
@@ -102,22 +102,9 @@ function CreateSetFields({ providers }: { providers: ConfigProvider[] }) {
 }
 
 export function CreateSetForm() {
-  const config = useConfig();
-  if (config.isPending) return <SkeletonRows rows={6} label="the providers config" />;
-  if (config.isError) return <ErrorPanel title="Could not load the providers config" error={config.error} onRetry={() => void config.refetch()} />;
-  if (config.data.providers.length === 0) {
-    return (
-      <EmptyState
-        title="No provider is configured"
-        action={
-          <LinkButton href="/hosts" tone="primary">
-            See how to add a host
-          </LinkButton>
-        }
-      >
-        The members of a set run on your hosts, and none is configured yet.
-      </EmptyState>
-    );
-  }
-  return <CreateSetFields providers={config.data.providers} />;
+  return (
+    <WithProviders whyHosts="The members of a set run on your hosts, and none is configured yet.">
+      {(providers) => <CreateSetFields providers={providers} />}
+    </WithProviders>
+  );
 }

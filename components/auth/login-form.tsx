@@ -8,6 +8,7 @@ import { hasCode } from '@/components/api/client';
 import { Button } from '@/components/ui/button';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { Field, controlClass } from '@/components/ui/field';
+import { PasswordField } from '@/components/ui/password-field';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { useAuthStatus, useLogin, useSetupPassword } from './queries';
 import { errorMessage } from '@/lib/error-message';
@@ -47,19 +48,15 @@ function LoginFields({ onDone }: { onDone: () => void }) {
         login.mutate(password, { onSuccess: onDone });
       }}
     >
-      <Field id="password" label="Admin password" error={login.error ? messageOf(login.error) : undefined}>
-        {(aria) => (
-          <input
-            {...aria}
-            type="password"
-            autoComplete="current-password"
-            autoFocus
-            className={controlClass}
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-          />
-        )}
-      </Field>
+      <PasswordField
+        id="password"
+        label="Admin password"
+        error={login.error ? messageOf(login.error) : undefined}
+        autoComplete="current-password"
+        autoFocus
+        value={password}
+        onChange={setPassword}
+      />
       <Button type="submit" tone="primary" className="w-full" disabled={login.isPending || password === ''}>
         {login.isPending ? 'Logging in…' : 'Log in'}
       </Button>
@@ -118,35 +115,23 @@ function SetupFields({ onDone }: { onDone: () => void }) {
           />
         )}
       </Field>
-      <Field
+      <PasswordField
         id="new-password"
         label="Admin password"
         error={error?.field === 'password' ? error.message : undefined}
         hint={`At least ${minPasswordLength} characters.`}
-      >
-        {(aria) => (
-          <input
-            {...aria}
-            type="password"
-            autoComplete="new-password"
-            className={controlClass}
-            value={password}
-            onChange={(event) => setPassword(event.target.value)}
-          />
-        )}
-      </Field>
-      <Field id="repeat-password" label="The same password again" error={error?.field === 'repeat' ? error.message : undefined}>
-        {(aria) => (
-          <input
-            {...aria}
-            type="password"
-            autoComplete="new-password"
-            className={controlClass}
-            value={repeat}
-            onChange={(event) => setRepeat(event.target.value)}
-          />
-        )}
-      </Field>
+        autoComplete="new-password"
+        value={password}
+        onChange={setPassword}
+      />
+      <PasswordField
+        id="repeat-password"
+        label="The same password again"
+        error={error?.field === 'repeat' ? error.message : undefined}
+        autoComplete="new-password"
+        value={repeat}
+        onChange={setRepeat}
+      />
       <Button type="submit" tone="primary" className="w-full" disabled={setup.isPending || login.isPending}>
         {setup.isPending || login.isPending ? 'Saving…' : 'Set password and log in'}
       </Button>

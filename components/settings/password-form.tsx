@@ -6,7 +6,7 @@ import { hasCode } from '@/components/api/client';
 import { minPasswordLength } from '@/lib/api/auth';
 import { useAuthStatus } from '@/components/auth/queries';
 import { Button } from '@/components/ui/button';
-import { Field, controlClass } from '@/components/ui/field';
+import { PasswordField } from '@/components/ui/password-field';
 import { useChangePassword } from './queries';
 
 export function PasswordForm() {
@@ -66,42 +66,24 @@ export function PasswordForm() {
           {formError}
         </p>
       ) : null}
-      <Field id="current-password" label="Current password" error={errors.currentPassword ?? errors.password}>
-        {(aria) => (
-          <input
-            {...aria}
-            type="password"
-            autoComplete="current-password"
-            className={controlClass}
-            value={current}
-            onChange={(event) => setCurrent(event.target.value)}
-          />
-        )}
-      </Field>
-      <Field id="new-password" label="New password" error={errors.newPassword} hint={`At least ${minPasswordLength} characters.`}>
-        {(aria) => (
-          <input
-            {...aria}
-            type="password"
-            autoComplete="new-password"
-            className={controlClass}
-            value={next}
-            onChange={(event) => setNext(event.target.value)}
-          />
-        )}
-      </Field>
-      <Field id="repeat-password" label="New password again" error={errors.repeat}>
-        {(aria) => (
-          <input
-            {...aria}
-            type="password"
-            autoComplete="new-password"
-            className={controlClass}
-            value={repeat}
-            onChange={(event) => setRepeat(event.target.value)}
-          />
-        )}
-      </Field>
+      <PasswordField
+        id="current-password"
+        label="Current password"
+        error={errors.currentPassword ?? errors.password}
+        autoComplete="current-password"
+        value={current}
+        onChange={setCurrent}
+      />
+      <PasswordField
+        id="new-password"
+        label="New password"
+        error={errors.newPassword}
+        hint={`At least ${minPasswordLength} characters.`}
+        autoComplete="new-password"
+        value={next}
+        onChange={setNext}
+      />
+      <PasswordField id="repeat-password" label="New password again" error={errors.repeat} autoComplete="new-password" value={repeat} onChange={setRepeat} />
       <div className="flex items-start gap-2">
         <input id="revoke-tokens" type="checkbox" className="mt-1" checked={revokeTokens} onChange={(event) => setRevokeTokens(event.target.checked)} />
         <label htmlFor="revoke-tokens" className="text-sm text-slate-800">

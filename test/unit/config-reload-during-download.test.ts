@@ -47,13 +47,24 @@ describe('a config reload during a download', () => {
     const built: Kvm2Provider[] = [];
     const closed: Kvm2Provider[] = [];
     const registry = new ProviderRegistry();
+    // Who asked for an image lock: the gate that says a Create has got as far as the download.
+    const imageLockRequests: string[] = [];
+    const sharedWithLockLog = () => {
+      const shared = newKvm2SharedState();
+      const run = shared.imageLocks.run.bind(shared.imageLocks);
+      shared.imageLocks.run = (key, work, signal) => {
+        imageLockRequests.push(key);
+        return run(key, work, signal);
+      };
+      return shared;
+    };
     registry.register('kvm2', (entry, context) => {
       const provider = createKvm2Provider({
         settings: withDefaults(entry as Kvm2Entry),
         logger: context.logger,
         backend: new FakeHostBackend({ h1: hypervisor }),
         budgets: testBudgets,
-        shared: context.lasting(newKvm2SharedState),
+        shared: context.lasting(sharedWithLockLog),
       });
       built.push(provider);
       return { provider, close: () => provider.close().then(() => void closed.push(provider)) };
@@ -83,7 +94,7 @@ describe('a config reload during a download', () => {
 
     // A Create on the new provider for the same image waits for the upload; nothing is deleted.
     await runtime.proxies.create(managedProxy('beta', { provider: 'kvm2-home', placement }));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    await expect.poll(() => imageLockRequests.length, { message: "beta's Create asks for the image lock", timeout: 5_000 }).toBe(2);
     const [baseVolume, marker] = ['base-kvm2-home-img.qcow2', 'base-kvm2-home-img.qcow2.sha256'];
     expect(hypervisor.volume(baseVolume)).toBeDefined();
     expect(hypervisor.volume(marker)).toBeUndefined();

@@ -1,6 +1,7 @@
 // The gateway's network server over loopback: real sockets, proxy-chain in front, and small
 // proxy-chain servers in direct mode standing in for the fleet's Squids (the lab test runs real
 // Squids in namespaces of their own). The choice and the token check are injected fakes.
+import { once } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
 import { Writable } from 'node:stream';
@@ -286,8 +287,9 @@ describe('gateway server', () => {
     const auth = Buffer.from(endpoint.credentials).toString('base64');
     client.write(`CONNECT 127.0.0.1:9 HTTP/1.1\r\nHost: 127.0.0.1:9\r\nProxy-Authorization: Basic ${auth}\r\n\r\n`);
     await expect.poll(() => authCalls.length).toBe(1);
+    const left = once(client, 'close');
     client.destroy();
-    await new Promise((resolve) => setTimeout(resolve, 20)); // the gateway sees the close
+    await left; // the client has gone (its FIN is on the gateway's socket) before the token check answers
     release();
     await expect.poll(() => silent.accepted.length).toBe(1);
     await expect.poll(() => [silent.open.size, gateway.openTunnels('proxy-silent'), gateway.clientConnections()], { timeout: 2_000 }).toEqual([0, 0, 0]);

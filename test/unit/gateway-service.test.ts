@@ -13,6 +13,7 @@ import { createLogger } from '@/server/telemetry/logger';
 import { createMetrics } from '@/server/telemetry/metrics';
 import { proxyConnect, proxyGet } from '@/test/fakes/gateway-client';
 import { freePort } from '@/test/support/free-port';
+import { nextTurn } from '@/test/support/wait';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -43,11 +44,15 @@ function proxyView(name: string, port: number, status: Partial<ProxyView['status
 async function startGateway(fleet: { proxies: ProxyView[] }, options: { drainMs?: number } = {}) {
   const probed: string[] = [];
   let announce = () => {};
+  let fleetReads = 0;
   const gateway = new GatewayService({
     host: '127.0.0.1',
     port: await freePort(),
     drainMs: options.drainMs ?? 30_000,
-    proxies: async () => fleet.proxies,
+    proxies: async () => {
+      fleetReads += 1;
+      return fleet.proxies;
+    },
     setNames: async () => [],
     watchProxies: (listener) => {
       announce = listener;
@@ -67,8 +72,10 @@ async function startGateway(fleet: { proxies: ProxyView[] }, options: { drainMs?
   const endpoint = { host: '127.0.0.1', port: view.port, credentials: `crawler:${token}` };
   /** a Proxy write: the gateway reads the fleet again */
   const written = async () => {
+    const before = fleetReads;
     announce();
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.waitFor(() => expect(fleetReads).toBeGreaterThan(before));
+    await nextTurn(); // what the gateway does with the read is promise callbacks
   };
   return { gateway, endpoint, probed, written };
 }

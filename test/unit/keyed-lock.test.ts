@@ -1,7 +1,9 @@
 import { describe, expect, it } from 'vitest';
 import { KeyedLock } from '@/server/providers/kvm2/keyed-lock';
+import { nextTurn } from '@/test/support/wait';
 
-const tick = () => new Promise((r) => setTimeout(r, 5));
+// The lock is promise callbacks only: work that waits one turn of the event loop gives every
+// other job all the chances it would have to start, as long work would.
 
 describe('KeyedLock', () => {
   it('runs work for one key one at a time, in arrival order', async () => {
@@ -10,7 +12,7 @@ describe('KeyedLock', () => {
     const job = (id: string) =>
       lock.run('dom', async () => {
         log.push(`start ${id}`);
-        await tick();
+        await nextTurn();
         log.push(`end ${id}`);
       });
     await Promise.all([job('a'), job('b'), job('c')]);
@@ -25,7 +27,7 @@ describe('KeyedLock', () => {
     const job = (key: string) =>
       lock.run(key, async () => {
         most = Math.max(most, ++inside);
-        await tick();
+        await nextTurn();
         inside--;
       });
     await Promise.all([job('x'), job('y')]);

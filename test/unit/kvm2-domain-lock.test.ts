@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DomainState } from '@/server/libvirt';
 import { managedTag } from '@/server/providers/contract';
 import { errorClassOf } from '@/server/providers/errors';
+import { nextTurn } from '@/test/support/wait';
 import { makeHarness, providerIdOf, TestMirror } from './kvm2-fixture';
 
 const mirror = new TestMirror();
@@ -28,7 +29,9 @@ describe('the per-name lock', () => {
     await gate.arrived;
     const callsBefore = harness.hypervisor.calls.length;
     const deletion = harness.provider.delete(id);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The provider over the in-memory fake is promise callbacks only: one turn runs every call an
+    // unlocked Delete would make.
+    await nextTurn();
     expect(harness.hypervisor.calls.length).toBe(callsBefore);
     gate.release();
     await create;

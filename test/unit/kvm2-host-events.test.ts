@@ -11,6 +11,7 @@ import { createLogger } from '@/server/telemetry/logger';
 import { FakeHostBackend } from '@/test/fakes/fake-host-backend';
 import { FakeHypervisor } from '@/test/fakes/fake-libvirt';
 import { kvm2Settings } from '@/test/fakes/kvm2-settings';
+import { nextTurn } from '@/test/support/wait';
 
 const logger = createLogger({ level: 'silent' });
 
@@ -68,6 +69,12 @@ describe('host event subscriptions', () => {
     const hypervisor = new FakeHypervisor();
     const backend = new FakeHostBackend({ h1: hypervisor });
     backend.unreachable.add('h1');
+    const dial = backend.pooled.bind(backend);
+    let attempts = 0;
+    backend.pooled = async (host: string) => {
+      attempts += 1;
+      return dial(host);
+    };
     const subscribed: boolean[] = [];
     const subscription = subscribeHostEvents({
       backend,
@@ -77,7 +84,7 @@ describe('host event subscriptions', () => {
       maxRetryMs: 10,
       handlers: { onDomainLifecycle: () => undefined, onSubscribed: ({ resubscribed }) => subscribed.push(resubscribed) },
     });
-    await new Promise((resolve) => setTimeout(resolve, 40));
+    await expect.poll(() => attempts, { message: 'three dials while unreachable', timeout: 2_000, interval: 2 }).toBeGreaterThanOrEqual(3);
     expect(subscribed).toEqual([]);
     backend.unreachable.delete('h1');
     await expect.poll(() => subscribed.length === 1, { message: 'the registration once reachable', timeout: 2_000, interval: 2 }).toBe(true);
@@ -138,7 +145,8 @@ describe('host event subscriptions', () => {
     expect(backend.pooledConnection('h1')?.subscriptionCount).toBe(0);
     hypervisor.emitDomainLifecycle('web-1', DomainEventType.Started);
     backend.pooledConnection('h1')?.kill('gone');
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    // A loop still running would redial at once, over the in-memory fake: within one turn.
+    await nextTurn();
     expect(events).toEqual([]);
     expect(subscribed).toEqual([false]);
   });
@@ -161,7 +169,7 @@ describe('host event subscriptions', () => {
     provider.subscribeHostEvents('h1', { onDomainLifecycle: () => undefined, onSubscribed: ({ resubscribed }) => subscribed.push(resubscribed) });
     await expect.poll(() => subscribed.length === 1, { message: 'the registration', timeout: 2_000, interval: 2 }).toBe(true);
     await provider.close();
-    await new Promise((resolve) => setTimeout(resolve, 30));
+    await nextTurn();
     expect(backend.pooledDials).toBe(1);
     expect(subscribed).toEqual([false]);
   });

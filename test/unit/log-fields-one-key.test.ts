@@ -101,8 +101,9 @@ describe('the runtime log lines', () => {
     });
     await runtime.start();
     runtime.proxies.create(managedProxy('alpha', { provider: 'kvm2-home', placement: { zone: 'host-a', machineType: 'small', image: 'img' } }));
-    for (let i = 0; i < 300 && !parsed(raw).some((line) => line.msg === 'kvm2 domain ensured running'); i++)
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    await expect
+      .poll(() => parsed(raw).some((line) => line.msg === 'kvm2 domain ensured running'), { message: 'the Create ran', timeout: 3_000, interval: 10 })
+      .toBe(true);
 
     expect(withDuplicates(raw)).toEqual([]);
     const lines = parsed(raw);

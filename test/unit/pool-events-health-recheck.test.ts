@@ -12,6 +12,7 @@ import { FakeHostBackend } from '@/test/fakes/fake-host-backend';
 import { FakeHypervisor } from '@/test/fakes/fake-libvirt';
 import { FakeProvider } from '@/test/fakes/fake-provider';
 import { kvm2Settings } from '@/test/fakes/kvm2-settings';
+import { nextTurn } from '@/test/support/wait';
 
 describe('pool events re-check host health', () => {
   it('kvm2 reports a pool lifecycle or refresh event on a host as a change of that target', async () => {
@@ -65,7 +66,8 @@ describe('pool events re-check host health', () => {
     finish();
     await expect.poll(() => checks).toBe(2);
     finish();
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    // The re-check machinery is promise callbacks only: one turn runs all it will do.
+    await nextTurn();
     expect(checks).toBe(2);
     await events.stop();
     await store.close();

@@ -22,10 +22,10 @@ describe('boot capture hook', () => {
     await harness.proxies.create(managedProxy('alpha'));
     await harness.settle();
     expect(started).toEqual([['alpha', `fake/${instanceName('alpha')}`]]);
-    // Still Provisioning: the reconciler polls it, observing only.
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    // Still Provisioning: the reconciler polls it, observing only. Wait for later passes to run.
+    const gets = provider.callsOf('get').length;
+    await expect.poll(() => provider.callsOf('get').length, { message: 'two more polling passes' }).toBeGreaterThanOrEqual(gets + 2);
     expect((await harness.proxies.get('alpha')).status.phase).toBe('Provisioning');
-    expect(provider.callsOf('get').length).toBeGreaterThan(1);
     expect(started).toHaveLength(1);
   });
 

@@ -4,6 +4,7 @@ import { WorkQueue } from '@/server/control/work-queue';
 import type { CallOptions, CreateRequest, Instance } from '@/server/providers/contract';
 import { controlPlane, type Harness, managedProxy } from '@/test/fakes/control-plane';
 import { FakeProvider } from '@/test/fakes/fake-provider';
+import { nextTurn } from '@/test/support/wait';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -63,6 +64,8 @@ describe('reconciler workers', () => {
     let mostForOneKey = 0;
     let mostOverall = 0;
     let overall = 0;
+    let releaseBusy = () => {};
+    const busy = new Promise<void>((resolve) => (releaseBusy = resolve));
     const realCreate = provider.create.bind(provider);
     provider.create = async (request: CreateRequest, options?: CallOptions): Promise<Instance> => {
       const now = (inside.get(request.name) ?? 0) + 1;
@@ -70,7 +73,8 @@ describe('reconciler workers', () => {
       overall++;
       mostForOneKey = Math.max(mostForOneKey, now);
       mostOverall = Math.max(mostOverall, overall);
-      await new Promise((resolve) => setTimeout(resolve, 20));
+      await busy; // held until all three workers are inside, so overlaps show
+      await nextTurn();
       inside.set(request.name, now - 1);
       overall--;
       return realCreate(request, options);
@@ -78,6 +82,8 @@ describe('reconciler workers', () => {
     harness = await controlPlane({ providers: [provider], provisioningPollMs: 5 });
     for (const name of ['a', 'b', 'c', 'd']) harness.proxies.create(managedProxy(name));
     for (let i = 0; i < 5; i++) harness.reconciler.enqueue('a');
+    await expect.poll(() => overall, { message: 'three Creates at once' }).toBe(3);
+    releaseBusy();
     await harness.settle();
     expect(mostForOneKey).toBe(1);
     expect(mostOverall).toBe(3);

@@ -1,13 +1,14 @@
 import { randomBytes } from 'node:crypto';
 import v8 from 'node:v8';
 import vm from 'node:vm';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { RpcConnection } from '@/server/libvirt/client';
 import { LibvirtError, UploadSourceError } from '@/server/libvirt/errors';
 import type { Packet } from '@/server/libvirt/framing';
 import { MessageStatus, MessageType } from '@/server/libvirt/net-protocol';
 import { procedures } from '@/server/libvirt/protocol';
 import { decodeXdr } from '@/server/libvirt/xdr';
+import { nextTurn } from '@/test/support/wait';
 import { FakePeer } from './rpc-fake-peer';
 
 const vol = { pool: 'default', name: 'rpctest-vol', key: '/pool/rpctest-vol' };
@@ -83,7 +84,10 @@ describe('storageVolUpload stream', () => {
     const call = await peer.nextPacket();
     peer.holdWrites(); // the link stops taking bytes
     peer.reply(call, procedures.storageVolUpload.ret, undefined);
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await vi.waitFor(() => expect(state.pulls).toBe(1)); // the first chunk is on its way to the link
+    // The upload loop, the source and the in-memory link are promise and nextTick callbacks: one
+    // turn runs every read they would make before the link drains.
+    await nextTurn();
     expect(state.pulls).toBe(1); // one chunk in flight, the other 39 still in the source
     peer.releaseWrites();
     const { data } = await dataUntilControl(peer);

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import type { Duplex } from 'node:stream';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { dialSsh, dialUnixSocket, libvirtSocketDialer, SshConnectionDeadError, SshDialError } from '@/server/ssh';
 import { closed, Resources, startDialScenario } from './ssh-harness';
 
@@ -141,7 +141,8 @@ describe('forwarding a remote unix socket over ssh', () => {
     peer.pause(); // the remote stops reading: the ssh window fills and our write waits
 
     const writeResult = new Promise<Error | null | undefined>((resolve) => socket.write(randomBytes(16 * 1024 * 1024), resolve));
-    await new Promise((resolve) => setTimeout(resolve, 200));
+    // The peer's buffer is full and it reads no more: the write can only wait from here on.
+    await vi.waitFor(() => expect(peer.readableLength).toBeGreaterThanOrEqual(peer.readableHighWaterMark), { timeout: 5_000 });
     peer.destroy();
     expect(await writeResult).toBeInstanceOf(Error);
     expect(connection.dead).toBeUndefined();

@@ -1,10 +1,14 @@
 import { once } from 'node:events';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { dialSsh, SshConnectionDeadError } from '@/server/ssh';
+import { nextTurn } from '@/test/support/wait';
 import { Resources, startDialScenario, startStallableRelay } from './ssh-harness';
 
 const resources = new Resources();
-afterEach(() => resources.cleanup());
+afterEach(() => {
+  vi.useRealTimers();
+  return resources.cleanup();
+});
 
 const fastKeepalive = { keepaliveIntervalMs: 40, keepaliveTimeoutMs: 120 };
 
@@ -28,11 +32,21 @@ describe('ssh keepalive', () => {
 
   it('keeps a healthy link alive across many keepalive rounds', async () => {
     const scenario = await startDialScenario(resources);
-    // Replies must be seen: without them the link would be declared dead after ~0.5 s.
+    // The keepalive's clock is faked (the link stays real): the test runs 40 rounds of 20 ms, past
+    // the 500 ms reply timeout, one at a time. Replies must be seen: without them the first
+    // request's timeout would declare the link dead.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
     const connection = await dialSsh({ ...scenario.dialOptions, keepaliveIntervalMs: 20, keepaliveTimeoutMs: 500 });
     resources.add(() => connection.kill());
-
-    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const idle = vi.getTimerCount(); // the keepalive's interval, and no request waiting for its reply
+    for (let round = 0; round < 40; round++) {
+      vi.advanceTimersByTime(20);
+      expect(vi.getTimerCount(), `keepalive round ${round + 1} sent`).toBe(idle + 1); // its reply timeout runs
+      // The reply clears the timeout; Date is not faked, so this cap is real time.
+      for (const deadline = Date.now() + 2_000; vi.getTimerCount() > idle && Date.now() < deadline;) await nextTurn();
+      expect(vi.getTimerCount(), `the reply to keepalive round ${round + 1}`).toBe(idle);
+    }
+    vi.useRealTimers();
     expect(connection.dead).toBeUndefined();
     const socket = await connection.forwardUnixSocket(scenario.echo.path);
     socket.on('error', () => {}); // the cleanup kills the connection under it

@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { ProxyDetail } from '@/components/proxies/proxy-detail';
+import { Breadcrumb } from '@/components/ui/breadcrumb';
 
 // Next hands over the segment decoded once; decoding it again would turn `%25` into a URIError.
 interface ProxyPageProps {
@@ -16,11 +16,7 @@ export default async function ProxyPage({ params }: ProxyPageProps) {
   const { name } = await params;
   return (
     <>
-      <nav aria-label="Breadcrumb" className="mb-2 text-sm">
-        <Link href="/proxies" className="text-blue-800 underline underline-offset-2">
-          Proxies
-        </Link>
-      </nav>
+      <Breadcrumb trail={[{ label: 'Proxies', href: '/proxies' }]} />
       <ProxyDetail name={name} />
     </>
   );

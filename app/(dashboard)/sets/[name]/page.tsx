@@ -1,6 +1,6 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { SetDetail } from '@/components/proxysets/set-detail';
+import { Breadcrumb } from '@/components/ui/breadcrumb';
 
 // Next hands over the segment decoded once; decoding it again would turn `%25` into a URIError.
 interface SetPageProps {
@@ -16,11 +16,7 @@ export default async function SetPage({ params }: SetPageProps) {
   const { name } = await params;
   return (
     <>
-      <nav aria-label="Breadcrumb" className="mb-2 text-sm">
-        <Link href="/sets" className="text-blue-800 underline underline-offset-2">
-          Sets
-        </Link>
-      </nav>
+      <Breadcrumb trail={[{ label: 'Sets', href: '/sets' }]} />
       <SetDetail name={name} />
     </>
   );

@@ -1,7 +1,7 @@
 import type { Metadata } from 'next';
-import Link from 'next/link';
 import { HostDetail } from '@/components/hosts/host-detail';
 import { PageHeader } from '@/components/ui/panel';
+import { Breadcrumb } from '@/components/ui/breadcrumb';
 
 // Next hands over the segments decoded once; decoding them again would turn `%25` into a URIError.
 interface HostPageProps {
@@ -17,15 +17,7 @@ export default async function HostPage({ params }: HostPageProps) {
   const { provider: providerName, host: hostName } = await params;
   return (
     <>
-      <nav aria-label="Breadcrumb" className="mb-2 text-sm">
-        <Link href="/hosts" className="text-blue-800 underline underline-offset-2">
-          Hosts
-        </Link>
-        <span aria-hidden="true" className="mx-1 text-slate-500">
-          /
-        </span>
-        <span className="text-slate-700">{providerName}</span>
-      </nav>
+      <Breadcrumb trail={[{ label: 'Hosts', href: '/hosts' }, { label: providerName }]} />
       <PageHeader title={hostName} description={`Storage pools, cached base images and domains on ${hostName} (provider ${providerName}).`} />
       <HostDetail provider={providerName} host={hostName} />
     </>

@@ -144,7 +144,7 @@ async function main(): Promise<void> {
         `${String(index + 1).padStart(2)} ${change.padEnd(7)} domain message ${domainMessage ? `${domainMessage.at - startedAt} ms` : 'MISSED'}, status message ${statusMessage ? `${statusMessage.at - startedAt} ms` : 'MISSED'}, 5 s page poll ${polled !== undefined ? `${polled - startedAt} ms` : 'not seen'}`,
       );
       console.log(
-        `   RPCs: event handling ${by('event handling').length} (${rpcNames(by('event handling'))}); reconcile pass ${by('reconcile pass').length}; browser refetches ${by('browser refetch').length}; sampler and others ${by('other').length}. Browser fetches: ${[...fetched].map(([key, count]) => `${key} x${count}`).join(', ') || 'none'}`,
+        `   RPCs: event handling ${by('event handling').length} (${rpcNames(by('event handling'))}); reconcile pass ${by('reconcile pass').length}; browser refetches ${by('browser refetch').length}; sampler and others ${by('other').length} (${rpcNames(by('other'))}). Browser fetches: ${[...fetched].map(([key, count]) => `${key} x${count}`).join(', ') || 'none'}`,
       );
       if (change === 'destroy') await settled();
     }

@@ -29,12 +29,13 @@ export interface RpcCount {
 export function captureRpcs(): { since(ms: number, until: number): RpcCount[] } {
   const exporter = new InMemorySpanExporter();
   startTracing([new SimpleSpanProcessor(exporter)]);
+  /** The nearest span above the RPC that says who made it. */
   const ownerOf = (span: ReadableSpan, byId: Map<string, ReadableSpan>): RpcOwner => {
-    let root = span;
-    for (let parent = byId.get(root.parentSpanContext?.spanId ?? ''); parent; parent = byId.get(parent.parentSpanContext?.spanId ?? '')) root = parent;
-    if (root.name === 'provider.watch.state') return 'event handling';
-    if (root.name.startsWith('bench.client')) return 'browser refetch';
-    if (root.name.startsWith('provider.')) return 'reconcile pass';
+    for (let above = byId.get(span.parentSpanContext?.spanId ?? ''); above; above = byId.get(above.parentSpanContext?.spanId ?? '')) {
+      if (above.name === 'provider.watch.state') return 'event handling';
+      if (above.name.startsWith('bench.client')) return 'browser refetch';
+      if (above.name.startsWith('provider.')) return 'reconcile pass';
+    }
     return 'other';
   };
   return {

@@ -74,7 +74,8 @@ export interface WatchHostsOptions {
  */
 export function readDomainState(options: { backend: HostBackend; host: string; dom: Domain }): Promise<string> {
   const attributes = { 'kvm2.host': options.host, 'kvm2.domain': options.dom.name };
-  return tracer().startActiveSpan('provider.watch.state', { kind: SpanKind.INTERNAL, attributes }, async (span) => {
+  // A root span: the event arrives in the context of the connection's dial, which it is not part of.
+  return tracer().startActiveSpan('provider.watch.state', { root: true, kind: SpanKind.INTERNAL, attributes }, async (span) => {
     try {
       const api = await options.backend.pooled(options.host);
       const { state } = await api.domainGetState({ dom: options.dom });

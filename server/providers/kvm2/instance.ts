@@ -36,6 +36,7 @@ import type { InstanceMetadata } from './metadata';
 import { formatProviderID, parseProviderID } from './provider-id';
 import { overlayVolumeName, seedVolumeName } from './volume';
 import { errorMessage } from '@/lib/error-message';
+import { mapLimited } from './map-limited';
 
 /** The agent knows the guest's own view; ARP only sees traffic the guest sent the host. */
 const addressSources = [
@@ -194,18 +195,6 @@ export async function deleteInstance(context: Kvm2Context, providerID: string, o
 }
 
 /** Maps `items` with at most `limit` in flight. */
-async function mapLimited<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
-}
 
 /** A domain's failure that leaves the rest of the sweep standing: libvirt's answer, or a bad mark. */
 const skippable = (err: unknown) => err instanceof LibvirtError || (err instanceof ProviderError && err.errorClass === 'permanent');
@@ -232,7 +221,7 @@ export async function listHostInstances(context: Kvm2Context, host: Kvm2Host, si
   const states = domainStates(api, signal);
   // Settled by the per-domain reads below; a rejection here must not go unhandled before they await it.
   states.catch(() => undefined);
-  const listed = await mapLimited(domains, sweepPipelineDepth, async (dom): Promise<Instance | undefined> => {
+  const listed = await mapLimited(domains, { limit: sweepPipelineDepth }, async (dom): Promise<Instance | undefined> => {
     const logger = instanceLogger(context, host, dom.name);
     try {
       const mark = await readMark(api, dom, signal);

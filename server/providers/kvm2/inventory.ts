@@ -32,6 +32,7 @@ import { configuredHost, type Kvm2Host, type Kvm2Settings } from './kvm2';
 import type { HostBackend, LibvirtAPI } from './libvirt-api';
 import { markerSizeBytes } from './volume';
 import { parseVolumeXML, type VolumeDescription } from './xml-parse';
+import { mapLimited } from './map-limited';
 
 export { HostNotFoundError, ImageBusyError, ImageInUseError, ImageNotFoundError } from './inventory-errors';
 
@@ -57,19 +58,6 @@ export interface InventoryTarget {
 /** Domains and volumes read at once on a host: the RPCs share one multiplexed connection. */
 const concurrency = 8;
 
-async function mapLimited<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
-}
-
 interface DomainRead {
   listing: DomainListing;
   facts: DomainFacts | undefined;
@@ -78,7 +66,7 @@ interface DomainRead {
 /** Every domain with its state and disk facts; one that vanished meanwhile is left out. */
 async function readDomains(api: LibvirtAPI, signal?: AbortSignal): Promise<DomainRead[]> {
   const domains = await api.connectListAllDomains({ flags: 0, signal });
-  const read = await mapLimited(domains, async (dom: Domain): Promise<DomainRead | undefined> => {
+  const read = await mapLimited(domains, { limit: concurrency }, async (dom: Domain): Promise<DomainRead | undefined> => {
     try {
       const [{ state }, xml] = await Promise.all([api.domainGetState({ dom, signal }), api.domainGetXmlDesc({ dom, flags: 0, signal })]);
       const facts = domainFacts(xml);
@@ -102,7 +90,7 @@ interface PoolVolume {
 
 async function readVolumes(api: LibvirtAPI, pool: StoragePool, signal?: AbortSignal): Promise<PoolVolume[]> {
   const refs = await api.storagePoolListAllVolumes({ pool, flags: 0, signal });
-  const read = await mapLimited(refs, async (ref) => {
+  const read = await mapLimited(refs, { limit: concurrency }, async (ref) => {
     try {
       return { ref, description: parseVolumeXML(await api.storageVolGetXmlDesc({ vol: ref, signal })) };
     } catch (err) {
@@ -151,7 +139,7 @@ async function cachedImages(options: {
     const parsed = parseCachedImageName(entry, name);
     if (parsed) bases.set(parsed.base, parsed);
   }
-  const listed = await mapLimited([...bases.values()], async (image): Promise<CachedImageListing> => {
+  const listed = await mapLimited([...bases.values()], { limit: concurrency }, async (image): Promise<CachedImageListing> => {
     const base = byName.get(image.base);
     const marker = byName.get(image.marker);
     const sha256 = marker ? await readMarkerDigest(api, marker.ref, signal) : undefined;
@@ -175,7 +163,7 @@ async function cachedImages(options: {
 
 async function readPools(api: LibvirtAPI, host: Kvm2Host, signal?: AbortSignal): Promise<Array<PoolListing & { ref: StoragePool }>> {
   const pools = await api.connectListAllStoragePools({ flags: 0, signal });
-  const listed = await mapLimited(pools, async (ref) => {
+  const listed = await mapLimited(pools, { limit: concurrency }, async (ref) => {
     const info = await api.storagePoolGetInfo({ pool: ref, signal });
     return {
       ref,

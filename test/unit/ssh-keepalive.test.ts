@@ -1,7 +1,7 @@
 import { once } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { dialSsh, SshConnectionDeadError } from '@/server/ssh';
-import { nextTurn } from '@/test/support/wait';
+import { keepaliveClock, runKeepaliveRounds } from '@/test/support/keepalive-rounds';
 import { Resources, startDialScenario, startStallableRelay } from './ssh-harness';
 
 const resources = new Resources();
@@ -35,17 +35,10 @@ describe('ssh keepalive', () => {
     // The keepalive's clock is faked (the link stays real): the test runs 40 rounds of 20 ms, past
     // the 500 ms reply timeout, one at a time. Replies must be seen: without them the first
     // request's timeout would declare the link dead.
-    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    vi.useFakeTimers(keepaliveClock);
     const connection = await dialSsh({ ...scenario.dialOptions, keepaliveIntervalMs: 20, keepaliveTimeoutMs: 500 });
     resources.add(() => connection.kill());
-    const idle = vi.getTimerCount(); // the keepalive's interval, and no request waiting for its reply
-    for (let round = 0; round < 40; round++) {
-      vi.advanceTimersByTime(20);
-      expect(vi.getTimerCount(), `keepalive round ${round + 1} sent`).toBe(idle + 1); // its reply timeout runs
-      // The reply clears the timeout; Date is not faked, so this cap is real time.
-      for (const deadline = Date.now() + 2_000; vi.getTimerCount() > idle && Date.now() < deadline;) await nextTurn();
-      expect(vi.getTimerCount(), `the reply to keepalive round ${round + 1}`).toBe(idle);
-    }
+    await runKeepaliveRounds({ rounds: 40, intervalMs: 20 });
     vi.useRealTimers();
     expect(connection.dead).toBeUndefined();
     const socket = await connection.forwardUnixSocket(scenario.echo.path);

@@ -9,22 +9,12 @@
 // libvirt 11.3 (lab2) reads the table.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { nsExec, runCommand, virshArgv } from '@/test/lab/harness/lab';
+import { until } from '@/test/support/wait';
 import { agentAnswers } from './harness/guest-agent';
 import { domainMac, leasedAddress } from './harness/guest-domain';
 import { guestProviders } from './harness/guest-lab';
 import { GuestProxy, guestSessionForFile } from './harness/guest-proxy';
 import { squidCloudInit } from './harness/proxy-guest';
-
-async function until<T>(options: { what: string; timeoutMs: number; probe: () => Promise<T | undefined> }): Promise<T> {
-  const { what, timeoutMs, probe } = options;
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs / 1000} s`);
-    await new Promise((resolve) => setTimeout(resolve, 2_000));
-  }
-}
 
 const session = guestSessionForFile();
 
@@ -53,7 +43,7 @@ describe.each(['lab1', 'lab2'])('a Proxy on the real guest without the guest age
 
     // The guest booted far enough to ask the host for an address: the host has seen it.
     const mac = await domainMac(domain);
-    const leased = await until({ what: 'DHCP lease', timeoutMs: 15 * 60_000, probe: async () => leasedAddress(domain.host, mac) });
+    const leased = await until({ what: 'DHCP lease', timeoutMs: 15 * 60_000, intervalMs: 2_000, probe: async () => leasedAddress(domain.host, mac) });
     proxy.timings.leaseSeconds = seconds();
     // Squid answering means the boot reached multi-user; cloud-init's final stage, where the
     // vendor-data script would start the agent, follows within seconds. Give it ample time.
@@ -62,7 +52,7 @@ describe.each(['lab1', 'lab2'])('a Proxy on the real guest without the guest age
         (response) => response.status,
         () => undefined,
       );
-    await until({ what: 'Squid on the guest', timeoutMs: 10 * 60_000, probe: squidAnswers });
+    await until({ what: 'Squid on the guest', timeoutMs: 10 * 60_000, intervalMs: 2_000, probe: squidAnswers });
     proxy.timings.squidSeconds = seconds();
     // The host's neighbour table has the guest (its DHCP exchange and the traffic just now).
     expect(await nsExec(domain.host.netns, ['ip', 'neigh', 'show', leased])).toContain(mac);

@@ -28,7 +28,7 @@ import { ProviderRegistry } from '@/server/providers/registry';
 import { createRuntime, type Runtime } from '@/server/runtime';
 import { createLogger } from '@/server/telemetry/logger';
 import { createMetrics } from '@/server/telemetry/metrics';
-import { type Lab, loadLab, removeDomain, removeVolume, runCommand, virsh, virshArgv } from './harness/lab';
+import { type Lab, loadLab, poolVolumes, removeDomain, removeVolume, runCommand, virsh, virshArgv } from './harness/lab';
 
 export interface LogLine {
   level: number;
@@ -235,12 +235,8 @@ export class ControlLabRun {
   }
 
   /** Volume names in the lab pool of HOST (lab1 by default; each host has its own pool). */
-  async volumes(host?: string): Promise<string[]> {
-    const listing = await virsh(['vol-list', '--pool', this.lab.pool.name], host);
-    return listing
-      .split('\n')
-      .map((line) => line.trim().split(/\s+/)[0] ?? '')
-      .filter((name) => name !== '');
+  volumes(host?: string): Promise<string[]> {
+    return poolVolumes(this.lab.pool.name, host);
   }
 
   /** Volumes of the instance, as the provider names them: overlay and seed. */

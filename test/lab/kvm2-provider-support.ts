@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kvm2Entry } from '@/server/providers/config';
 import { createKvm2Provider, type Kvm2Provider } from '@/server/providers/kvm2/provider';
 import { createLogger } from '@/server/telemetry/logger';
-import { type Lab, removeDomain, removeVolume, virsh } from './harness/lab';
+import { type Lab, poolVolumes, removeDomain, removeVolume, virsh } from './harness/lab';
 
 export const KVM2_TEST_PREFIX = 'kvm2test-';
 
@@ -67,12 +67,8 @@ export class Kvm2LabRun {
   }
 
   /** Volume names in the lab pool of HOST (lab1 by default; each host has its own). */
-  async volumes(host?: string): Promise<string[]> {
-    const listing = await virsh(['vol-list', '--pool', this.lab.pool.name], host);
-    return listing
-      .split('\n')
-      .map((line) => line.trim().split(/\s+/)[0] ?? '')
-      .filter((name) => name !== '');
+  volumes(host?: string): Promise<string[]> {
+    return poolVolumes(this.lab.pool.name, host);
   }
 
   /** This run's cached base images and markers. */

@@ -1,12 +1,43 @@
 // Shared by the control-proxy-set-*.test.ts lab tests: a ProxySet of the run's entry in the lab's
 // terms, its members as the API lists them, and what root's virsh sees of them on each host, so a
 // test compares the set's status with the real domains.
-import { expect, vi } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import type { ProxySetCreateInput } from '@/lib/api/proxyset-spec';
 import type { ProxyEventView, ProxyView } from '@/lib/proxy-spec';
 import { instanceName } from '@/server/control/names';
 import type { Runtime } from '@/server/runtime';
-import { type Lab, virsh } from './harness/lab';
+import { ControlLabRun } from './control-support';
+import { type Lab, loadLab, virsh } from './harness/lab';
+
+export interface ProxySetSuite {
+  lab: Lab;
+  run: ControlLabRun;
+  runtime: Runtime;
+  /** the one provider entry's name */
+  entry: string;
+  /** the set name the file uses (its members are in the run's scope and cleaned up) */
+  set: string;
+}
+
+/**
+ * A test file's run with one entry and one set name, started before its tests once every lab host
+ * is Reachable for the entry (a set places nothing before that), cleaned up after.
+ */
+export function proxySetSuite(options: { suffix: string; env?: Record<string, string> }): ProxySetSuite {
+  const suite = {} as ProxySetSuite;
+  beforeAll(async () => {
+    suite.lab = loadLab();
+    suite.run = new ControlLabRun(suite.lab);
+    suite.entry = suite.run.entryName(options.suffix);
+    suite.set = suite.run.setName(options.suffix);
+    suite.runtime = await suite.run.start({ entries: [{ suffix: options.suffix }], env: options.env });
+    await allReachable(suite.runtime, suite.lab, suite.entry);
+  });
+  afterAll(async () => {
+    await suite.run?.cleanUp();
+  });
+  return suite;
+}
 
 /** A set of `replicas` lab members (image `lab`, machine type `small`: a domain that boots no OS, never Ready). */
 export function labSet(

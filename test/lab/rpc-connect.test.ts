@@ -1,34 +1,24 @@
 // Our libvirt client against the lab's real libvirtd, through the lab's real sshd (the socket
 // forward the provider uses): handshake, connect-level procedures, polkit refusal.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConnectListAllStoragePoolsFlags, isLibvirtError, LibvirtError, type LibvirtClient } from '@/server/libvirt';
-import { type Lab, loadLab, virsh } from './harness/lab';
-import { openOverSsh, virshLibVersion } from './rpc-lab-support';
+import { describe, expect, it } from 'vitest';
+import { ConnectListAllStoragePoolsFlags, isLibvirtError, LibvirtError } from '@/server/libvirt';
+import { virsh } from './harness/lab';
+import { openOverSsh, sshClientSuite, virshLibVersion } from './rpc-lab-support';
 
-let lab: Lab;
-let libvirt: LibvirtClient;
-
-beforeAll(async () => {
-  lab = loadLab();
-  libvirt = await openOverSsh(lab);
-});
-
-afterAll(async () => {
-  await libvirt?.close();
-});
+const suite = sshClientSuite();
 
 const names = (items: Array<{ name: string }>) => items.map((item) => item.name).sort();
 
 describe('connect procedures over the SSH-forwarded socket', () => {
   it('lib version and hostname equal what virsh reports', async () => {
-    expect(await libvirt.connectGetLibVersion()).toBe(await virshLibVersion());
-    expect(await libvirt.connectGetHostname()).toBe((await virsh(['hostname'])).trim());
+    expect(await suite.libvirt.connectGetLibVersion()).toBe(await virshLibVersion());
+    expect(await suite.libvirt.connectGetHostname()).toBe((await virsh(['hostname'])).trim());
   });
 
   it('the two lab hosts are two libvirtds: 9.0.0 on lab1, 11.3.0 on lab2', async () => {
-    const second = await openOverSsh(lab, { host: lab.hosts[1] });
+    const second = await openOverSsh(suite.lab, { host: suite.lab.hosts[1] });
     try {
-      expect(await libvirt.connectGetLibVersion()).toBe(9_000_000);
+      expect(await suite.libvirt.connectGetLibVersion()).toBe(9_000_000);
       expect(await second.connectGetLibVersion()).toBe(11_003_000);
     } finally {
       await second.close();
@@ -36,11 +26,11 @@ describe('connect procedures over the SSH-forwarded socket', () => {
   });
 
   it('capabilities and domain capabilities are the host documents virsh sees', async () => {
-    const capabilities = await libvirt.connectGetCapabilities();
+    const capabilities = await suite.libvirt.connectGetCapabilities();
     const hostUuid = /<host>\s*<uuid>([^<]+)<\/uuid>/.exec(capabilities)?.[1];
     expect(hostUuid).toBeDefined();
     expect(await virsh(['capabilities'])).toContain(`<uuid>${hostUuid}</uuid>`);
-    const domainCaps = await libvirt.connectGetDomainCapabilities({ virttype: 'qemu' });
+    const domainCaps = await suite.libvirt.connectGetDomainCapabilities({ virttype: 'qemu' });
     expect(domainCaps).toMatch(/<domainCapabilities>[\s\S]*<domain>qemu<\/domain>/);
   });
 
@@ -49,19 +39,19 @@ describe('connect procedures over the SSH-forwarded socket', () => {
       .split('\n')
       .map((s) => s.trim())
       .filter(Boolean);
-    expect(names(await libvirt.connectListAllStoragePools())).toEqual(virshPools.sort());
-    const active = names(await libvirt.connectListAllStoragePools({ flags: ConnectListAllStoragePoolsFlags.Active }));
-    const inactive = names(await libvirt.connectListAllStoragePools({ flags: ConnectListAllStoragePoolsFlags.Inactive }));
-    expect(active).toContain(lab.pool.name);
-    expect(active).not.toContain(lab.inactivePool.name);
-    expect(inactive).toContain(lab.inactivePool.name);
-    expect(inactive).not.toContain(lab.pool.name);
+    expect(names(await suite.libvirt.connectListAllStoragePools())).toEqual(virshPools.sort());
+    const active = names(await suite.libvirt.connectListAllStoragePools({ flags: ConnectListAllStoragePoolsFlags.Active }));
+    const inactive = names(await suite.libvirt.connectListAllStoragePools({ flags: ConnectListAllStoragePoolsFlags.Inactive }));
+    expect(active).toContain(suite.lab.pool.name);
+    expect(active).not.toContain(suite.lab.inactivePool.name);
+    expect(inactive).toContain(suite.lab.inactivePool.name);
+    expect(inactive).not.toContain(suite.lab.pool.name);
   });
 });
 
 describe('a user polkit refuses', () => {
   it('gets a LibvirtError (ErrAuthFailed or ErrAccessDenied) from the handshake', async () => {
-    const err = await openOverSsh(lab, { user: lab.nonLibvirtUser }).then(
+    const err = await openOverSsh(suite.lab, { user: suite.lab.nonLibvirtUser }).then(
       (client) => client.close().then(() => 'connected'),
       (e: unknown) => e,
     );

@@ -1,8 +1,9 @@
 // Shared by the rpc-*.test.ts lab tests: our libvirt client over the lab's real sshd (the SSH
 // forward of libvirt's unix socket, as the provider dials it), and cleanup of what tests create.
+import { afterAll, beforeAll } from 'vitest';
 import { type DuplexStream, LibvirtClient, type OpenOptions } from '@/server/libvirt';
 import { libvirtSocketDialer } from '@/server/ssh';
-import { type Lab, type LabHost, virsh } from './harness/lab';
+import { type Lab, type LabHost, loadLab, virsh } from './harness/lab';
 
 /** Everything these tests create is named with this prefix, so cleanup can find it. */
 export const RPC_TEST_PREFIX = 'rpctest-';
@@ -34,6 +35,24 @@ export function sshDialer(lab: Lab, options: { host?: LabHost; user?: string } =
 
 export function openOverSsh(lab: Lab, options: { host?: LabHost; user?: string } & Partial<Omit<OpenOptions, 'dialer'>> = {}): Promise<LibvirtClient> {
   return LibvirtClient.open({ timeoutMs: 20_000, ...options, dialer: sshDialer(lab, options) });
+}
+
+export interface SshClientSuite {
+  lab: Lab;
+  libvirt: LibvirtClient;
+}
+
+/** A test file's client over the lab's sshd (lab1, the lab user): opened before its tests, closed after. */
+export function sshClientSuite(): SshClientSuite {
+  const suite = {} as SshClientSuite;
+  beforeAll(async () => {
+    suite.lab = loadLab();
+    suite.libvirt = await openOverSsh(suite.lab);
+  });
+  afterAll(async () => {
+    await suite.libvirt?.close();
+  });
+  return suite;
 }
 
 /** libvirt's version number from `virsh version` ("Using library: libvirt 9.0.0" -> 9000000). */

@@ -233,6 +233,15 @@ export function virsh(args: string[], host?: LabHost | string): Promise<string> 
   return runChecked([...virshArgv(host), ...args]);
 }
 
+/** Volume names in POOL on HOST's libvirtd (lab1 by default; each host has its own pools), as root's virsh lists them. */
+export async function poolVolumes(pool: string, host?: LabHost | string): Promise<string[]> {
+  const listing = await virsh(['vol-list', '--pool', pool], host);
+  return listing
+    .split('\n')
+    .map((line) => line.trim().split(/\s+/)[0] ?? '')
+    .filter((name) => name !== '');
+}
+
 /** ARGV inside network namespace NETNS; resolves with stdout, rejects with LabCommandError. */
 export function nsExec(netns: string, argv: string[]): Promise<string> {
   return runChecked(['ip', 'netns', 'exec', netns, ...argv]);

@@ -8,22 +8,11 @@
 // Keystrokes pass through and are never logged.
 import { ConsoleBusyError, type ConsoleSession } from '@/server/providers/instance-console';
 import type { Logger } from '@/server/telemetry/logger';
-import { AppError } from '@/server/errors';
 import type { Clock, TimerHandle } from './clock';
 import { ConsoleBuffer, defaultConsoleBufferBytes } from './console-buffer';
+import { type ConsoleStatus, type ConsoleTarget, type ConsoleWatch, type ConsoleWatcher, ConsoleInputError } from './console-types';
 import { errorMessage } from '@/lib/error-message';
 import type { ProviderLookup } from './provider-set';
-
-/** What a page shows above the terminal; `message` says why when not live. */
-export type ConsoleStatus = { state: 'opening' } | { state: 'live' } | { state: 'busy'; message: string } | { state: 'closed'; message: string };
-
-export interface ConsoleWatcher {
-  output(data: Buffer): void;
-  status(status: ConsoleStatus): void;
-}
-
-/** Where a Proxy's console is: gone, not a VM, or its provider and instance (none yet while Pending). */
-export type ConsoleTarget = { kind: 'missing' } | { kind: 'static' } | { kind: 'managed'; provider: string; providerID?: string };
 
 export interface ConsoleManagerOptions {
   providers: ProviderLookup;
@@ -35,6 +24,15 @@ export interface ConsoleManagerOptions {
   /** release after this long without a watcher (and not booting); also how long resumed boot capture waits after a refusal */
   idleReleaseMs: number;
   bufferBytes?: number;
+}
+
+interface OpenOptions {
+  /** take the console from whoever holds it (the page's "take over") */
+  force: boolean;
+  /** the instance a VM start just made (boot capture), before the Proxy's status names it */
+  startedID?: string;
+  /** throw what refused the open instead of only showing it in the status */
+  rethrow?: boolean;
 }
 
 interface Entry {
@@ -52,23 +50,6 @@ interface Entry {
   lastNeededAt: number;
   /** when an open last failed or another client took the console (clock ms): resumed boot capture waits idleReleaseMs after it */
   refusedAt?: number;
-}
-
-export interface ConsoleWatch {
-  /** the buffered output so far */
-  snapshot: Buffer;
-  status: ConsoleStatus;
-  stop(): void;
-}
-
-/** Keystrokes for a console not open here: busy (another client holds it) or closed. */
-export class ConsoleInputError extends AppError {
-  readonly code: 'ERR_CONSOLE_BUSY' | 'ERR_RESOURCE_UNAVAILABLE';
-  constructor(proxy: string, status: ConsoleStatus) {
-    super(`the console of Proxy ${JSON.stringify(proxy)} is not open here${'message' in status ? `: ${status.message}` : ''}`);
-    this.name = 'ConsoleInputError';
-    this.code = status.state === 'busy' ? 'ERR_CONSOLE_BUSY' : 'ERR_RESOURCE_UNAVAILABLE';
-  }
 }
 
 const notOpenYet: ConsoleStatus = { state: 'closed', message: 'not opened yet' };
@@ -94,7 +75,7 @@ export class ConsoleManager {
     const entry = this.entry(proxy);
     entry.watchers.add(watcher);
     this.cancelIdle(entry);
-    if (!entry.session && !entry.opening) void this.open(entry, false);
+    if (!entry.session && !entry.opening) void this.open(entry, { force: false });
     return {
       snapshot: Buffer.from(entry.buffer.bytes()),
       status: entry.status,
@@ -111,7 +92,7 @@ export class ConsoleManager {
     if (this.stopped) return;
     const entry = this.entry(proxy);
     entry.lastNeededAt = this.options.clock.now();
-    void this.open(entry, false, providerID);
+    void this.open(entry, { force: false, startedID: providerID });
   }
 
   /**
@@ -136,7 +117,7 @@ export class ConsoleManager {
     if (!(await this.options.booting(proxy))) return;
     const entry = this.entry(proxy);
     entry.lastNeededAt = this.options.clock.now();
-    await this.open(entry, false, providerID);
+    await this.open(entry, { force: false, startedID: providerID });
     if (entry.status.state === 'busy') this.options.logger.info({ proxy, providerID }, 'boot capture left the console alone: another client holds it');
   }
 
@@ -144,7 +125,7 @@ export class ConsoleManager {
   async takeOver(proxy: string): Promise<ConsoleStatus> {
     const entry = this.entry(proxy);
     await entry.opening;
-    if (entry.status.state !== 'live') await this.open(entry, true, undefined, { rethrow: true });
+    if (entry.status.state !== 'live') await this.open(entry, { force: true, rethrow: true });
     return entry.status;
   }
 
@@ -200,8 +181,8 @@ export class ConsoleManager {
     for (const watcher of entry.watchers) watcher.status(status);
   }
 
-  private open(entry: Entry, force: boolean, startedID?: string, options: { rethrow?: boolean } = {}): Promise<void> {
-    const run = (entry.opening ?? Promise.resolve()).then(() => this.openNow(entry, force, startedID, options));
+  private open(entry: Entry, options: OpenOptions): Promise<void> {
+    const run = (entry.opening ?? Promise.resolve()).then(() => this.openNow(entry, options));
     const settled = run.then(
       () => undefined,
       () => undefined,
@@ -213,7 +194,8 @@ export class ConsoleManager {
     return run;
   }
 
-  private async openNow(entry: Entry, force: boolean, startedID: string | undefined, options: { rethrow?: boolean }): Promise<void> {
+  private async openNow(entry: Entry, options: OpenOptions): Promise<void> {
+    const { force, startedID } = options;
     if (this.stopped) return;
     const target = await this.options.locate(entry.proxy);
     const providerID = startedID ?? (target.kind === 'managed' ? target.providerID : undefined);

@@ -7,7 +7,8 @@
 // a replica that stops leading lets go of the consoles no page watches.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { systemClock } from '@/server/control/clock';
-import { ConsoleManager, type ConsoleStatus, type ConsoleTarget, type ConsoleWatcher } from '@/server/control/console-manager';
+import { ConsoleManager } from '@/server/control/console-manager';
+import type { ConsoleStatus, ConsoleTarget, ConsoleWatcher } from '@/server/control/console-types';
 import { providerSetOf, silentLogger } from '@/test/fakes/control-plane';
 import { FakeProvider } from '@/test/fakes/fake-provider';
 

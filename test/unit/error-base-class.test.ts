@@ -6,7 +6,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { apiErrorBodySchema, apiErrorCodes } from '@/lib/api/errors';
 import * as authErrors from '@/server/auth/errors';
-import { ConsoleInputError } from '@/server/control/console-manager';
+import { ConsoleInputError } from '@/server/control/console-types';
 import * as controlErrors from '@/server/control/errors';
 import * as onboardingErrors from '@/server/onboarding/errors';
 import * as proxySetErrors from '@/server/control/proxy-set-errors';

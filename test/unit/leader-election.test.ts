@@ -57,12 +57,30 @@ async function database(): Promise<{ store: Store; url: string }> {
   return { store, url: where.databaseUrl! };
 }
 
+/**
+ * Waits until each of `ids` has written `rounds` more heartbeats (each one a try for the lock by a
+ * replica that does not lead): the observable point for "nothing changed across heartbeats".
+ */
+async function heartbeatRounds(store: Store, ids: string[], rounds: number): Promise<void> {
+  const beats = async () => new Map((await store.replicas.list()).map((row) => [row.id, row.heartbeatAtMs]));
+  for (let round = 0; round < rounds; round++) {
+    const before = await beats();
+    await vi.waitFor(
+      async () => {
+        const now = await beats();
+        for (const id of ids) expect(now.get(id) ?? -1, `a heartbeat of ${id}`).toBeGreaterThan(before.get(id) ?? -1);
+      },
+      { timeout: 5_000, interval: heartbeatMs / 4 },
+    );
+  }
+}
+
 describe('leader election on PostgreSQL', () => {
   it('elects exactly one of three replicas and records every heartbeat', async () => {
     const { store, url } = await database();
     const all = ['a', 'b', 'c'].map((id) => candidate(store, url, id));
     await vi.waitFor(() => expect(all.filter((entry) => entry.leads())).toHaveLength(1), { timeout: 5_000 });
-    await new Promise((resolve) => setTimeout(resolve, 5 * heartbeatMs));
+    await heartbeatRounds(store, ['a', 'b', 'c'], 2);
     expect(all.filter((entry) => entry.leads())).toHaveLength(1);
     const rows = await store.replicas.list();
     expect(rows.map((row) => row.id).sort()).toEqual(['a', 'b', 'c']);
@@ -74,7 +92,7 @@ describe('leader election on PostgreSQL', () => {
     const first = candidate(store, url, 'first');
     await vi.waitFor(() => expect(first.leads()).toBe(true), { timeout: 5_000 });
     const second = candidate(store, url, 'second');
-    await new Promise((resolve) => setTimeout(resolve, 3 * heartbeatMs));
+    await heartbeatRounds(store, ['second'], 2);
     expect(second.leads()).toBe(false);
     await first.leadership.stop();
     expect(first.heard).toEqual(['gained', 'lost: stopping']);

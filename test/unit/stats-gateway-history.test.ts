@@ -125,7 +125,15 @@ describe.each(storeEngines)('gateway traffic in the stats history on %s', (engin
   it('does not chart the traffic counted before the history existed as one spike', async () => {
     const location = await engines.location(engine);
     const before = await openStore({ ...location, migrations: migrations.filter((migration) => migration.version <= 10) });
-    await withProxies(before, ['p1']);
+    // The Proxy as that version wrote it (no instance name then: migration 13).
+    await before.sql.run(`INSERT INTO proxies (uid, name, spec, status, created_at, updated_at) VALUES (?, ?, ?, ?, ?, ?)`, [
+      'uid-p1',
+      'p1',
+      JSON.stringify({ mode: 'Static', address: '192.0.2.10', port: 3128, labels: {} }),
+      JSON.stringify({ phase: 'Pending', conditions: [] }),
+      new Date(now).toISOString(),
+      new Date(now).toISOString(),
+    ]);
     await new GatewayTrafficStore(before.sql).add({ replicaId: 'a', atMs: now, deltas: [moved('p1', 9_000_000, 1_000)] });
     await before.close();
     const store = await openStore(location);

@@ -1,7 +1,7 @@
 // Host and domain telemetry from the lab's real libvirtd over real sshd: node info, node CPU and
 // memory stats agree with virsh, and one CONNECT_GET_ALL_DOMAIN_STATS call reads a running
 // domain's state, CPU time, balloon and NIC, with the CPU counter moving between two reads.
-import { beforeAll, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it, vi } from 'vitest';
 import { DomainState, DomainStatsTypes, GetAllDomainStatsFlags, type DomainStats, type LibvirtClient } from '@/server/libvirt';
 import { virsh } from './harness/lab';
 import { idleDomainSuite } from './rpc-domain-support';
@@ -34,9 +34,13 @@ describe('host telemetry', () => {
   it('nodeGetCpuStats (227) gives the cumulative CPU times, and idle moves', async () => {
     const first = await libvirt.nodeGetCpuStats();
     expect(Object.keys(first).sort()).toEqual(['idle', 'iowait', 'kernel', 'user']);
-    await new Promise((resolve) => setTimeout(resolve, 300));
-    const second = await libvirt.nodeGetCpuStats();
-    expect(second.idle! + second.user! + second.kernel!).toBeGreaterThan(first.idle! + first.user! + first.kernel!);
+    await vi.waitFor(
+      async () => {
+        const second = await libvirt.nodeGetCpuStats();
+        expect(second.idle! + second.user! + second.kernel!).toBeGreaterThan(first.idle! + first.user! + first.kernel!);
+      },
+      { timeout: 5_000, interval: 50 },
+    );
   });
 
   it('nodeGetMemoryStats (228) gives total and free memory as virsh nodememstats does', async () => {
@@ -68,14 +72,15 @@ describe('domain telemetry in one call', () => {
   it('the CPU counter moves between two reads of the same domain', async () => {
     // An idle SeaBIOS halts between boot attempts; a reset makes the firmware run (and count) again.
     await virsh(['reset', name]);
-    const deadline = Date.now() + 15_000;
-    let again: DomainStats | undefined;
-    do {
-      await new Promise((resolve) => setTimeout(resolve, 250));
-      [again] = await libvirt.connectGetAllDomainStats({ stats: allGroups, doms: [first.dom] });
-    } while (again!.cpu!.timeNs <= first.cpu!.timeNs && Date.now() < deadline);
-    expect(again?.dom.name).toBe(name);
-    expect(again!.cpu!.timeNs).toBeGreaterThan(first.cpu!.timeNs);
+    const again = await vi.waitFor(
+      async () => {
+        const [record] = await libvirt.connectGetAllDomainStats({ stats: allGroups, doms: [first.dom] });
+        expect(record!.cpu!.timeNs).toBeGreaterThan(first.cpu!.timeNs);
+        return record!;
+      },
+      { timeout: 15_000, interval: 250 },
+    );
+    expect(again.dom.name).toBe(name);
   });
 
   it('filters by state: a shut-off domain is not among the active ones', async () => {

@@ -6,8 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Duplex } from 'node:stream';
 import ssh2 from 'ssh2';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { dialSsh, dialUnixSocket, HostKeyError, libvirtSocketDialer, SshDialError, type SshDialOptions } from '@/server/ssh';
+import { keepaliveClock, runKeepaliveRounds } from '@/test/support/keepalive-rounds';
 import { type Lab, type LabHost, loadLab } from './harness/lab';
 
 let lab: Lab;
@@ -86,15 +87,20 @@ describe.each([0, 1])('lab host %i over ssh2', (index) => {
   });
 
   it('keeps a connection alive through real keepalive rounds with OpenSSH', async () => {
+    // The keepalive's clock is faked: 50 rounds of 50 ms, past the 2 s reply timeout, each
+    // answered by OpenSSH before the next.
+    vi.useFakeTimers(keepaliveClock);
     const connection = await dialSsh(dialOptions(host(), { keepaliveIntervalMs: 50, keepaliveTimeoutMs: 2_000 }));
     try {
-      await new Promise((resolve) => setTimeout(resolve, 2_500)); // longer than the reply timeout
+      await runKeepaliveRounds({ rounds: 50, intervalMs: 50 });
+      vi.useRealTimers();
       expect(connection.dead).toBeUndefined();
       const socket = await connection.forwardUnixSocket(lab.socket);
       const reply = readFrame(socket);
       socket.write(authListCall(1));
       expect(header(await reply).status).toBe(0);
     } finally {
+      vi.useRealTimers();
       connection.kill();
     }
   });

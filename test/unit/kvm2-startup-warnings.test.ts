@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { validateProvidersConfig, type Kvm2Entry } from '@/server/providers/config';
 import { startupWarnings, withDefaults } from '@/server/providers/kvm2/kvm2';
 import { createLogger } from '@/server/telemetry/logger';
+import { nextTurn } from '@/test/support/wait';
 
 function capture() {
   const lines: Record<string, unknown>[] = [];
@@ -52,7 +53,7 @@ describe('kvm2 startup checks', () => {
     const dir = credentialsDir();
     const { lines, log } = capture();
     const warnings = startupWarnings(settingsWith({ sshKeyFile: join(dir, 'id_ed25519'), knownHostsFile: join(dir, 'known_hosts') }), { log });
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(warnings).toEqual([]);
     expect(lines).toEqual([]);
   });
@@ -62,7 +63,7 @@ describe('kvm2 startup checks', () => {
     const { lines, log } = capture();
     const settings = settingsWith({ sshKeyFile: join(dir, 'gone'), knownHostsFile: join(dir, 'also-gone') });
     const warnings = startupWarnings(settings, { log });
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(warnings).toHaveLength(2);
     expect(lines.map((line) => line.msg)).toEqual([
       'WARNING: kvm2 sshKeyFile does not exist; calls to this provider fail transiently until it does',
@@ -81,7 +82,7 @@ describe('kvm2 startup checks', () => {
     chmodSync(join(dir, 'id_ed25519'), mode);
     const { lines, log } = capture();
     startupWarnings(settingsWith({ sshKeyFile: join(dir, 'id_ed25519'), knownHostsFile: join(dir, 'known_hosts') }), { log });
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(lines).toHaveLength(1);
     expect(lines[0]).toMatchObject({ level: 40, path: join(dir, 'id_ed25519'), mode: `0${mode.toString(8)}` });
     expect(lines[0]?.msg).toMatch(warning);
@@ -91,7 +92,7 @@ describe('kvm2 startup checks', () => {
     const dir = credentialsDir();
     const { lines, log } = capture();
     startupWarnings(settingsWith({ sshKeyFile: join(dir, 'id_ed25519'), insecureIgnoreHostKey: true }), { log });
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(lines).toHaveLength(1);
     expect(lines[0]?.msg).toMatch(/^WARNING: kvm2 insecureIgnoreHostKey is on; host keys are not verified/);
   });

@@ -5,6 +5,7 @@ import { AuthUnsupportedError, CallTimeoutError, LibvirtError } from '@/server/l
 import { AuthType, procedures } from '@/server/libvirt/protocol';
 import { decodeXdr } from '@/server/libvirt/xdr';
 import { FakePeer } from './rpc-fake-peer';
+import { nextTurn } from '@/test/support/wait';
 
 const dialerFor = (peer: FakePeer) => ({ dial: async () => peer.transport });
 
@@ -71,7 +72,7 @@ describe('opening a libvirt connection', () => {
     expect(err).toBeInstanceOf(CallTimeoutError);
     expect(dialSignal?.aborted).toBe(true);
     deliver(peer.transport);
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(peer.destroyed).toBe(true);
   });
 

@@ -11,6 +11,7 @@ import { instanceName } from '@/server/control/names';
 import { systemClock } from '@/server/control/clock';
 import { controlPlane, type Harness, managedProxy, silentLogger } from '@/test/fakes/control-plane';
 import { FakeProvider } from '@/test/fakes/fake-provider';
+import { nextTurn } from '@/test/support/wait';
 
 let harness: Harness | undefined;
 afterEach(async () => {
@@ -27,8 +28,6 @@ async function setup() {
   return { provider, harness, feed, messages };
 }
 
-const tick = () => new Promise((resolve) => setImmediate(resolve));
-
 describe('live publishers', () => {
   it('publishes a Proxy once per turn with its latest view, nothing for a write that changes no view, and null once removed', async () => {
     const { harness, feed, messages } = await setup();
@@ -44,20 +43,20 @@ describe('live publishers', () => {
       });
       await tx.proxies.writeStatus('u-static', { phase: 'Running', ip: '192.0.2.10', conditions: [] });
     });
-    await tick();
+    await nextTurn();
     expect(messages).toEqual([
       { kind: 'proxy', name: 'static', proxy: expect.objectContaining({ name: 'static', status: expect.objectContaining({ ip: '192.0.2.10' }) }) },
     ]);
     const record = (await harness.store.proxies.get('static'))!;
     await harness.store.proxies.writeStatus(record.uid, { ...record.status });
-    await tick();
+    await nextTurn();
     expect(messages).toHaveLength(1);
     await harness.store.proxies.remove(record.uid);
-    await tick();
+    await nextTurn();
     expect(messages.at(-1)).toEqual({ kind: 'proxy', name: 'static', proxy: null });
     stop();
     await harness.proxies.create({ name: 'later', mode: 'Static', address: '192.0.2.11', port: 3128 });
-    await tick();
+    await nextTurn();
     expect(messages).toHaveLength(2);
   });
 

@@ -3,9 +3,9 @@ import { RpcConnection } from '@/server/libvirt/client';
 import { KEEPALIVE_PROGRAM, KeepaliveProcedure, MessageType } from '@/server/libvirt/net-protocol';
 import { procedures } from '@/server/libvirt/protocol';
 import { FakePeer } from './rpc-fake-peer';
+import { nextTurn } from '@/test/support/wait';
 
 const ret = procedures.connectGetHostname.ret;
-const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
 
 /** Replies to the first of two pipelined calls; returns what the client wrote afterwards. */
 async function afterFirstReply(options: { ackNudge?: boolean }) {

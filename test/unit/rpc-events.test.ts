@@ -11,6 +11,7 @@ import { MessageType } from '@/server/libvirt/net-protocol';
 import { eventMessages, procedures, type EventName, type EventOf } from '@/server/libvirt/protocol';
 import { decodeXdr, encodeXdr, type Shape } from '@/server/libvirt/xdr';
 import { FakePeer } from './rpc-fake-peer';
+import { nextTurn } from '@/test/support/wait';
 
 const dom = { name: 'web-1', uuid: Buffer.alloc(16, 1), id: 4 };
 const pool = { name: 'default', uuid: Buffer.alloc(16, 2) };
@@ -59,7 +60,7 @@ describe('event subscriptions', () => {
     sendEvent(peer, 'domainEventCallbackLifecycle', lifecycle(2, DomainEventType.Stopped, DomainEventStoppedDetail.Destroyed));
     sendEvent(peer, 'domainEventCallbackLifecycle', lifecycle(1, DomainEventType.Resumed, 0));
     sendEvent(peer, 'domainEventCallbackLifecycle', lifecycle(99, DomainEventType.Started, 0)); // nobody's: dropped
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(first).toEqual([
       { dom, event: DomainEventType.Suspended, detail: 0 },
       { dom, event: DomainEventType.Resumed, detail: 0 },
@@ -117,7 +118,7 @@ describe('event subscriptions', () => {
     sendEvent(peer, 'storagePoolEventLifecycle', { callbackID: 7, pool, event: StoragePoolEventType.Stopped, detail: 0 });
     sendEvent(peer, 'storagePoolEventRefresh', { callbackID: 8, pool });
     sendEvent(peer, 'storagePoolEventRefresh', { callbackID: 7, pool }); // a refresh for the lifecycle callback: not its event
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(seen).toEqual([`default:${StoragePoolEventType.Stopped}`, 'default:refresh']);
   });
 
@@ -132,7 +133,7 @@ describe('event subscriptions', () => {
     await poolSub;
     sendEvent(peer, 'domainEventCallbackLifecycle', lifecycle(0, DomainEventType.Stopped, DomainEventStoppedDetail.Destroyed));
     sendEvent(peer, 'storagePoolEventLifecycle', { callbackID: 0, pool, event: StoragePoolEventType.Stopped, detail: 0 });
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(seen).toEqual([`web-1:${DomainEventType.Stopped}`, `default:${StoragePoolEventType.Stopped}`]);
   });
 
@@ -191,7 +192,7 @@ describe('event subscriptions', () => {
     await subscribing;
     sendEvent(peer, 'domainEventCallbackLifecycle', lifecycle(1, DomainEventType.Started, 0));
     sendEvent(peer, 'domainEventCallbackLifecycle', lifecycle(1, DomainEventType.Stopped, 0));
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(calls).toBe(2);
     expect(client.alive).toBe(true);
   });

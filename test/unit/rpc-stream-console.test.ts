@@ -13,6 +13,7 @@ import { MessageStatus, MessageType } from '@/server/libvirt/net-protocol';
 import { procedures, remoteHeader } from '@/server/libvirt/protocol';
 import { decodeXdr, xdrVoid } from '@/server/libvirt/xdr';
 import { FakePeer } from './rpc-fake-peer';
+import { nextTurn } from '@/test/support/wait';
 
 const dom = { name: 'web-1', uuid: Buffer.alloc(16, 3), id: 2 };
 
@@ -32,8 +33,6 @@ async function readAll(output: AsyncIterable<Buffer>): Promise<string> {
   for await (const chunk of output) text += chunk.toString();
   return text;
 }
-
-const tick = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('console stream', () => {
   it('opens with the dev name and flags as remote_domain_open_console_args', async () => {
@@ -109,7 +108,7 @@ describe('console stream', () => {
     expect(await consoleStream.ended).toBeNull();
     expect(await readAll(consoleStream.output)).toBe('');
     peer.replyError(call, { code: 39, message: 'stream aborted at client request' });
-    await tick();
+    await nextTurn();
     expect(client.alive).toBe(true);
   });
 
@@ -165,7 +164,7 @@ describe('console stream', () => {
     peer.reply(call, xdrVoid, undefined);
     const consoleStream = await opening;
     peer.stream(call, MessageStatus.Continue, Buffer.from('0123456789'));
-    await tick();
+    await nextTurn();
     expect(peer.transport.isPaused()).toBe(true);
     const reader = consoleStream.output[Symbol.asyncIterator]();
     expect((await reader.next()).value?.toString()).toBe('0123456789');

@@ -5,6 +5,7 @@ import { LibvirtError } from '@/server/libvirt/errors';
 import { MessageStatus, MessageType } from '@/server/libvirt/net-protocol';
 import { procedures } from '@/server/libvirt/protocol';
 import { FakePeer } from './rpc-fake-peer';
+import { nextTurn } from '@/test/support/wait';
 
 const vol = { pool: 'default', name: 'rpctest-vol', key: '/pool/rpctest-vol' };
 const args = { vol, offset: 0, length: 0, flags: 0 };
@@ -98,7 +99,7 @@ describe('storageVolDownload stream', () => {
     for (let i = 0; i < 8; i++) peer.stream(call, MessageStatus.Continue, Buffer.alloc(1024, i));
     peer.stream(call, MessageStatus.Continue);
     await first;
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(peer.transport.isPaused()).toBe(true);
     const rest: number[] = [];
     let finished = false;

@@ -69,7 +69,7 @@ describe('storageVolUpload stream', () => {
 
     let settled = false;
     void upload.then(() => (settled = true));
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(settled).toBe(false); // still waiting for libvirtd's confirmation
     peer.stream(call, MessageStatus.Ok);
     await expect(upload).resolves.toEqual({ bytesSent: bytes.length });
@@ -140,7 +140,7 @@ describe('storageVolUpload stream', () => {
     const err = await upload.catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LibvirtError);
     expect(err).toMatchObject({ codeName: 'ErrSystemError', procedure: 'storageVolUpload' });
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
     expect(state.pulls).toBeLessThan(1000);
     expect(state.closed).toBe(true);
     expect(conn.alive).toBe(true);

@@ -53,13 +53,23 @@ const statusByCode: Record<AppErrorCode, number> = {
 // another. The mark is a registered symbol, the same in every copy (undici does this for its copies).
 const appErrorMark = Symbol.for('kvm2-proxies.AppError');
 
+/**
+ * `instanceof` for a base class that may exist in several bundle copies: the base (`cls === base`)
+ * recognises an instance of any copy by `mark`, a registered symbol its instances answer true to;
+ * a subclass is checked as usual. ProviderError uses it too.
+ */
+export function isInstanceAcrossCopies(options: { cls: object; base: object; mark: symbol; value: unknown }): boolean {
+  const { cls, base, mark, value } = options;
+  if (cls !== base) return Function.prototype[Symbol.hasInstance].call(cls, value);
+  return typeof value === 'object' && value !== null && (value as { [key: symbol]: unknown })[mark] === true;
+}
+
 export abstract class AppError extends Error {
   abstract readonly code: AppErrorCode;
 
   /** `instanceof AppError` holds for an AppError from any copy; a subclass is checked as usual. */
   static override [Symbol.hasInstance](value: unknown): boolean {
-    if (this !== AppError) return Function.prototype[Symbol.hasInstance].call(this, value);
-    return typeof value === 'object' && value !== null && (value as { [appErrorMark]?: unknown })[appErrorMark] === true;
+    return isInstanceAcrossCopies({ cls: this, base: AppError, mark: appErrorMark, value });
   }
 
   get [appErrorMark](): true {

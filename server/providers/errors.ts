@@ -3,6 +3,7 @@
 // transient retries with backoff. Each class has a stable `code`; the original error stays
 // reachable as `cause`. Callers use `errorClassOf`, never the message text.
 import { errorMessage } from '@/lib/error-message';
+import { isInstanceAcrossCopies } from '@/server/errors';
 
 export type ProviderErrorClass = 'permanent' | 'transient' | 'notFound' | 'quotaExceeded';
 
@@ -15,8 +16,20 @@ export const providerErrorCodes = {
 
 export type ProviderErrorCode = (typeof providerErrorCodes)[ProviderErrorClass];
 
+// The runtime's bundle (where providers throw) and each route's (where toResponse maps) have their
+// own copy of this module: a registered symbol lets `instanceof ProviderError` hold across copies.
+const providerErrorMark = Symbol.for('kvm2-proxies.ProviderError');
+
 export abstract class ProviderError extends Error {
   abstract readonly errorClass: ProviderErrorClass;
+
+  static override [Symbol.hasInstance](value: unknown): boolean {
+    return isInstanceAcrossCopies({ cls: this, base: ProviderError, mark: providerErrorMark, value });
+  }
+
+  get [providerErrorMark](): true {
+    return true;
+  }
 
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);

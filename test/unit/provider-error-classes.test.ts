@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import {
   ErrNotFound,
   ErrPermanent,
@@ -65,5 +65,25 @@ describe('provider error classes', () => {
     const b = new Error('b', { cause: a });
     (a as { cause?: unknown }).cause = b;
     expect(errorClassOf(a)).toBeUndefined();
+  });
+
+  // Next bundles the runtime (which runs the providers) apart from each route, each with its own
+  // copy of this module: a provider error crossing from one copy to the other keeps its class.
+  it('recognises an error of another copy of the module (the runtime’s bundle, not the route’s)', async () => {
+    vi.resetModules();
+    const copy = await import('@/server/providers/errors');
+    expect(copy.ProviderError).not.toBe(ProviderError);
+    const err = new Error('DomainLookupByName failed', { cause: new copy.ErrNotFound('no domain "proxy-1"') });
+    expect(errorClassOf(err)).toBe('notFound');
+    expect(isNotFound(err)).toBe(true);
+    expect(new copy.ErrPermanent('bad image')).toBeInstanceOf(ProviderError);
+    expect(new copy.ErrPermanent('bad image')).not.toBeInstanceOf(ErrTransient);
+    expect(tagError('notFound', new copy.ErrNotFound('gone'))).toBeInstanceOf(copy.ErrNotFound);
+  });
+
+  it('does not take an error that merely carries a provider code for one', () => {
+    const impostor = Object.assign(new Error('from a library'), { code: 'ERR_NOT_FOUND', errorClass: 'notFound' });
+    expect(impostor).not.toBeInstanceOf(ProviderError);
+    expect(errorClassOf(impostor)).toBeUndefined();
   });
 });

@@ -4,23 +4,14 @@
 // confirmation before it is written; a key that differs from the known one is a warning, never
 // replaced), the login, libvirt, pools and bridges to pick, what the host runs, the health check;
 // then the save into the providers config. Each step shows its result, or its failure with the fix.
-import { type ReactNode, useState } from 'react';
+import { useState } from 'react';
 import { useConfig } from '@/components/config/queries';
-import { Badge } from '@/components/ui/badge';
 import { Button } from '@/components/ui/button';
 import { Field, controlClass } from '@/components/ui/field';
 import { Panel } from '@/components/ui/panel';
-import {
-  type Candidate,
-  fetchHostKey,
-  type HostKeyStep,
-  runStep,
-  type StepAnswer,
-  type StepFailure,
-  type StepName,
-  trustHostKey,
-  useAddHost,
-} from './setup-queries';
+import { HostChoices, type HostChoice } from './setup-choices';
+import { Failure, HostKeyResult, StepRow, Warnings } from './setup-step-rows';
+import { type Candidate, fetchHostKey, type HostKeyStep, runStep, type StepAnswer, type StepName, trustHostKey, useAddHost } from './setup-queries';
 import { errorMessage } from '@/lib/error-message';
 
 const newEntryValue = '__new__';
@@ -41,82 +32,6 @@ const probeSteps: Array<{ step: Exclude<StepName, 'check'>; title: string }> = [
   { step: 'capabilities', title: '5. KVM and UEFI firmware' },
 ];
 
-function Failure({ failure }: { failure: StepFailure }) {
-  return (
-    <div role="alert" className="mt-2 space-y-1 rounded-md border border-red-300 bg-red-50 p-3 text-sm text-slate-900" data-testid="step-failure">
-      <p>
-        <span className="font-semibold">{failure.reason}: </span>
-        <span className="break-words font-mono text-xs">{failure.message}</span>
-      </p>
-      <p className="whitespace-pre-wrap break-words">
-        <span className="font-semibold">Fix: </span>
-        {failure.fix}
-      </p>
-    </div>
-  );
-}
-
-/** What works but should be fixed (a key file others may write), under the step's result. */
-function Warnings({ warnings }: { warnings: string[] | undefined }) {
-  if (!warnings?.length) return null;
-  return (
-    <ul className="mt-2 space-y-1 rounded-md border border-amber-400 bg-amber-50 p-3 text-sm text-slate-900" data-testid="step-warnings">
-      {warnings.map((warning) => (
-        <li key={warning} className="break-words">
-          {warning}
-        </li>
-      ))}
-    </ul>
-  );
-}
-
-function StepRow({ title, testId, state, children }: { title: string; testId: string; state: 'pending' | 'ok' | 'failed'; children?: ReactNode }) {
-  const badge = { pending: <Badge>Not run</Badge>, ok: <Badge tone="ok">OK</Badge>, failed: <Badge tone="error">Failed</Badge> }[state];
-  return (
-    <li className="rounded-md border border-slate-200 p-3" data-testid={testId} data-state={state}>
-      <div className="flex items-center justify-between gap-2">
-        <h3 className="text-sm font-semibold text-slate-900">{title}</h3>
-        {badge}
-      </div>
-      {children}
-    </li>
-  );
-}
-
-function HostKeyResult({ step, onTrust, trusting, trusted }: { step: HostKeyStep; onTrust: () => void; trusting: boolean; trusted: boolean }) {
-  const key = step.hostKey;
-  return (
-    <div className="mt-2 space-y-2 text-sm">
-      {key ? (
-        <>
-          <p className="break-all">
-            {key.keyType}{' '}
-            <span className="font-mono" data-testid="host-key-fingerprint">
-              {key.fingerprint}
-            </span>
-          </p>
-          <p className="break-words text-slate-700">
-            Compare it with what the host prints: <code className="font-mono text-xs">{key.hostCommand}</code>
-          </p>
-        </>
-      ) : null}
-      {key?.standing === 'changed' ? (
-        <div role="alert" className="rounded-md border border-amber-400 bg-amber-50 p-3" data-testid="host-key-mismatch">
-          <p className="break-all font-semibold">Warning: this host key differs from the one known for this address ({key.knownFingerprint}).</p>
-        </div>
-      ) : null}
-      {step.failure ? <Failure failure={step.failure} /> : null}
-      <Warnings warnings={step.warnings} />
-      {key?.standing === 'unknown' && !trusted ? (
-        <Button tone="primary" onClick={onTrust} disabled={trusting}>
-          The fingerprints match: trust this key
-        </Button>
-      ) : null}
-      {key?.standing === 'known' || trusted ? <p className="text-emerald-800">The key is in the known_hosts file.</p> : null}
-    </div>
-  );
-}
-
 export function AddHostWizard({ onDone }: { onDone: () => void }) {
   const config = useConfig();
   // The entries whose hosts this wizard adds; a new entry is of the type the server adds hosts for.
@@ -134,7 +49,7 @@ export function AddHostWizard({ onDone }: { onDone: () => void }) {
   const [hostKey, setHostKey] = useState<HostKeyStep>();
   const [trusted, setTrusted] = useState(false);
   const [answers, setAnswers] = useState<Answers>({});
-  const [choice, setChoice] = useState({ pool: '', bridge: '', virtType: '' });
+  const [choice, setChoice] = useState<HostChoice>({ pool: '', bridge: '', virtType: '' });
   const [busy, setBusy] = useState<string>();
   const [error, setError] = useState<string>();
   const save = useAddHost();
@@ -326,47 +241,7 @@ export function AddHostWizard({ onDone }: { onDone: () => void }) {
         })}
       </ol>
 
-      {ready && resources?.ok ? (
-        <div className="mt-4 grid gap-3 sm:grid-cols-3">
-          <Field id="setup-pool" label="Storage pool" hint="Where base images, overlays and seeds go.">
-            {(aria) => (
-              <select {...aria} className={controlClass} value={choice.pool} onChange={(event) => setChoice({ ...choice, pool: event.target.value })}>
-                <option value="">Choose a pool</option>
-                {resources.pools?.map((pool) => (
-                  <option key={pool.name} value={pool.name} disabled={pool.state !== 'running'}>
-                    {pool.name} ({pool.state}
-                    {pool.availableGiB !== undefined ? `, ${pool.availableGiB} GiB free` : ''})
-                  </option>
-                ))}
-              </select>
-            )}
-          </Field>
-          <Field id="setup-bridge" label="Bridge" hint={resources.notes?.join(' ') || 'The VMs’ NIC joins it; it needs DHCP.'}>
-            {(aria) =>
-              resources.bridges && resources.bridges.length > 0 ? (
-                <select {...aria} className={controlClass} value={choice.bridge} onChange={(event) => setChoice({ ...choice, bridge: event.target.value })}>
-                  <option value="">Choose a bridge</option>
-                  {resources.bridges.map((bridge) => (
-                    <option key={bridge.name} value={bridge.name}>
-                      {bridge.name} ({bridge.source === 'network' ? `libvirt network ${bridge.network}` : 'host bridge'})
-                    </option>
-                  ))}
-                </select>
-              ) : (
-                <input {...aria} className={controlClass} value={choice.bridge} onChange={(event) => setChoice({ ...choice, bridge: event.target.value })} />
-              )
-            }
-          </Field>
-          <Field id="setup-virt-type" label="Virtualisation" hint="Detected from libvirt; choose qemu for hosts where KVM guests cannot start.">
-            {(aria) => (
-              <select {...aria} className={controlClass} value={choice.virtType} onChange={(event) => setChoice({ ...choice, virtType: event.target.value })}>
-                <option value="kvm">kvm (hardware)</option>
-                <option value="qemu">qemu (software emulation)</option>
-              </select>
-            )}
-          </Field>
-        </div>
-      ) : null}
+      {ready && resources?.ok ? <HostChoices resources={resources} choice={choice} onChange={setChoice} /> : null}
 
       {ready ? (
         <ol className="mt-4 space-y-3">

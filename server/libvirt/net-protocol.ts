@@ -1,6 +1,7 @@
 // The packet layer every libvirt program shares: src/rpc/virnetprotocol.x (header, limits,
 // virNetMessageError) and src/rpc/virkeepaliveprotocol.x (the keepalive program).
-import { xdrInt, xdrOpaque, xdrOptional, xdrString, xdrStruct, XDR_STRING_MAX, type ShapeValue } from './xdr';
+import { XDR_STRING_MAX, type ShapeValue } from './xdr';
+import { xdrInt, xdrOpaque, xdrOptional, xdrString, xdrStruct } from './xdr-shapes';
 
 /** VIR_NET_MESSAGE_MAX: the largest header + payload, not counting the 4-byte length word. */
 export const MESSAGE_MAX = 16 * 1024 * 1024;

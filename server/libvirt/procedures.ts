@@ -25,7 +25,8 @@ import {
   REMOTE_STORAGE_POOL_LIST_MAX,
   REMOTE_STORAGE_VOL_LIST_MAX,
 } from './remote-types';
-import { xdrArray, xdrFixedArray, xdrInt, xdrStruct, xdrUhyper, xdrUhyperNumber, xdrUint, xdrVoid, type Shape, type ShapeValue } from './xdr';
+import { type Shape, type ShapeValue } from './xdr';
+import { xdrArray, xdrFixedArray, xdrInt, xdrStruct, xdrUhyper, xdrUhyperNumber, xdrUint, xdrVoid } from './xdr-shapes';
 
 const domArgs = xdrStruct({ dom: nonnullDomain });
 const domFlagsArgs = xdrStruct({ dom: nonnullDomain, flags: xdrUint });

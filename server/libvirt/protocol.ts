@@ -5,7 +5,8 @@
 import { MessageStatus, type MessageHeader, type MessageStatusValue, type MessageTypeValue } from './net-protocol';
 import { procedures, type ProcedureName } from './procedures';
 import { nonnullDomain, nonnullStoragePool } from './remote-types';
-import { xdrInt, xdrStruct, type Shape, type ShapeValue } from './xdr';
+import { type Shape, type ShapeValue } from './xdr';
+import { xdrInt, xdrStruct } from './xdr-shapes';
 
 export * from './remote-types';
 export * from './procedures';

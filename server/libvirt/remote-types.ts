@@ -1,6 +1,7 @@
 // The shared data types of the remote program (src/remote/remote_protocol.x), named after
 // their .x structs: the procedure table (procedures.ts) and the event messages (protocol.ts) use them.
-import { xdrArray, xdrDouble, xdrHyper, xdrInt, xdrOpaque, xdrOptional, xdrString, xdrStruct, xdrUhyper, xdrUint, xdrUnion, type ShapeValue } from './xdr';
+import { type ShapeValue } from './xdr';
+import { xdrArray, xdrDouble, xdrHyper, xdrInt, xdrOpaque, xdrOptional, xdrString, xdrStruct, xdrUhyper, xdrUint, xdrUnion } from './xdr-shapes';
 
 // ---- shared data types ------------------------------------------------------------------------
 

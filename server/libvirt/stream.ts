@@ -9,7 +9,8 @@ import { Inbox } from './inbox';
 import { LEGACY_PAYLOAD_MAX, MessageStatus, MessageType, PAYLOAD_MAX, type MessageStatusValue } from './net-protocol';
 import { procedures, remoteHeader, type ArgsOf, type DownloadName, type DuplexName, type UploadName } from './protocol';
 import { decodeReply, libvirtErrorOf } from './reply';
-import { encodeXdr, xdrVoid, type Shape } from './xdr';
+import { encodeXdr, type Shape } from './xdr';
+import { xdrVoid } from './xdr-shapes';
 
 export interface UploadOptions extends CallOptions {
   /** Payload bytes per STREAM packet. Default 256 KiB, as libvirtd sends; at most 16 MiB - 24. */

@@ -11,7 +11,8 @@ import { DomainConsoleFlags } from '@/server/libvirt/flags';
 import { encodeFrame, type Packet } from '@/server/libvirt/framing';
 import { MessageStatus, MessageType } from '@/server/libvirt/net-protocol';
 import { procedures, remoteHeader } from '@/server/libvirt/protocol';
-import { decodeXdr, xdrVoid } from '@/server/libvirt/xdr';
+import { decodeXdr } from '@/server/libvirt/xdr';
+import { xdrVoid } from '@/server/libvirt/xdr-shapes';
 import { FakePeer } from './rpc-fake-peer';
 import { nextTurn } from '@/test/support/wait';
 

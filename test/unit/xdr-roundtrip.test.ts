@@ -3,9 +3,8 @@ import { describe, expect, it } from 'vitest';
 import { EncodeError, ProtocolError } from '@/server/libvirt/errors';
 import { remoteError } from '@/server/libvirt/net-protocol';
 import { eventMessages, procedures, typedParam, type EventName, type ProcedureName } from '@/server/libvirt/protocol';
+import { decodeXdr, encodeXdr, type Shape } from '@/server/libvirt/xdr';
 import {
-  decodeXdr,
-  encodeXdr,
   xdrArray,
   xdrBool,
   xdrBytes,
@@ -18,8 +17,7 @@ import {
   xdrUhyperNumber,
   xdrUint,
   xdrUnion,
-  type Shape,
-} from '@/server/libvirt/xdr';
+} from '@/server/libvirt/xdr-shapes';
 import { arbitraryFor } from './xdr-arbitrary';
 
 const names = Object.keys(procedures) as ProcedureName[];

@@ -6,6 +6,7 @@ import { armBudget, type Budget } from './budget';
 import { CallAbortedError, ConnectionClosedError, ConnectionClosingError, ConnectionKilledError, ProtocolError } from './errors';
 import { EventHub, type EventSubscription } from './events';
 import { encodeFrame, FrameDecoder, type Packet } from './framing';
+import { FrameWriter } from './frame-writer';
 import { pongFrame, startKeepalive, type KeepaliveOptions } from './keepalive';
 import { KEEPALIVE_PROGRAM, KeepaliveProcedure, MessageType, type MessageTypeValue } from './net-protocol';
 import {
@@ -82,12 +83,10 @@ export class RpcConnection {
   private readonly decoder = new FrameDecoder();
   private readonly handlers = new Map<number, SerialHandler>();
   private readonly pausedBy = new Set<object>();
-  private drainWaiters: Array<{ resolve: () => void; reject: (err: Error) => void }> = [];
+  private readonly writer: FrameWriter;
   private lastSerial = 0;
   private callsInFlight = 0;
   private nudgeScheduled = false;
-  private wroteSinceData = false;
-  private queued: Buffer[] = [];
   private readonly ackNudge: boolean;
   private endReason: Error | null = null;
   private closing = false;
@@ -110,8 +109,8 @@ export class RpcConnection {
     this.onMessage = options.onMessage;
     this.ackNudge = options.ackNudge ?? true;
     this.ended = new Promise((resolve) => (this.resolveEnded = resolve));
+    this.writer = new FrameWriter(transport, () => this.endReason);
     transport.on('data', (chunk: Buffer) => this.onData(chunk));
-    transport.on('drain', () => this.settleDrainWaiters());
     transport.on('end', () => this.onTransportGone());
     transport.on('close', () => this.onTransportGone());
     transport.on('error', (err: Error) => this.onTransportGone(err));
@@ -198,7 +197,7 @@ export class RpcConnection {
           reject(err);
         },
       });
-      this.enqueue(frame);
+      this.writer.enqueue(frame);
     });
   }
 
@@ -273,28 +272,7 @@ export class RpcConnection {
 
   /** Writes whole frames; resolves when the transport can take more (backpressure for streams). */
   write(buffers: Buffer[]): Promise<void> {
-    if (this.endReason) return Promise.reject(this.endReason);
-    this.wroteSinceData = true;
-    let writable = true;
-    for (const buffer of buffers) writable = this.transport.write(buffer);
-    if (writable) return Promise.resolve();
-    return new Promise((resolve, reject) => this.drainWaiters.push({ resolve, reject }));
-  }
-
-  /**
-   * Frames of calls made in the same tick leave in one write: a burst of pipelined calls then
-   * costs one SSH packet instead of one each. A failed write ends the connection, which fails
-   * the calls.
-   */
-  private enqueue(frame: Buffer): void {
-    this.queued.push(frame);
-    if (this.queued.length > 1) return;
-    queueMicrotask(() => {
-      const frames = this.queued;
-      this.queued = [];
-      if (this.endReason) return;
-      this.write([frames.length === 1 ? frames[0]! : Buffer.concat(frames)]).catch(() => undefined);
-    });
+    return this.writer.write(buffers);
   }
 
   /** Stops reading from the transport while any owner wants it paused (download backpressure). */
@@ -317,9 +295,7 @@ export class RpcConnection {
     const handlers = [...this.handlers.values()];
     this.handlers.clear();
     for (const handler of handlers) handler.fail(reason);
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const waiter of waiters) waiter.reject(reason);
+    this.writer.fail(reason);
     this.events.fail(reason);
     this.resolveEnded(reason);
   }
@@ -346,10 +322,10 @@ export class RpcConnection {
   private scheduleAckNudge(): void {
     if (!this.ackNudge || this.nudgeScheduled) return;
     this.nudgeScheduled = true;
-    this.wroteSinceData = false;
+    this.writer.wroteSinceData = false;
     setImmediate(() => {
       this.nudgeScheduled = false;
-      if (this.callsInFlight > 0 && !this.wroteSinceData && !this.endReason) this.enqueue(pongFrame);
+      if (this.callsInFlight > 0 && !this.writer.wroteSinceData && !this.endReason) this.writer.enqueue(pongFrame);
     });
   }
 
@@ -398,11 +374,5 @@ export class RpcConnection {
     const cause = err ?? (midFrame ? new ProtocolError('the peer closed in the middle of a frame') : undefined);
     const what = err ? err.message : midFrame ? 'the peer closed in the middle of a frame' : 'the peer closed the connection';
     this.terminate(new ConnectionClosedError(what, { cause }));
-  }
-
-  private settleDrainWaiters(): void {
-    const waiters = this.drainWaiters;
-    this.drainWaiters = [];
-    for (const waiter of waiters) waiter.resolve();
   }
 }

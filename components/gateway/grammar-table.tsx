@@ -1,5 +1,5 @@
 // The username grammar as a reference table, from username-grammar.ts (the page's one copy of it).
-import { TableScroll, Td, Th } from '@/components/ui/table';
+import { Table, Td } from '@/components/ui/table';
 import { grammar, grammarNotes, grammarSummary } from './username-grammar';
 
 // Td keeps its text on one line; prose wraps.
@@ -12,24 +12,15 @@ export function GrammarTable() {
         The password is a gateway token; the username chooses the proxies:{' '}
         <code className="break-words rounded bg-slate-100 px-1 font-mono text-xs text-slate-900">{grammarSummary}</code>
       </p>
-      <TableScroll label="Username grammar">
-        <thead className="bg-slate-50">
-          <tr>
-            <Th>Part</Th>
-            <Th>Means</Th>
-            <Th>Example</Th>
+      <Table label="Username grammar" columns={['Part', 'Means', 'Example']}>
+        {grammar.map((entry) => (
+          <tr key={entry.form}>
+            <Td className="font-mono text-xs">{entry.form}</Td>
+            <td className={wrappingCell}>{entry.meaning}</td>
+            <Td className="font-mono text-xs">{entry.example}</Td>
           </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {grammar.map((entry) => (
-            <tr key={entry.form}>
-              <Td className="font-mono text-xs">{entry.form}</Td>
-              <td className={wrappingCell}>{entry.meaning}</td>
-              <Td className="font-mono text-xs">{entry.example}</Td>
-            </tr>
-          ))}
-        </tbody>
-      </TableScroll>
+        ))}
+      </Table>
       <ul className="list-disc space-y-1 pl-5 text-slate-700">
         {grammarNotes.map((note) => (
           <li key={note}>{note}</li>

@@ -1,12 +1,11 @@
 // The gateway's live traffic as GET /api/gateway gives it: totals, per Proxy (linked to its page),
 // per gateway token, the busiest sticky sessions. Presentational: the page passes the view in.
 import Link from 'next/link';
-import type { ReactNode } from 'react';
 import type { GatewayView } from '@/lib/api/gateway';
 import { EmptyState } from '@/components/ui/empty-state';
 import { formatBytes } from '@/components/ui/format';
 import { Panel } from '@/components/ui/panel';
-import { TableScroll, Td, Th } from '@/components/ui/table';
+import { type Column, Table, Td } from '@/components/ui/table';
 import { byName, failureSummary, gatewayTotals } from './traffic-model';
 
 const proxyLink = (name: string) => (
@@ -38,14 +37,7 @@ export function GatewayTotalsTiles({ view }: { view: GatewayView }) {
 }
 
 /** The four traffic columns every table shares. */
-const trafficHeads = (
-  <>
-    <Th className="text-right">Open</Th>
-    <Th className="text-right">Tunnels</Th>
-    <Th className="text-right">In</Th>
-    <Th className="text-right">Out</Th>
-  </>
-);
+const trafficColumns: Column[] = ['Open', 'Tunnels', 'In', 'Out'].map((title) => ({ title, className: 'text-right' }));
 
 const trafficCells = (row: { open: number; tunnels: number; bytesIn: number; bytesOut: number }) => (
   <>
@@ -55,17 +47,6 @@ const trafficCells = (row: { open: number; tunnels: number; bytesIn: number; byt
     <Td className="text-right tabular-nums">{formatBytes(row.bytesOut)}</Td>
   </>
 );
-
-function TrafficTable({ label, head, children }: { label: string; head: ReactNode; children: ReactNode }) {
-  return (
-    <TableScroll label={label}>
-      <thead className="bg-slate-50">
-        <tr>{head}</tr>
-      </thead>
-      <tbody className="divide-y divide-slate-100">{children}</tbody>
-    </TableScroll>
-  );
-}
 
 const noTraffic = <EmptyState title="No traffic yet">Point a crawler at the URL above: its connections show here within seconds, while they run.</EmptyState>;
 
@@ -77,16 +58,7 @@ export function GatewayTraffic({ view }: { view: GatewayView }) {
         {view.proxies.length === 0 ? (
           noTraffic
         ) : (
-          <TrafficTable
-            label="Gateway traffic per Proxy"
-            head={
-              <>
-                <Th>Proxy</Th>
-                {trafficHeads}
-                <Th>Failures</Th>
-              </>
-            }
-          >
+          <Table label="Gateway traffic per Proxy" columns={['Proxy', ...trafficColumns, 'Failures']}>
             {byName(view.proxies, (row) => row.proxy).map((row) => (
               <tr key={row.proxy}>
                 <Td>{proxyLink(row.proxy)}</Td>
@@ -94,7 +66,7 @@ export function GatewayTraffic({ view }: { view: GatewayView }) {
                 <Td>{failureSummary(row.failures)}</Td>
               </tr>
             ))}
-          </TrafficTable>
+          </Table>
         )}
       </Panel>
       <div className="space-y-6">
@@ -102,22 +74,14 @@ export function GatewayTraffic({ view }: { view: GatewayView }) {
           {view.tokens.length === 0 ? (
             <p className="text-sm text-slate-600">No token has opened a connection yet.</p>
           ) : (
-            <TrafficTable
-              label="Gateway traffic per token"
-              head={
-                <>
-                  <Th>Token</Th>
-                  {trafficHeads}
-                </>
-              }
-            >
+            <Table label="Gateway traffic per token" columns={['Token', ...trafficColumns]}>
               {byName(view.tokens, (row) => row.name ?? row.token).map((row) => (
                 <tr key={row.token}>
                   <Td className="font-medium">{row.name ?? <span className="text-slate-600">{row.token} (revoked)</span>}</Td>
                   {trafficCells(row)}
                 </tr>
               ))}
-            </TrafficTable>
+            </Table>
           )}
         </Panel>
         <Panel title="Busiest sessions" headingLevel={3}>
@@ -126,16 +90,7 @@ export function GatewayTraffic({ view }: { view: GatewayView }) {
               No sticky session yet: a username with <code className="font-mono">-session-&lt;id&gt;</code> keeps its proxy and shows here.
             </p>
           ) : (
-            <TrafficTable
-              label="Busiest sticky sessions"
-              head={
-                <>
-                  <Th>Session</Th>
-                  <Th>Proxy</Th>
-                  {trafficHeads}
-                </>
-              }
-            >
+            <Table label="Busiest sticky sessions" columns={['Session', 'Proxy', ...trafficColumns]}>
               {view.sessions.map((row) => (
                 <tr key={row.session}>
                   <Td className="font-mono text-xs">{row.session}</Td>
@@ -143,7 +98,7 @@ export function GatewayTraffic({ view }: { view: GatewayView }) {
                   {trafficCells(row)}
                 </tr>
               ))}
-            </TrafficTable>
+            </Table>
           )}
         </Panel>
       </div>

@@ -5,7 +5,7 @@ import { memo } from 'react';
 import { DomainActivity, type DomainActivitySeries } from '@/components/stats/domain-activity';
 import { Badge, type BadgeTone } from '@/components/ui/badge';
 import { EmptyState } from '@/components/ui/empty-state';
-import { TableScroll, Td, Th } from '@/components/ui/table';
+import { TableHead, TableScroll, Td } from '@/components/ui/table';
 import type { DomainKind, DomainView } from './queries';
 
 const kindLabel: Record<DomainKind, { text: string; tone: BadgeTone; title: string }> = {
@@ -61,16 +61,7 @@ export function DomainsTable({ domains, activities }: { domains: DomainView[]; a
   if (domains.length === 0) return <EmptyState title="No domains on this host">Create a Proxy with this host as its zone and its VM appears here.</EmptyState>;
   return (
     <TableScroll label="Domains">
-      <thead className="bg-slate-50">
-        <tr>
-          <Th>Domain</Th>
-          <Th>State</Th>
-          <Th>Kind</Th>
-          <Th>Proxy</Th>
-          <Th>IP</Th>
-          {activities ? <Th>Last hour</Th> : null}
-        </tr>
-      </thead>
+      <TableHead columns={['Domain', 'State', 'Kind', 'Proxy', 'IP', ...(activities ? ['Last hour'] : [])]} />
       <tbody className="divide-y divide-slate-100">
         {domains.map((domain) => (
           <DomainRow key={domain.name} domain={domain} withActivity={activities !== undefined} series={activities?.get(domain.name)} />

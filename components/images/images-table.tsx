@@ -4,7 +4,7 @@ import type { CachedImageView } from '@/components/hosts/queries';
 import { Badge } from '@/components/ui/badge';
 import { EmptyState } from '@/components/ui/empty-state';
 import { formatBytes } from '@/components/ui/format';
-import { TableScroll, Td, Th } from '@/components/ui/table';
+import { Table, Td, actionsColumn } from '@/components/ui/table';
 import { EvictImageButton } from './evict-dialog';
 
 export function ImagesTable({ provider, host, pool, images }: { provider: string; host: string; pool?: string; images: CachedImageView[] }) {
@@ -14,41 +14,25 @@ export function ImagesTable({ provider, host, pool, images }: { provider: string
     );
   }
   return (
-    <TableScroll label="Cached base images">
-      <thead className="bg-slate-50">
-        <tr>
-          <Th>Volume</Th>
-          <Th>Entry</Th>
-          <Th>Key</Th>
-          <Th>Format</Th>
-          <Th>Size</Th>
-          <Th>Digest</Th>
-          <Th>In use by</Th>
-          <Th>
-            <span className="sr-only">Actions</span>
-          </Th>
+    <Table label="Cached base images" columns={['Volume', 'Entry', 'Key', 'Format', 'Size', 'Digest', 'In use by', actionsColumn]}>
+      {images.map((image) => (
+        <tr key={image.volume} data-testid={`image-row-${image.volume}`}>
+          <Td className="font-mono text-xs">
+            {image.volume} {image.complete ? null : <Badge tone="warning">incomplete</Badge>}
+          </Td>
+          <Td>{image.entry ?? '—'}</Td>
+          <Td>{image.key ?? '—'}</Td>
+          <Td>{image.format ?? '—'}</Td>
+          <Td>{formatBytes(image.sizeBytes)}</Td>
+          <Td className="font-mono text-xs" title={image.sha256}>
+            {image.sha256 ? `${image.sha256.slice(0, 12)}…` : '—'}
+          </Td>
+          <Td title={image.domains.join(', ') || undefined}>{image.usedBy === 0 ? 'none' : `${image.usedBy} VM${image.usedBy === 1 ? '' : 's'}`}</Td>
+          <Td>
+            <EvictImageButton provider={provider} host={host} pool={pool} image={image} />
+          </Td>
         </tr>
-      </thead>
-      <tbody className="divide-y divide-slate-100">
-        {images.map((image) => (
-          <tr key={image.volume} data-testid={`image-row-${image.volume}`}>
-            <Td className="font-mono text-xs">
-              {image.volume} {image.complete ? null : <Badge tone="warning">incomplete</Badge>}
-            </Td>
-            <Td>{image.entry ?? '—'}</Td>
-            <Td>{image.key ?? '—'}</Td>
-            <Td>{image.format ?? '—'}</Td>
-            <Td>{formatBytes(image.sizeBytes)}</Td>
-            <Td className="font-mono text-xs" title={image.sha256}>
-              {image.sha256 ? `${image.sha256.slice(0, 12)}…` : '—'}
-            </Td>
-            <Td title={image.domains.join(', ') || undefined}>{image.usedBy === 0 ? 'none' : `${image.usedBy} VM${image.usedBy === 1 ? '' : 's'}`}</Td>
-            <Td>
-              <EvictImageButton provider={provider} host={host} pool={pool} image={image} />
-            </Td>
-          </tr>
-        ))}
-      </tbody>
-    </TableScroll>
+      ))}
+    </Table>
   );
 }

@@ -2,7 +2,7 @@
 import type { Condition } from '@/lib/proxy-spec';
 import { Badge } from '@/components/ui/badge';
 import { formatTime } from '@/components/ui/format';
-import { TableScroll, Td, Th } from '@/components/ui/table';
+import { Table, Td } from '@/components/ui/table';
 
 /** `goodWhenFalse`: condition types whose False is the healthy state (a set's ReplacementsExhausted). */
 export function ConditionsTable({
@@ -14,33 +14,22 @@ export function ConditionsTable({
 }) {
   if (conditions.length === 0) return <p className="text-sm text-slate-600">No conditions yet: the reconciler has not looked at this Proxy.</p>;
   return (
-    <TableScroll label="Conditions">
-      <thead className="bg-slate-50">
-        <tr>
-          <Th>Type</Th>
-          <Th>Status</Th>
-          <Th>Reason</Th>
-          <Th>Message</Th>
-          <Th>Since</Th>
+    <Table label="Conditions" columns={['Type', 'Status', 'Reason', 'Message', 'Since']}>
+      {conditions.map((condition) => (
+        <tr key={condition.type}>
+          <Td className="font-medium">{condition.type}</Td>
+          <Td>
+            <Badge
+              tone={condition.status === 'Unknown' ? 'neutral' : (condition.status === 'True') !== goodWhenFalse.includes(condition.type) ? 'ok' : 'error'}
+            >
+              {condition.status}
+            </Badge>
+          </Td>
+          <Td>{condition.reason}</Td>
+          <Td className="min-w-64 whitespace-normal break-words">{condition.message || '—'}</Td>
+          <Td>{formatTime(condition.lastTransitionTime)}</Td>
         </tr>
-      </thead>
-      <tbody className="divide-y divide-slate-100">
-        {conditions.map((condition) => (
-          <tr key={condition.type}>
-            <Td className="font-medium">{condition.type}</Td>
-            <Td>
-              <Badge
-                tone={condition.status === 'Unknown' ? 'neutral' : (condition.status === 'True') !== goodWhenFalse.includes(condition.type) ? 'ok' : 'error'}
-              >
-                {condition.status}
-              </Badge>
-            </Td>
-            <Td>{condition.reason}</Td>
-            <Td className="min-w-64 whitespace-normal break-words">{condition.message || '—'}</Td>
-            <Td>{formatTime(condition.lastTransitionTime)}</Td>
-          </tr>
-        ))}
-      </tbody>
-    </TableScroll>
+      ))}
+    </Table>
   );
 }

@@ -9,7 +9,7 @@ import { LinkButton } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { SkeletonRows } from '@/components/ui/skeleton';
-import { TableScroll, Td, Th } from '@/components/ui/table';
+import { Table, Td } from '@/components/ui/table';
 import { useProxySets } from './queries';
 
 /** One word for where a set is: what the admin should look at first. */
@@ -69,24 +69,10 @@ export function SetsTable() {
     );
   }
   return (
-    <TableScroll label="Sets">
-      <thead className="bg-slate-50">
-        <tr>
-          <Th>Name</Th>
-          <Th>Desired</Th>
-          <Th>Ready</Th>
-          <Th>Updating</Th>
-          <Th>Failing</Th>
-          <Th>State</Th>
-          <Th>Template</Th>
-          <Th>Age</Th>
-        </tr>
-      </thead>
-      <tbody className="divide-y divide-slate-100">
-        {sets.data.map((set) => (
-          <SetRow key={set.uid} set={set} />
-        ))}
-      </tbody>
-    </TableScroll>
+    <Table label="Sets" columns={['Name', 'Desired', 'Ready', 'Updating', 'Failing', 'State', 'Template', 'Age']}>
+      {sets.data.map((set) => (
+        <SetRow key={set.uid} set={set} />
+      ))}
+    </Table>
   );
 }

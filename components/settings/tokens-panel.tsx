@@ -11,7 +11,7 @@ import { ErrorPanel } from '@/components/ui/error-panel';
 import { Field, controlClass } from '@/components/ui/field';
 import { formatTime } from '@/components/ui/format';
 import { SkeletonRows } from '@/components/ui/skeleton';
-import { TableScroll, Td, Th } from '@/components/ui/table';
+import { Table, Td, actionsColumn } from '@/components/ui/table';
 import { type ApiToken, type CreatedToken, type TokenKind, useCreateToken, useRevokeToken, useTokens } from './queries';
 
 interface KindText {
@@ -146,32 +146,20 @@ export function TokensPanel({ kind = 'api' }: { kind?: TokenKind }) {
       ) : tokens.data.length === 0 ? (
         <EmptyState title={text.emptyTitle}>{text.empty}</EmptyState>
       ) : (
-        <TableScroll label={text.listLabel}>
-          <thead className="bg-slate-50">
-            <tr>
-              <Th>Name</Th>
-              <Th>Created</Th>
-              <Th>Last used</Th>
-              <Th>
-                <span className="sr-only">Actions</span>
-              </Th>
+        <Table label={text.listLabel} columns={['Name', 'Created', 'Last used', actionsColumn]}>
+          {tokens.data.map((token) => (
+            <tr key={token.id}>
+              <Td className="font-medium">
+                {token.name} {token.prefix ? <span className="font-mono text-xs text-slate-600">{token.prefix}…</span> : null}
+              </Td>
+              <Td>{formatTime(token.createdAt)}</Td>
+              <Td>{token.lastUsedAt ? formatTime(token.lastUsedAt) : 'never'}</Td>
+              <Td>
+                <RevokeButton token={token} kind={kind} />
+              </Td>
             </tr>
-          </thead>
-          <tbody className="divide-y divide-slate-100">
-            {tokens.data.map((token) => (
-              <tr key={token.id}>
-                <Td className="font-medium">
-                  {token.name} {token.prefix ? <span className="font-mono text-xs text-slate-600">{token.prefix}…</span> : null}
-                </Td>
-                <Td>{formatTime(token.createdAt)}</Td>
-                <Td>{token.lastUsedAt ? formatTime(token.lastUsedAt) : 'never'}</Td>
-                <Td>
-                  <RevokeButton token={token} kind={kind} />
-                </Td>
-              </tr>
-            ))}
-          </tbody>
-        </TableScroll>
+          ))}
+        </Table>
       )}
     </div>
   );

@@ -18,6 +18,41 @@ export function TableScroll({ label, rowCount, children }: { label: string; rowC
   );
 }
 
+/** A header cell: its title, or the title with classes of its own (width, alignment). */
+export type Column = string | { title: ReactNode; className?: string };
+
+/** The header row of a table: one `Th` a column. */
+export function TableHead({ columns }: { columns: Column[] }) {
+  return (
+    <thead className="bg-slate-50">
+      <tr>
+        {columns.map((column, index) =>
+          typeof column === 'string' ? (
+            <Th key={index}>{column}</Th>
+          ) : (
+            <Th key={index} className={column.className}>
+              {column.title}
+            </Th>
+          ),
+        )}
+      </tr>
+    </thead>
+  );
+}
+
+/** A table with one header row of `columns` and the rows (`children`) in its body. */
+export function Table({ label, columns, children }: { label: string; columns: Column[]; children: ReactNode }) {
+  return (
+    <TableScroll label={label}>
+      <TableHead columns={columns} />
+      <tbody className="divide-y divide-slate-100">{children}</tbody>
+    </TableScroll>
+  );
+}
+
+/** The last column of a table whose rows end in buttons: named for screen readers only. */
+export const actionsColumn: Column = { title: <span className="sr-only">Actions</span> };
+
 export function Th({ className = '', ...props }: ThHTMLAttributes<HTMLTableCellElement>) {
   return (
     <th scope="col" className={`whitespace-nowrap px-3 py-2 text-left text-xs font-semibold uppercase tracking-wide text-slate-700 ${className}`} {...props} />

@@ -7,6 +7,11 @@ import { apiErrorBodySchema, type ApiErrorCode } from '@/lib/api/errors';
 
 export type FieldMessages = Record<string, string>;
 
+/** A form's message as a whole after `err`: the server's one for no field (path ''), or the error's own when it named no field. */
+export function formMessage(err: unknown, fields: FieldMessages): string | undefined {
+  return fields[''] ?? (Object.keys(fields).length === 0 && err instanceof Error ? err.message : undefined);
+}
+
 /** The server's code, or ERR_BAD_RESPONSE when an answer does not match the contract. */
 export type ClientErrorCode = ApiErrorCode | 'ERR_BAD_RESPONSE';
 

@@ -1,7 +1,9 @@
 'use client';
 // A select over the provider catalogue's options (hosts, machine types, images); a text box when
 // the server sent no catalogue for them. Shared by the Proxy and set forms.
+import type { Catalogue } from '@/components/config/queries';
 import { Field, controlClass } from '@/components/ui/field';
+import { TextField } from '@/components/ui/text-field';
 
 /** A select over the catalogue's options; a text box when the server sent no catalogue for them. */
 export function CatalogueSelect({
@@ -25,9 +27,15 @@ export function CatalogueSelect({
 }) {
   if (options.length === 0) {
     return (
-      <Field id={id} label={label} error={error} hint={hint ?? 'The server sent no list of choices for this provider; type the value from its config.'}>
-        {(aria) => <input {...aria} className={controlClass} value={value} onChange={(event) => onChange(event.target.value)} autoComplete="off" />}
-      </Field>
+      <TextField
+        id={id}
+        label={label}
+        error={error}
+        hint={hint ?? 'The server sent no list of choices for this provider; type the value from its config.'}
+        value={value}
+        onChange={onChange}
+        autoComplete="off"
+      />
     );
   }
   return (
@@ -43,5 +51,38 @@ export function CatalogueSelect({
         </select>
       )}
     </Field>
+  );
+}
+
+/** The machine type of a new Proxy or set's template, each offered with its size when the catalogue gives it. */
+export function MachineTypeSelect({
+  id,
+  value,
+  onChange,
+  catalogue,
+  error,
+  hint,
+}: {
+  id: string;
+  value: string;
+  onChange: (value: string) => void;
+  catalogue: Catalogue | undefined;
+  error?: string;
+  hint?: string;
+}) {
+  return (
+    <CatalogueSelect
+      id={id}
+      label="Machine type"
+      value={value}
+      error={error}
+      placeholder="Choose a machine type"
+      hint={hint}
+      options={(catalogue?.machineTypes ?? []).map((type) => ({
+        value: type.name,
+        label: type.vcpus ? `${type.name} (${type.vcpus} vCPU, ${type.memoryMiB} MiB)` : type.name,
+      }))}
+      onChange={onChange}
+    />
   );
 }

@@ -4,14 +4,15 @@
 // server's own schema; the server's 400 lands next to the same fields.
 import { useRouter } from 'next/navigation';
 import { useState } from 'react';
-import { type FieldMessages, hasCode } from '@/components/api/client';
+import { type FieldMessages, formMessage, hasCode } from '@/components/api/client';
 import type { ConfigProvider } from '@/components/config/queries';
 import { WithProviders } from '@/components/config/with-providers';
 import { useProviders } from '@/components/hosts/queries';
-import { Button, LinkButton } from '@/components/ui/button';
-import { Field, controlClass } from '@/components/ui/field';
+import { FormActions } from '@/components/ui/form-actions';
+import { FormError } from '@/components/ui/form-error';
 import { Panel } from '@/components/ui/panel';
-import { CatalogueSelect as Select } from './catalogue-select';
+import { TextField } from '@/components/ui/text-field';
+import { CatalogueSelect as Select, MachineTypeSelect } from './catalogue-select';
 import { CloudInitFields } from './cloud-init-fields';
 import { buildInput, choicesFor, type CreateFormState, customImage, fieldElementId, fieldOrder, fieldsFromServer, initialFormState } from './create-form-model';
 import { LabelsEditor } from './labels-editor';
@@ -75,8 +76,7 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
     } catch (err) {
       const fields = hasCode(err, 'ERR_INVALID_INPUT', 'ERR_PROXY_INVALID') ? fieldsFromServer(err.fields) : {};
       setErrors(fields);
-      const general = fields[''] ?? (Object.keys(fields).length === 0 && err instanceof Error ? err.message : undefined);
-      setFormError(general);
+      setFormError(formMessage(err, fields));
       focusFirstError(fields);
     }
   }
@@ -84,16 +84,18 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
   const machine = provider?.catalogue?.machineTypes.find((entry) => entry.name === state.machineType);
   return (
     <form noValidate onSubmit={submit} className="space-y-6" aria-describedby={formError ? 'form-error' : undefined}>
-      {formError ? (
-        <p id="form-error" role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900">
-          {formError}
-        </p>
-      ) : null}
+      <FormError id="form-error" message={formError} />
       <Panel title="Proxy">
         <div className="grid gap-4 md:grid-cols-2">
-          <Field id="proxy-name" label="Name" error={errors.name} hint="Lower-case letters, digits and dashes; also names its VM.">
-            {(aria) => <input {...aria} className={controlClass} value={state.name} onChange={(event) => set('name')(event.target.value)} autoComplete="off" />}
-          </Field>
+          <TextField
+            id="proxy-name"
+            label="Name"
+            error={errors.name}
+            hint="Lower-case letters, digits and dashes; also names its VM."
+            value={state.name}
+            onChange={set('name')}
+            autoComplete="off"
+          />
           <Select
             id="proxy-provider"
             label="Provider"
@@ -113,21 +115,16 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
             options={zoneOptions(provider, checkedHosts)}
             onChange={set('zone')}
           />
-          <Select
+          <MachineTypeSelect
             id="proxy-machine-type"
-            label="Machine type"
             value={state.machineType}
             error={errors['placement.machineType']}
-            placeholder="Choose a machine type"
             hint={
               machine?.vcpus
                 ? `${machine.vcpus} vCPU, ${machine.memoryMiB} MiB memory${provider?.catalogue?.diskSizeGb ? `, ${provider.catalogue.diskSizeGb} GB disk` : ''}`
                 : undefined
             }
-            options={(provider?.catalogue?.machineTypes ?? []).map((type) => ({
-              value: type.name,
-              label: type.vcpus ? `${type.name} (${type.vcpus} vCPU, ${type.memoryMiB} MiB)` : type.name,
-            }))}
+            catalogue={provider?.catalogue}
             onChange={set('machineType')}
           />
           <Select
@@ -148,22 +145,25 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
             onChange={set('image')}
           />
           {state.image === customImage ? (
-            <Field
+            <TextField
               id="proxy-image-url"
               label="Image URL"
               error={errors['placement.image']}
               hint="http(s) URL of a qcow2 cloud image; the server must send Content-Length."
-            >
-              {(aria) => (
-                <input {...aria} type="url" className={controlClass} value={state.imageUrl} onChange={(event) => set('imageUrl')(event.target.value)} />
-              )}
-            </Field>
+              type="url"
+              value={state.imageUrl}
+              onChange={set('imageUrl')}
+            />
           ) : null}
-          <Field id="proxy-port" label="Port" error={errors.port} hint="The port the proxy listens on inside the VM.">
-            {(aria) => (
-              <input {...aria} inputMode="numeric" className={controlClass} value={state.port} onChange={(event) => set('port')(event.target.value)} />
-            )}
-          </Field>
+          <TextField
+            id="proxy-port"
+            label="Port"
+            error={errors.port}
+            hint="The port the proxy listens on inside the VM."
+            inputMode="numeric"
+            value={state.port}
+            onChange={set('port')}
+          />
         </div>
       </Panel>
       <Panel title="Labels">
@@ -177,12 +177,7 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
           errors={{ networks: errors.networks, cloudInit: errors.cloudInit }}
         />
       </Panel>
-      <div className="flex flex-wrap gap-3">
-        <Button type="submit" tone="primary" disabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create Proxy'}
-        </Button>
-        <LinkButton href="/proxies">Cancel</LinkButton>
-      </div>
+      <FormActions label="Create Proxy" pendingLabel="Creating…" pending={create.isPending} cancelHref="/proxies" />
     </form>
   );
 }

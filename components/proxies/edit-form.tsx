@@ -6,14 +6,17 @@ import { useRouter } from 'next/navigation';
 import { useMemo, useState } from 'react';
 import type { ProxyView } from '@/lib/proxy-spec';
 import { proxySetLabel } from '@/lib/api/proxyset-spec';
-import { type FieldMessages, hasCode } from '@/components/api/client';
+import { type FieldMessages, formMessage, hasCode } from '@/components/api/client';
 import { useConfig } from '@/components/config/queries';
-import { Button, LinkButton } from '@/components/ui/button';
+import { LinkButton } from '@/components/ui/button';
 import { EmptyState } from '@/components/ui/empty-state';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { Field, controlClass } from '@/components/ui/field';
+import { FormActions } from '@/components/ui/form-actions';
+import { FormError } from '@/components/ui/form-error';
 import { Panel } from '@/components/ui/panel';
 import { SkeletonRows } from '@/components/ui/skeleton';
+import { TextField } from '@/components/ui/text-field';
 import { CatalogueSelect } from './catalogue-select';
 import { CloudInitFields } from './cloud-init-fields';
 import { fieldsFromServer } from './create-form-model';
@@ -53,17 +56,13 @@ function EditFields({ proxy }: { proxy: ProxyView }) {
     } catch (err) {
       const fields = hasCode(err, 'ERR_INVALID_INPUT', 'ERR_PROXY_INVALID') ? fieldsFromServer(err.fields) : {};
       setErrors(fields);
-      setFormError(fields[''] ?? (Object.keys(fields).length === 0 && err instanceof Error ? err.message : undefined));
+      setFormError(formMessage(err, fields));
     }
   }
 
   return (
     <form noValidate onSubmit={submit} className="space-y-6">
-      {formError ? (
-        <p role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900">
-          {formError}
-        </p>
-      ) : null}
+      <FormError message={formError} />
       <Panel title={proxy.mode === 'Managed' ? `Placement on ${proxy.provider ?? 'its provider'}` : 'Address'}>
         <div className="grid gap-4 md:grid-cols-2">
           {proxy.mode === 'Managed' ? (
@@ -107,17 +106,17 @@ function EditFields({ proxy }: { proxy: ProxyView }) {
               </Field>
             </>
           ) : (
-            <Field id="proxy-address" label="Address" error={errors.address} hint="Host name or IP address of the proxy.">
-              {(aria) => (
-                <input {...aria} className={controlClass} value={state.address} onChange={(event) => set('address')(event.target.value)} autoComplete="off" />
-              )}
-            </Field>
+            <TextField
+              id="proxy-address"
+              label="Address"
+              error={errors.address}
+              hint="Host name or IP address of the proxy."
+              value={state.address}
+              onChange={set('address')}
+              autoComplete="off"
+            />
           )}
-          <Field id="proxy-port" label="Port" error={errors.port}>
-            {(aria) => (
-              <input {...aria} inputMode="numeric" className={controlClass} value={state.port} onChange={(event) => set('port')(event.target.value)} />
-            )}
-          </Field>
+          <TextField id="proxy-port" label="Port" error={errors.port} inputMode="numeric" value={state.port} onChange={set('port')} />
         </div>
       </Panel>
       <Panel title="Labels">
@@ -137,12 +136,13 @@ function EditFields({ proxy }: { proxy: ProxyView }) {
       <p role="status" data-testid="change-summary" className={`rounded-md border p-3 text-sm ${changeTone[change.kind]}`}>
         {change.message}
       </p>
-      <div className="flex flex-wrap gap-3">
-        <Button type="submit" tone="primary" disabled={update.isPending || change.kind === 'none'}>
-          {update.isPending ? 'Saving…' : change.kind === 'replace' && proxy.mode === 'Managed' ? 'Save and replace the VM' : 'Save'}
-        </Button>
-        <LinkButton href={`/proxies/${encodeURIComponent(proxy.name)}`}>Cancel</LinkButton>
-      </div>
+      <FormActions
+        label={change.kind === 'replace' && proxy.mode === 'Managed' ? 'Save and replace the VM' : 'Save'}
+        pendingLabel="Saving…"
+        pending={update.isPending}
+        disabled={change.kind === 'none'}
+        cancelHref={`/proxies/${encodeURIComponent(proxy.name)}`}
+      />
     </form>
   );
 }

@@ -3,17 +3,18 @@
 // and the controller's limits, and where the members would go now (POST /api/proxysets/preview).
 import { useRouter } from 'next/navigation';
 import { useDeferredValue, useState } from 'react';
-import { type FieldMessages, hasCode } from '@/components/api/client';
+import { type FieldMessages, formMessage, hasCode } from '@/components/api/client';
 import type { ConfigProvider } from '@/components/config/queries';
 import { WithProviders } from '@/components/config/with-providers';
-import { Button, LinkButton } from '@/components/ui/button';
 import { ErrorPanel } from '@/components/ui/error-panel';
-import { Field, controlClass } from '@/components/ui/field';
+import { FormActions } from '@/components/ui/form-actions';
+import { FormError } from '@/components/ui/form-error';
 import { Panel } from '@/components/ui/panel';
 import { SkeletonRows } from '@/components/ui/skeleton';
+import { TextField } from '@/components/ui/text-field';
 import { HostsBar } from './hosts-bar';
 import { useCreateProxySet, useProxySetPreview } from './queries';
-import { buildSetCreate, initialSetState, setFieldKey, type SetFormState } from './set-form-model';
+import { buildSetCreate, initialSetState, setFieldsFromServer, type SetFormState } from './set-form-model';
 import { SettingsFields } from './settings-fields';
 import { TemplateFields } from './template-fields';
 
@@ -58,45 +59,36 @@ function CreateSetFields({ providers }: { providers: ConfigProvider[] }) {
       await create.mutateAsync(input);
       router.push(`/sets/${encodeURIComponent(input.name)}`);
     } catch (err) {
-      const fields: FieldMessages = {};
-      if (hasCode(err, 'ERR_INVALID_INPUT')) for (const [path, message] of Object.entries(err.fields)) fields[setFieldKey(path)] ??= message;
+      const fields = hasCode(err, 'ERR_INVALID_INPUT') ? setFieldsFromServer(err.fields) : {};
       setErrors(fields);
-      setFormError(fields[''] ?? (Object.keys(fields).length === 0 && err instanceof Error ? err.message : undefined));
+      setFormError(formMessage(err, fields));
     }
   }
 
   const count = Object.keys(errors).length;
   return (
     <form noValidate onSubmit={submit} className="space-y-6">
-      {formError || count > 0 ? (
-        <p role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900">
-          {formError ?? `${count} ${count === 1 ? 'field needs' : 'fields need'} a change before the set can be created.`}
-        </p>
-      ) : null}
+      <FormError
+        message={formError ?? (count > 0 ? `${count} ${count === 1 ? 'field needs' : 'fields need'} a change before the set can be created.` : undefined)}
+      />
       <Panel title="Set">
-        <Field id="set-name" label="Name" error={errors.name} hint="Lower-case letters, digits and dashes; members are named <set>-<5 characters>.">
-          {(aria) => (
-            <input
-              {...aria}
-              className={`${controlClass} md:w-1/2`}
-              value={state.name}
-              onChange={(event) => patch({ name: event.target.value })}
-              autoComplete="off"
-            />
-          )}
-        </Field>
+        <TextField
+          id="set-name"
+          label="Name"
+          error={errors.name}
+          hint="Lower-case letters, digits and dashes; members are named <set>-<5 characters>."
+          className="md:w-1/2"
+          value={state.name}
+          onChange={(name) => patch({ name })}
+          autoComplete="off"
+        />
       </Panel>
       <TemplateFields state={state} onChange={patch} errors={errors} providers={providers} />
       <SettingsFields state={state} onChange={patch} errors={errors} />
       <Panel title="Where the members would go">
         <PlacementPreview state={state} />
       </Panel>
-      <div className="flex flex-wrap gap-3">
-        <Button type="submit" tone="primary" disabled={create.isPending}>
-          {create.isPending ? 'Creating…' : 'Create set'}
-        </Button>
-        <LinkButton href="/sets">Cancel</LinkButton>
-      </div>
+      <FormActions label="Create set" pendingLabel="Creating…" pending={create.isPending} cancelHref="/sets" />
     </form>
   );
 }

@@ -5,13 +5,14 @@
 import { useRouter } from 'next/navigation';
 import { useDeferredValue, useMemo, useState } from 'react';
 import type { ProxySetView } from '@/lib/api/proxysets';
-import { type FieldMessages, hasCode } from '@/components/api/client';
+import { type FieldMessages, formMessage, hasCode } from '@/components/api/client';
 import { type ConfigProvider, useConfig } from '@/components/config/queries';
-import { Button, LinkButton } from '@/components/ui/button';
 import { ErrorPanel } from '@/components/ui/error-panel';
+import { FormActions } from '@/components/ui/form-actions';
+import { FormError } from '@/components/ui/form-error';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { useProxySet, useProxySetPlan, useUpdateProxySet } from './queries';
-import { buildSetUpdate, setFieldKey, type SetFormState, setStateFrom } from './set-form-model';
+import { buildSetUpdate, setFieldsFromServer, type SetFormState, setStateFrom } from './set-form-model';
 import { SettingsFields } from './settings-fields';
 import { TemplateFields } from './template-fields';
 
@@ -63,29 +64,19 @@ function EditSetFields({ set, providers }: { set: ProxySetView; providers: Confi
       await update.mutateAsync(built.input);
       router.push(`/sets/${encodeURIComponent(set.name)}`);
     } catch (err) {
-      const fields: FieldMessages = {};
-      if (hasCode(err, 'ERR_INVALID_INPUT')) for (const [path, message] of Object.entries(err.fields)) fields[setFieldKey(path)] ??= message;
+      const fields = hasCode(err, 'ERR_INVALID_INPUT') ? setFieldsFromServer(err.fields) : {};
       setErrors(fields);
-      setFormError(fields[''] ?? (Object.keys(fields).length === 0 && err instanceof Error ? err.message : undefined));
+      setFormError(formMessage(err, fields));
     }
   }
 
   return (
     <form noValidate onSubmit={submit} className="space-y-6">
-      {formError ? (
-        <p role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900">
-          {formError}
-        </p>
-      ) : null}
+      <FormError message={formError} />
       <TemplateFields state={state} onChange={patch} errors={shown} providers={providers} editing={{ cloudInitBytes: set.template.cloudInit.bytes }} />
       <SettingsFields state={state} onChange={patch} errors={shown} />
       <PlanSummary name={set.name} input={built.input} ready={valid} />
-      <div className="flex flex-wrap gap-3">
-        <Button type="submit" tone="primary" disabled={update.isPending || !valid}>
-          {update.isPending ? 'Saving…' : 'Save'}
-        </Button>
-        <LinkButton href={`/sets/${encodeURIComponent(set.name)}`}>Cancel</LinkButton>
-      </div>
+      <FormActions label="Save" pendingLabel="Saving…" pending={update.isPending} disabled={!valid} cancelHref={`/sets/${encodeURIComponent(set.name)}`} />
     </form>
   );
 }

@@ -98,6 +98,13 @@ function body(state: SetFormState, paused: boolean) {
 /** Every label problem shows under the labels editor; template fields by their own name. */
 export const setFieldKey = (path: string): string => fieldKey(path.replace(/^template\./, ''));
 
+/** The server's 400 on a set, keyed like the form's own messages. */
+export function setFieldsFromServer(fields: FieldMessages): FieldMessages {
+  const mapped: FieldMessages = {};
+  for (const [path, message] of Object.entries(fields)) mapped[setFieldKey(path)] ??= message;
+  return mapped;
+}
+
 function collect(errors: FieldMessages, result: { success: boolean; error?: Parameters<typeof fieldErrors>[0] }): FieldMessages {
   if (!result.success && result.error) for (const issue of fieldErrors(result.error)) errors[setFieldKey(issue.path)] ??= issue.message;
   return errors;

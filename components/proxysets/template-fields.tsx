@@ -3,9 +3,9 @@
 // spreads its members itself). The same fields as a Proxy's, with the same cloud-init editor.
 import type { FieldMessages } from '@/components/api/client';
 import type { ConfigProvider } from '@/components/config/queries';
-import { Field, controlClass } from '@/components/ui/field';
 import { Panel } from '@/components/ui/panel';
-import { CatalogueSelect } from '@/components/proxies/catalogue-select';
+import { TextField } from '@/components/ui/text-field';
+import { CatalogueSelect, MachineTypeSelect } from '@/components/proxies/catalogue-select';
 import { CloudInitFields } from '@/components/proxies/cloud-init-fields';
 import { LabelsEditor } from '@/components/proxies/labels-editor';
 import type { SetFormState } from './set-form-model';
@@ -38,16 +38,11 @@ export function TemplateFields({ state, onChange, errors, providers, editing }: 
             }))}
             onChange={(provider) => onChange({ provider, machineType: '', image: '' })}
           />
-          <CatalogueSelect
+          <MachineTypeSelect
             id="set-machine-type"
-            label="Machine type"
             value={state.machineType}
             error={errors['placement.machineType']}
-            placeholder="Choose a machine type"
-            options={(catalogue?.machineTypes ?? []).map((type) => ({
-              value: type.name,
-              label: type.vcpus ? `${type.name} (${type.vcpus} vCPU, ${type.memoryMiB} MiB)` : type.name,
-            }))}
+            catalogue={catalogue}
             onChange={(machineType) => onChange({ machineType })}
           />
           <CatalogueSelect
@@ -59,11 +54,15 @@ export function TemplateFields({ state, onChange, errors, providers, editing }: 
             options={(catalogue?.images ?? []).map((image) => ({ value: image.key, label: image.key }))}
             onChange={(image) => onChange({ image })}
           />
-          <Field id="set-port" label="Port" error={errors.port} hint="The port the proxy listens on inside each VM.">
-            {(aria) => (
-              <input {...aria} inputMode="numeric" className={controlClass} value={state.port} onChange={(event) => onChange({ port: event.target.value })} />
-            )}
-          </Field>
+          <TextField
+            id="set-port"
+            label="Port"
+            error={errors.port}
+            hint="The port the proxy listens on inside each VM."
+            inputMode="numeric"
+            value={state.port}
+            onChange={(port) => onChange({ port })}
+          />
         </div>
       </Panel>
       <Panel title="Labels">

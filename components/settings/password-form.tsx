@@ -6,6 +6,7 @@ import { hasCode } from '@/components/api/client';
 import { minPasswordLength } from '@/lib/api/auth';
 import { useAuthStatus } from '@/components/auth/queries';
 import { Button } from '@/components/ui/button';
+import { FormError } from '@/components/ui/form-error';
 import { PasswordField } from '@/components/ui/password-field';
 import { useChangePassword } from './queries';
 
@@ -61,11 +62,7 @@ export function PasswordForm() {
   }
   return (
     <form noValidate onSubmit={submit} className="max-w-md space-y-4">
-      {formError ? (
-        <p role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-900">
-          {formError}
-        </p>
-      ) : null}
+      <FormError message={formError} />
       <PasswordField
         id="current-password"
         label="Current password"

@@ -1,7 +1,7 @@
 'use client';
 // A labelled password input (login, first setup, password change): the browser's password manager
 // tells a current password from a new one by `autoComplete`.
-import { Field, controlClass } from './field';
+import { TextField } from './text-field';
 
 interface PasswordFieldProps {
   id: string;
@@ -14,20 +14,6 @@ interface PasswordFieldProps {
   autoFocus?: boolean;
 }
 
-export function PasswordField({ id, label, value, onChange, autoComplete, error, hint, autoFocus }: PasswordFieldProps) {
-  return (
-    <Field id={id} label={label} error={error} hint={hint}>
-      {(aria) => (
-        <input
-          {...aria}
-          type="password"
-          autoComplete={autoComplete}
-          autoFocus={autoFocus}
-          className={controlClass}
-          value={value}
-          onChange={(event) => onChange(event.target.value)}
-        />
-      )}
-    </Field>
-  );
+export function PasswordField(props: PasswordFieldProps) {
+  return <TextField {...props} type="password" />;
 }

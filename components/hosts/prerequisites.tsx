@@ -50,7 +50,8 @@ const steps: Array<{ title: string; body: ReactNode }> = [
   },
 ];
 
-const sample = `- name: kvm2-home
+/** The entry to paste into the providers config; config-validation.test.ts checks that it validates. */
+export const providersConfigSample = `- name: kvm2-home
   type: kvm2
   kvm2:
     sshKeyFile: /etc/kvm2-proxies/id_ed25519
@@ -98,7 +99,7 @@ export function Prerequisites({ configPath }: { configPath?: string }) {
           aria-label="Sample providers config entry"
           className="mt-2 overflow-x-auto rounded-md bg-slate-900 p-3 text-xs text-slate-100 focus-visible:outline-2 focus-visible:outline-blue-600"
         >
-          {sample}
+          {providersConfigSample}
         </pre>
       </div>
       <div className="text-sm text-slate-800">

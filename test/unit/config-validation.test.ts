@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadProvidersConfig, parseProvidersConfig, ProvidersConfigError, validateProvidersConfig } from '@/server/providers/config';
+import { providersConfigSample } from '@/components/hosts/prerequisites';
 
 // A valid config shaped like the spec's sample; each case breaks exactly one thing.
 type Entry = Record<string, unknown> & { kvm2: Record<string, unknown> & { hosts: Record<string, unknown>[] } };
@@ -247,23 +248,12 @@ describe('providers config validation', () => {
 });
 
 describe('providers config YAML', () => {
-  const yamlSample = `
-- name: kvm2-home
-  type: kvm2
-  kvm2:
-    sshKeyFile: /etc/kvm2-proxies/id_ed25519
-    knownHostsFile: /etc/kvm2-proxies/known_hosts
-    machineTypes:
-      small: {vcpus: 1, memoryMiB: 1024}
-    hosts:
-      - name: beelink
-        address: beelink.example.net:22
-        user: admin
-        bridge:
-`;
+  it('accepts the entry the dashboard offers to paste before the first host', () => {
+    expect(parseProvidersConfig(providersConfigSample)[0]?.kvm2.hosts[0]?.bridge).toBe('br0');
+  });
 
   it('reads a key with nothing after it as missing', () => {
-    expect(() => parseProvidersConfig(yamlSample)).toThrow(`${home}kvm2.hosts[0]: bridge is required`);
+    expect(() => parseProvidersConfig(providersConfigSample.replace('bridge: br0', 'bridge:'))).toThrow(`${home}kvm2.hosts[0]: bridge is required`);
   });
 
   it('reports YAML syntax errors by position without quoting the text', () => {
@@ -298,7 +288,7 @@ describe('providers config YAML', () => {
     const dir = mkdtempSync(join(tmpdir(), 'providers-config-'));
     try {
       const path = join(dir, 'providers.yaml');
-      writeFileSync(path, yamlSample.replace('bridge:', 'bridge: br0'));
+      writeFileSync(path, providersConfigSample);
       const [entry] = await loadProvidersConfig(path);
       expect(entry?.kvm2.hosts[0]?.bridge).toBe('br0');
       await expect(loadProvidersConfig(join(dir, 'missing.yaml'))).rejects.toThrow(`providers config ${join(dir, 'missing.yaml')}: cannot be read (ENOENT)`);

@@ -28,6 +28,11 @@ const poolInfo = (state: number): StoragePoolInfo => ({ state, capacity: 200 * 1
 
 type Script = Partial<{ [M in keyof LibvirtAPI]: (signal?: AbortSignal) => Promise<unknown> }>;
 
+/** A dial or RPC that fails with a fresh `error()` each time it is called. */
+const throws = (error: () => unknown) => async (): Promise<never> => {
+  throw error();
+};
+
 /** Waits for `signal` and rejects the way an abandoned RPC does. */
 const hangsUntilAborted = (procedure: string) => (signal?: AbortSignal) =>
   new Promise((_, reject) => signal?.addEventListener('abort', () => reject(new CallAbortedError(procedure, { cause: signal.reason }))));
@@ -85,124 +90,51 @@ interface Row {
 const all = ['user', 'pool', 'libvirtVersion', 'hostname', 'poolState', 'poolCapacityGiB', 'poolAvailableGiB'];
 const beforeDial = ['user', 'pool'];
 
+/** Failures of the dial itself: the probe stops with only what it knew before dialling. */
+const dialFailures: Array<[CheckReason, string, () => unknown]> = [
+  ['CredentialsUnavailable', 'the key file is missing', () => sshDial('SSH_CREDENTIALS_MISSING', 'credentials')],
+  ['CredentialsUnavailable', 'known_hosts does not parse', () => sshDial('SSH_CREDENTIALS_INVALID', 'credentials')],
+  ['Unreachable', 'the TCP connect failed', () => sshDial('SSH_TCP', 'tcp')],
+  ['Unreachable', 'the dial ran out of its own budget while the round had time', () => sshDial('SSH_TIMEOUT', 'tcp')],
+  ['Unreachable', 'the SSH transport failed (not authentication)', () => sshDial('SSH_HANDSHAKE', 'ssh')],
+  ['Unreachable', 'the forwarded libvirt socket was refused', () => sshDial('SSH_SOCKET_REFUSED', 'socket')],
+  ['Unreachable', 'the libvirt handshake ran out of the dial budget', () => dialFailure(new CallTimeoutError('authList', 9_000))],
+  ['Unauthorized', 'the SSH server rejected the key', () => sshDial('SSH_AUTH_FAILED', 'ssh')],
+  [
+    'Unauthorized',
+    'the host key is missing from known_hosts',
+    () => dialFailure(new HostKeyError({ reason: 'unknown', knownHostsName: 'beelink', fingerprint: 'SHA256:x', message: 'no host key' })),
+  ],
+  [
+    'Unauthorized',
+    'the host key changed',
+    () => dialFailure(new HostKeyError({ reason: 'changed', knownHostsName: 'beelink', fingerprint: 'SHA256:x', message: 'changed' })),
+  ],
+  [
+    'Forbidden',
+    'libvirt refused the user at the handshake (ErrAuthFailed)',
+    () => dialFailure(libvirtError('ErrAuthFailed', 'authentication failed: access denied by policy')),
+  ],
+  ['Forbidden', 'libvirt wants an auth scheme we cannot speak', () => dialFailure(new AuthUnsupportedError(['sasl']))],
+];
+
+/** Failures of the second call (the hostname): the probe knew the libvirt version. */
+const hostnameFailures: Array<[CheckReason, string, () => unknown]> = [
+  ['Unreachable', 'the link died mid-check', () => new ConnectionClosedError('the peer closed the connection')],
+  ['Forbidden', 'libvirt refused an RPC (ErrAccessDenied)', () => libvirtError('ErrAccessDenied', 'access denied')],
+  ['Timeout', "an RPC's own budget ran out on a live connection", () => new CallTimeoutError('connectGetHostname', 30_000)],
+  ['APIError', 'any other libvirt error', () => libvirtError('ErrInternalError', 'internal error: hostname lookup failed')],
+];
+
 const rows: Row[] = [
   { reason: 'Reachable', what: 'every call answered, pool running', details: all },
-  {
-    reason: 'CredentialsUnavailable',
-    what: 'the key file is missing',
-    dial: async () => {
-      throw sshDial('SSH_CREDENTIALS_MISSING', 'credentials');
-    },
-    details: beforeDial,
-  },
-  {
-    reason: 'CredentialsUnavailable',
-    what: 'known_hosts does not parse',
-    dial: async () => {
-      throw sshDial('SSH_CREDENTIALS_INVALID', 'credentials');
-    },
-    details: beforeDial,
-  },
-  {
-    reason: 'Unreachable',
-    what: 'the TCP connect failed',
-    dial: async () => {
-      throw sshDial('SSH_TCP', 'tcp');
-    },
-    details: beforeDial,
-  },
-  {
-    reason: 'Unreachable',
-    what: 'the dial ran out of its own budget while the round had time',
-    dial: async () => {
-      throw sshDial('SSH_TIMEOUT', 'tcp');
-    },
-    details: beforeDial,
-  },
-  {
-    reason: 'Unreachable',
-    what: 'the SSH transport failed (not authentication)',
-    dial: async () => {
-      throw sshDial('SSH_HANDSHAKE', 'ssh');
-    },
-    details: beforeDial,
-  },
-  {
-    reason: 'Unreachable',
-    what: 'the forwarded libvirt socket was refused',
-    dial: async () => {
-      throw sshDial('SSH_SOCKET_REFUSED', 'socket');
-    },
-    details: beforeDial,
-  },
-  {
-    reason: 'Unreachable',
-    what: 'the libvirt handshake ran out of the dial budget',
-    dial: async () => {
-      throw dialFailure(new CallTimeoutError('authList', 9_000));
-    },
-    details: beforeDial,
-  },
-  {
-    reason: 'Unreachable',
-    what: 'the link died mid-check',
-    script: {
-      connectGetHostname: async () => {
-        throw new ConnectionClosedError('the peer closed the connection');
-      },
-    },
+  ...dialFailures.map(([reason, what, error]): Row => ({ reason, what, dial: throws(error), details: beforeDial })),
+  ...hostnameFailures.map(([reason, what, error]): Row => ({
+    reason,
+    what,
+    script: { connectGetHostname: throws(error) },
     details: [...beforeDial, 'libvirtVersion'],
-  },
-  {
-    reason: 'Unauthorized',
-    what: 'the SSH server rejected the key',
-    dial: async () => {
-      throw sshDial('SSH_AUTH_FAILED', 'ssh');
-    },
-    details: beforeDial,
-  },
-  {
-    reason: 'Unauthorized',
-    what: 'the host key is missing from known_hosts',
-    dial: async () => {
-      throw dialFailure(new HostKeyError({ reason: 'unknown', knownHostsName: 'beelink', fingerprint: 'SHA256:x', message: 'no host key' }));
-    },
-    details: beforeDial,
-  },
-  {
-    reason: 'Unauthorized',
-    what: 'the host key changed',
-    dial: async () => {
-      throw dialFailure(new HostKeyError({ reason: 'changed', knownHostsName: 'beelink', fingerprint: 'SHA256:x', message: 'changed' }));
-    },
-    details: beforeDial,
-  },
-  {
-    reason: 'Forbidden',
-    what: 'libvirt refused the user at the handshake (ErrAuthFailed)',
-    dial: async () => {
-      throw dialFailure(libvirtError('ErrAuthFailed', 'authentication failed: access denied by policy'));
-    },
-    details: beforeDial,
-  },
-  {
-    reason: 'Forbidden',
-    what: 'libvirt refused an RPC (ErrAccessDenied)',
-    script: {
-      connectGetHostname: async () => {
-        throw libvirtError('ErrAccessDenied', 'access denied');
-      },
-    },
-    details: [...beforeDial, 'libvirtVersion'],
-  },
-  {
-    reason: 'Forbidden',
-    what: 'libvirt wants an auth scheme we cannot speak',
-    dial: async () => {
-      throw dialFailure(new AuthUnsupportedError(['sasl']));
-    },
-    details: beforeDial,
-  },
+  })),
   { reason: 'Timeout', what: 'the round ran out during the dial', roundTimesOut: true, dialHangs: true, details: beforeDial },
   {
     reason: 'Timeout',
@@ -212,36 +144,14 @@ const rows: Row[] = [
     details: [...beforeDial, 'libvirtVersion', 'hostname'],
   },
   {
-    reason: 'Timeout',
-    what: "an RPC's own budget ran out on a live connection",
-    script: {
-      connectGetHostname: async () => {
-        throw new CallTimeoutError('connectGetHostname', 30_000);
-      },
-    },
-    details: [...beforeDial, 'libvirtVersion'],
-  },
-  {
     reason: 'PoolNotFound',
     what: 'there is no pool of that name',
     script: {
-      storagePoolLookupByName: async () => {
-        throw libvirtError('ErrNoStoragePool', "Storage pool not found: no storage pool with matching name 'vms'");
-      },
+      storagePoolLookupByName: throws(() => libvirtError('ErrNoStoragePool', "Storage pool not found: no storage pool with matching name 'vms'")),
     },
     details: [...beforeDial, 'libvirtVersion', 'hostname'],
   },
   { reason: 'PoolNotActive', what: 'the pool is defined but not running', script: { storagePoolGetInfo: async () => poolInfo(0) }, details: all },
-  {
-    reason: 'APIError',
-    what: 'any other libvirt error',
-    script: {
-      connectGetHostname: async () => {
-        throw libvirtError('ErrInternalError', 'internal error: hostname lookup failed');
-      },
-    },
-    details: [...beforeDial, 'libvirtVersion'],
-  },
 ];
 
 function backendFor(row: Row): { backend: FakeBackend; round: AbortController } {
@@ -316,9 +226,7 @@ describe('the facts a probe gathers', () => {
   it("carries libvirt's own text in an APIError message", async () => {
     const backend = new FakeBackend(async () =>
       fakeApi({
-        connectGetHostname: async () => {
-          throw libvirtError('ErrInternalError', 'internal error: hostname lookup failed');
-        },
+        connectGetHostname: throws(() => libvirtError('ErrInternalError', 'internal error: hostname lookup failed')),
       }),
     );
     const target = await probeHost({ backend, host: beelink, logger: silent });

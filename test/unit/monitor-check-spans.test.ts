@@ -43,21 +43,26 @@ async function kvm2Provider(socketOf: (host: string) => Promise<string>) {
   return new Kvm2Provider({ settings, backend, logger });
 }
 
+/** A monitor of `provider` alone, on a store of its own. */
+async function monitorOver(provider: Kvm2Provider): Promise<Monitor> {
+  const dir = tempDir();
+  resources.add(async () => dir.remove());
+  const store = await openStore({ dataDir: dir.path });
+  resources.add(async () => store.close());
+  return new Monitor({
+    providers: await providerSetOf([provider]),
+    store,
+    clock: systemClock,
+    logger: silentLogger(),
+    intervalMs: 60_000,
+    timeoutMs: 15_000,
+  });
+}
+
 describe('providerhealth.check', () => {
   it('is one span per target, parenting that target dial and RPC spans', async () => {
     const provider = await kvm2Provider(async () => (await startFakeLibvirtd(resources, await resources.tempDir())).path);
-    const dir = tempDir();
-    resources.add(async () => dir.remove());
-    const store = await openStore({ dataDir: dir.path });
-    resources.add(async () => store.close());
-    const monitor = new Monitor({
-      providers: await providerSetOf([provider]),
-      store,
-      clock: systemClock,
-      logger: silentLogger(),
-      intervalMs: 60_000,
-      timeoutMs: 15_000,
-    });
+    const monitor = await monitorOver(provider);
     const [health] = await monitor.runOnce();
     expect(health?.targets.map((target) => [target.name, target.reason])).toEqual([
       ['beelink', 'Reachable'],
@@ -95,18 +100,7 @@ describe('providerhealth.check', () => {
     const provider = await kvm2Provider(async (host) =>
       host === 'nuc' ? '/nowhere/libvirt-sock' : (await startFakeLibvirtd(resources, await resources.tempDir())).path,
     );
-    const dir = tempDir();
-    resources.add(async () => dir.remove());
-    const store = await openStore({ dataDir: dir.path });
-    resources.add(async () => store.close());
-    const monitor = new Monitor({
-      providers: await providerSetOf([provider]),
-      store,
-      clock: systemClock,
-      logger: silentLogger(),
-      intervalMs: 60_000,
-      timeoutMs: 15_000,
-    });
+    const monitor = await monitorOver(provider);
     await monitor.runOnce();
     const nuc = exporter.getFinishedSpans().find((span) => span.name === 'providerhealth.check' && span.attributes['provider.target'] === 'nuc');
     expect(nuc?.status.code).toBe(SpanStatusCode.ERROR);

@@ -6,14 +6,12 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { HostInUseError, HostSetupInputError } from '@/server/onboarding/errors';
-import { proxiesOnHost } from '@/server/control/host-users';
-import { HostConfig } from '@/server/onboarding/host-config';
-import { HostSetup } from '@/server/onboarding/host-setup';
-import { builtInOnboarding } from '@/server/onboarding/onboarding-types';
-import { parseProvidersConfig } from '@/server/providers/config';
+import type { HostConfig } from '@/server/onboarding/host-config';
+import type { HostSetup } from '@/server/onboarding/host-setup';
 import type { ProxyRecord } from '@/server/store';
 import { createLogger } from '@/server/telemetry/logger';
 import { tempDir } from '@/test/fakes/control-plane';
+import { hostConfigOver } from '@/test/support/host-config';
 
 const logger = createLogger({ level: 'silent' });
 let dir: ReturnType<typeof tempDir>;
@@ -42,14 +40,7 @@ beforeEach(() => {
   writeFileSync(path, text);
   proxies = [];
   reloads = 0;
-  setup = new HostSetup({ types: builtInOnboarding(), configPath: path, entries: () => parseProvidersConfig(readFileSync(path, 'utf8')), logger });
-  hosts = new HostConfig({
-    configPath: path,
-    setup,
-    proxiesOnHost: async (target) => proxiesOnHost(proxies, target),
-    reload: async () => (reloads += 1) > 0,
-    logger,
-  });
+  ({ setup, hosts } = hostConfigOver({ configPath: path, proxies: () => proxies, reloaded: () => (reloads += 1), logger }));
 });
 afterEach(() => dir.remove());
 

@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { liveHeartbeatMs } from '@/lib/api/live';
 import { parseEventStream } from '@/lib/api/event-stream';
+import { createConsoleProxy } from '@/test/support/console-proxy';
 import { type ApiHarness, handlers as h, startApi } from './api-harness';
 
 let api: ApiHarness | undefined;
@@ -19,20 +20,7 @@ const alpha = { session: true, params: { name: 'alpha' } } as const;
 async function startWithProxy(): Promise<{ api: ApiHarness; providerID: string }> {
   const started = await startApi();
   api = started;
-  const created = await started.call(h.proxies.POST, '/api/proxies', 'POST', {
-    session: true,
-    body: {
-      name: 'alpha',
-      mode: 'Managed',
-      provider: 'fake-1',
-      placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' },
-      cloudInit: '#cloud-config\n',
-    },
-  });
-  expect(created.status).toBe(201);
-  // Boot capture: the fake started the instance, the console opened without any page watching.
-  await expect.poll(() => started.runtime.consoles.status('alpha').state).toBe('live');
-  return { api: started, providerID: (await started.runtime.proxies.get('alpha')).status.providerID! };
+  return { api: started, providerID: await createConsoleProxy(started) };
 }
 
 async function readEvents(reader: ReadableStreamDefaultReader<Uint8Array>, until: (text: string) => boolean): Promise<string> {

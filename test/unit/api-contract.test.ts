@@ -39,6 +39,7 @@ import { evictOutcomeSchema, healthHistorySchema, hostInventorySchema, providerL
 import { discoveryListSchema, probeHistorySchema, proxyDownloadSchema, proxyEventListSchema, proxyListSchema, proxyViewSchema } from '@/lib/api/proxies';
 import { proxySetListSchema, proxySetPlanSchema, proxySetPreviewSchema, proxySetViewSchema } from '@/lib/api/proxysets';
 import { hostStatsSchema, proxyStatsSchema, trafficOverviewSchema } from '@/lib/api/stats';
+import { alphaProxyBody } from '@/test/support/console-proxy';
 import { adminPassword, type Answer, handlers as h, routeTable, startApi, type ApiHarness } from './api-harness';
 import { images, populateHost } from './inventory-fixture';
 import { generateKey, Resources, startTestSshServer, type TestKey, type TestSshServer } from './ssh-harness';
@@ -168,14 +169,7 @@ const cases: ContractCase[] = [
     call: () =>
       api.call(h.proxies.POST, '/api/proxies', 'POST', {
         ...session(),
-        body: {
-          name: 'alpha',
-          mode: 'Managed',
-          provider: 'fake-1',
-          placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' },
-          cloudInit: '#cloud-config\n',
-          labels: { pool: 'a' },
-        },
+        body: { ...alphaProxyBody, labels: { pool: 'a' } },
       }),
   },
   {

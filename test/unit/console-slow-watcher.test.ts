@@ -6,6 +6,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { type ConsoleEvent, consoleEventSchema } from '@/lib/api/console';
 import { parseEventStream } from '@/lib/api/event-stream';
 import { consoleQueueLimitBytes } from '@/server/http/console-api';
+import { createConsoleProxy } from '@/test/support/console-proxy';
 import { type ApiHarness, handlers as h, startApi } from './api-harness';
 
 let api: ApiHarness | undefined;
@@ -46,19 +47,7 @@ const outputBytes = (events: ConsoleEvent[]) =>
 describe('a console stream nobody reads while the guest floods its console', () => {
   it('is closed with a message past its bound; a page that reads keeps every byte and stays live', async () => {
     api = await startApi();
-    const created = await api.call(h.proxies.POST, '/api/proxies', 'POST', {
-      session: true,
-      body: {
-        name: 'alpha',
-        mode: 'Managed',
-        provider: 'fake-1',
-        placement: { zone: 'host-a', machineType: 'small', image: 'debian-13' },
-        cloudInit: '#cloud-config\n',
-      },
-    });
-    expect(created.status).toBe(201);
-    await expect.poll(() => api!.runtime.consoles.status('alpha').state).toBe('live');
-    const device = api.fake.consoles.of((await api.runtime.proxies.get('alpha')).status.providerID!);
+    const device = api.fake.consoles.of(await createConsoleProxy(api));
 
     const sleeping = (await api.open(h.proxyConsole.GET, '/api/proxies/alpha/console', alpha)).body!;
     const reading = collect((await api.open(h.proxyConsole.GET, '/api/proxies/alpha/console', alpha)).body!);

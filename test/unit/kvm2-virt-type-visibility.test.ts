@@ -4,11 +4,10 @@
 // restarts, through the recorded targets) and a warning log line; an explicit `virtType: kvm`
 // never falls back: Create fails permanently, saying what to do, before anything is defined.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { systemClock } from '@/server/control/clock';
-import { Monitor } from '@/server/control/monitor';
+import type { Monitor } from '@/server/control/monitor';
 import { errorClassOf } from '@/server/providers/errors';
 import type { Store } from '@/server/store';
-import { providerSetOf, silentLogger } from '@/test/fakes/control-plane';
+import { monitorOf } from '@/test/support/monitor';
 import { FakeHypervisor } from '@/test/fakes/fake-libvirt';
 import { failureOf, makeHarness, TestMirror } from './kvm2-fixture';
 import { storePerTest } from '../support/temp-store';
@@ -47,14 +46,7 @@ describe('a host that offered KVM and no longer does', () => {
     const round = async (m: Monitor) => (await m.runOnce())[0]!.targets[0]!;
     const warnings = () => kvm2.logs.filter((line) => line.level === 40 && String(line.msg).includes('no longer offers KVM'));
 
-    const first = new Monitor({
-      providers: await providerSetOf([kvm2.provider]),
-      store,
-      clock: systemClock,
-      logger: silentLogger(),
-      intervalMs: 60_000,
-      timeoutMs: 15_000,
-    });
+    const first = await monitorOf({ provider: kvm2.provider, store });
     expect((await round(first)).details.kvmLostAt).toBeUndefined();
 
     hypervisor.virtTypes = ['qemu']; // the kvm module unloaded, or /dev/kvm lost its permissions
@@ -64,14 +56,7 @@ describe('a host that offered KVM and no longer does', () => {
     expect(warnings()[0]).toMatchObject({ host: 'h1' });
 
     // A restarted server (a new monitor over the same store) still shows it, from the same moment.
-    const restarted = new Monitor({
-      providers: await providerSetOf([kvm2.provider]),
-      store,
-      clock: systemClock,
-      logger: silentLogger(),
-      intervalMs: 60_000,
-      timeoutMs: 15_000,
-    });
+    const restarted = await monitorOf({ provider: kvm2.provider, store });
     expect((await round(restarted)).details.kvmLostAt).toBe(lost.details.kvmLostAt);
     expect(warnings()).toHaveLength(1);
 

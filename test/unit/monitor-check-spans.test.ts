@@ -5,12 +5,12 @@ import { connect } from 'node:net';
 import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
-import { systemClock } from '@/server/control/clock';
-import { Monitor } from '@/server/control/monitor';
+import type { Monitor } from '@/server/control/monitor';
 import { createHostBackend } from '@/server/providers/kvm2/hosts';
 import { Kvm2Provider } from '@/server/providers/kvm2/provider';
 import { openStore } from '@/server/store';
-import { providerSetOf, silentLogger, tempDir } from '@/test/fakes/control-plane';
+import { silentLogger, tempDir } from '@/test/fakes/control-plane';
+import { monitorOf } from '@/test/support/monitor';
 import { kvm2Settings } from '@/test/fakes/kvm2-settings';
 import { startFakeLibvirtd } from './kvm2-fake-libvirtd';
 import { captureSpans } from './span-capture';
@@ -49,14 +49,7 @@ async function monitorOver(provider: Kvm2Provider): Promise<Monitor> {
   resources.add(async () => dir.remove());
   const store = await openStore({ dataDir: dir.path });
   resources.add(async () => store.close());
-  return new Monitor({
-    providers: await providerSetOf([provider]),
-    store,
-    clock: systemClock,
-    logger: silentLogger(),
-    intervalMs: 60_000,
-    timeoutMs: 15_000,
-  });
+  return monitorOf({ provider, store });
 }
 
 describe('providerhealth.check', () => {

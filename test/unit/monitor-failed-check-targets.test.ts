@@ -3,11 +3,9 @@
 // a reason from the spec's table (Timeout for the overrun, APIError for the throw), from the very
 // first round (before any earlier result could name the targets).
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { systemClock } from '@/server/control/clock';
-import { Monitor } from '@/server/control/monitor';
 import { checkReason } from '@/server/providers/kvm2/check';
 import type { Store } from '@/server/store';
-import { providerSetOf, silentLogger } from '@/test/fakes/control-plane';
+import { monitorOf } from '@/test/support/monitor';
 import { makeHarness, TestMirror } from './kvm2-fixture';
 import { storePerTest } from '../support/temp-store';
 
@@ -31,15 +29,7 @@ describe('a kvm2 check that fails as a whole', () => {
     vi.useFakeTimers({ now: Date.UTC(2026, 0, 1) });
     const kvm2 = makeHarness({ mirror, hosts: ['h1', 'h2'] });
     kvm2.provider.check = check;
-    const monitor = new Monitor({
-      providers: await providerSetOf([kvm2.provider]),
-      store,
-      clock: systemClock,
-      logger: silentLogger(),
-      intervalMs: 60_000,
-      timeoutMs: 15_000,
-      graceMs: 1_000,
-    });
+    const monitor = await monitorOf({ provider: kvm2.provider, store, graceMs: 1_000 });
     const round = monitor.runOnce();
     await vi.advanceTimersByTimeAsync(16_000);
     const [result] = await round;

@@ -4,28 +4,16 @@
 import { once } from 'node:events';
 import http from 'node:http';
 import net from 'node:net';
-import { Writable } from 'node:stream';
 import { Server as ProxyChainServer } from 'proxy-chain';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayServer, type GatewayChoice, type GatewayRefusal } from '@/server/gateway/server';
-import { createLogger } from '@/server/telemetry/logger';
 import { getOverTunnel, proxyConnect, proxyGet } from '@/test/fakes/gateway-client';
+import { captureLogs } from '@/test/support/log-capture';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
   while (cleanups.length > 0) await cleanups.pop()?.();
 });
-
-function capture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ level: 'info', destination }) };
-}
 
 /** The site crawlers fetch: answers with a fixed body, or `size` bytes at /big?size=N. */
 async function startTarget() {
@@ -95,7 +83,7 @@ interface GatewayFixture {
 }
 
 async function startGateway(fixture: GatewayFixture) {
-  const log = capture();
+  const log = captureLogs();
   const chooseCalls: Array<{ username: string; exclude: string[] }> = [];
   const authCalls: Array<{ username: string; clientAddress: string }> = [];
   const progress: Array<{ connection: number; bytesIn: number; bytesOut: number }> = [];

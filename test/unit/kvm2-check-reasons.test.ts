@@ -1,7 +1,6 @@
 // The health check's reason table over a fake host backend: every reason the spec names, where
 // in the sequence it is reached, the details gathered before the break, and the round-level
 // behaviour (config order, concurrency, fresh connections only, the `kvm2 host checked` line).
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { AuthUnsupportedError, CallAbortedError, CallTimeoutError, ConnectionClosedError, type StoragePoolInfo } from '@/server/libvirt';
 import { checkHosts, checkReason, probeHost, type CheckReason } from '@/server/providers/kvm2/check';
@@ -11,6 +10,7 @@ import { HostKeyError, SshDialError, type SshDialStage, type SshErrorCode } from
 import { createLogger } from '@/server/telemetry/logger';
 import { libvirtError } from '@/test/fakes/fake-hypervisor';
 import { kvm2Settings } from '@/test/fakes/kvm2-settings';
+import { captureLogs } from '@/test/support/log-capture';
 
 const settings = kvm2Settings({
   hosts: [
@@ -257,15 +257,9 @@ describe('a check round', () => {
   });
 
   it('logs `kvm2 host checked` with ready, reason and latency', async () => {
-    const lines: Array<Record<string, unknown>> = [];
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-        done();
-      },
-    });
+    const { lines, logger } = captureLogs('debug');
     const backend = new FakeBackend(async () => fakeApi({ storagePoolGetInfo: async () => poolInfo(0) }));
-    await probeHost({ backend, host: beelink, logger: createLogger({ level: 'debug', destination }) });
+    await probeHost({ backend, host: beelink, logger });
     const line = lines.find((candidate) => candidate.msg === 'kvm2 host checked');
     expect(line).toMatchObject({ host: 'beelink', ready: false, reason: 'PoolNotActive', level: 20 });
     expect(typeof line?.latency).toBe('number');

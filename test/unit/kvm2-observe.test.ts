@@ -3,7 +3,6 @@
 // spanID is the span's), detail only at trace level, and never a transfer body. Plus the
 // `kvm2.dial` span the host backend opens around a dial.
 import { connect } from 'node:net';
-import { Writable } from 'node:stream';
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -12,27 +11,21 @@ import { createHostBackend } from '@/server/providers/kvm2/hosts';
 import type { LibvirtAPI } from '@/server/providers/kvm2/libvirt-api';
 import { observe } from '@/server/providers/kvm2/observe';
 import { SshDialError } from '@/server/ssh';
-import { createLogger } from '@/server/telemetry/logger';
 import { tracer } from '@/server/telemetry/tracing';
 import { libvirtError } from '@/test/fakes/fake-hypervisor';
 import { kvm2Settings } from '@/test/fakes/kvm2-settings';
 import { startFakeLibvirtd } from './kvm2-fake-libvirtd';
 import { captureSpans } from './span-capture';
 import { Resources } from './ssh-harness';
+import { captureLogs } from '@/test/support/log-capture';
 
 const exporter = captureSpans();
 const resources = new Resources();
 afterEach(() => resources.cleanup());
 
 function capture(level: string) {
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ level, destination }).child({ provider: 'kvm2-home', host: 'beelink' }) };
+  const { lines, logger } = captureLogs(level);
+  return { lines, logger: logger.child({ provider: 'kvm2-home', host: 'beelink' }) };
 }
 
 const uuid = Buffer.alloc(16, 3);

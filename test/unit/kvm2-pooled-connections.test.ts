@@ -2,7 +2,6 @@
 // lazily dialled pooled connection per host, shared by concurrent callers, redialled after it
 // dies; an abandoned call kills only the pooled link (its TCP connection really goes), the other
 // calls in flight on it fail once as transient, and fresh connections are untouched.
-import { Writable } from 'node:stream';
 import { rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,9 +12,9 @@ import { classify } from '@/server/providers/kvm2/errors';
 import { createHostBackend } from '@/server/providers/kvm2/hosts';
 import { withDefaults } from '@/server/providers/kvm2/kvm2';
 import type { HostBackend } from '@/server/providers/kvm2/libvirt-api';
-import { createLogger } from '@/server/telemetry/logger';
 import { startFakeLibvirtd, type FakeLibvirtd } from './kvm2-fake-libvirtd';
 import { closed, Resources, startDialScenario, type DialScenario } from './ssh-harness';
+import { captureLogs } from '@/test/support/log-capture';
 
 const resources = new Resources();
 afterEach(() => resources.cleanup());
@@ -45,14 +44,7 @@ async function setup(options: { budgets?: Partial<Budgets>; keyFile?: string } =
     },
   ]);
   const settings = withDefaults(entry as Kvm2Entry);
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  const logger = createLogger({ level: 'debug', destination });
+  const { lines, logger } = captureLogs('debug');
   const backend = createHostBackend({
     providerName: 'kvm2-test',
     settings,
@@ -245,17 +237,11 @@ async function setupWithScenarioKey(scenario: DialScenario, keyFile: string) {
       },
     },
   ]);
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
+  const { lines, logger } = captureLogs('debug');
   const backend = createHostBackend({
     providerName: 'kvm2-test',
     settings: withDefaults(entry as Kvm2Entry),
-    logger: createLogger({ level: 'debug', destination }),
+    logger,
   });
   resources.add(() => backend.closeAll());
   return { backend, lines, daemon };

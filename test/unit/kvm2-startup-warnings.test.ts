@@ -1,23 +1,11 @@
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Writable } from 'node:stream';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateProvidersConfig, type Kvm2Entry } from '@/server/providers/config';
 import { startupWarnings, withDefaults } from '@/server/providers/kvm2/kvm2';
-import { createLogger } from '@/server/telemetry/logger';
 import { nextTurn } from '@/test/support/wait';
-
-function capture() {
-  const lines: Record<string, unknown>[] = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, log: createLogger({ level: 'info', destination }) };
-}
+import { captureLogs } from '@/test/support/log-capture';
 
 const dirs: string[] = [];
 afterEach(() => {
@@ -51,7 +39,7 @@ function credentialsDir() {
 describe('kvm2 startup checks', () => {
   it('stays quiet when both files exist', async () => {
     const dir = credentialsDir();
-    const { lines, log } = capture();
+    const { lines, logger: log } = captureLogs();
     const warnings = startupWarnings(settingsWith({ sshKeyFile: join(dir, 'id_ed25519'), knownHostsFile: join(dir, 'known_hosts') }), { log });
     await nextTurn();
     expect(warnings).toEqual([]);
@@ -60,7 +48,7 @@ describe('kvm2 startup checks', () => {
 
   it('logs a WARNING line per missing file instead of failing', async () => {
     const dir = credentialsDir();
-    const { lines, log } = capture();
+    const { lines, logger: log } = captureLogs();
     const settings = settingsWith({ sshKeyFile: join(dir, 'gone'), knownHostsFile: join(dir, 'also-gone') });
     const warnings = startupWarnings(settings, { log });
     await nextTurn();
@@ -80,7 +68,7 @@ describe('kvm2 startup checks', () => {
   ])('logs a WARNING line, as OpenSSH would, for a key file with mode $mode', async ({ mode, warning }) => {
     const dir = credentialsDir();
     chmodSync(join(dir, 'id_ed25519'), mode);
-    const { lines, log } = capture();
+    const { lines, logger: log } = captureLogs();
     startupWarnings(settingsWith({ sshKeyFile: join(dir, 'id_ed25519'), knownHostsFile: join(dir, 'known_hosts') }), { log });
     await nextTurn();
     expect(lines).toHaveLength(1);
@@ -90,7 +78,7 @@ describe('kvm2 startup checks', () => {
 
   it('logs a WARNING line when host keys are not verified', async () => {
     const dir = credentialsDir();
-    const { lines, log } = capture();
+    const { lines, logger: log } = captureLogs();
     startupWarnings(settingsWith({ sshKeyFile: join(dir, 'id_ed25519'), insecureIgnoreHostKey: true }), { log });
     await nextTurn();
     expect(lines).toHaveLength(1);
@@ -99,7 +87,7 @@ describe('kvm2 startup checks', () => {
 
   it('never reads the files, only looks at their modes', () => {
     const checked: string[] = [];
-    const { log } = capture();
+    const { logger: log } = captureLogs();
     startupWarnings(settingsWith({ sshKeyFile: '/k/id', knownHostsFile: '/k/kh' }), {
       log,
       fileMode: (path) => {

@@ -1,12 +1,11 @@
 // virtType `detect`: the domain capabilities read once per connection, kvm only when libvirt
 // offers it, qemu otherwise; a configured type is used without asking; the choice is logged.
-import { Writable } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import type { Kvm2Host } from '@/server/providers/kvm2/kvm2';
 import type { LibvirtAPI } from '@/server/providers/kvm2/libvirt-api';
 import { offeredVirtType, resolveVirtType } from '@/server/providers/kvm2/virt-type';
-import { createLogger } from '@/server/telemetry/logger';
 import { kvm2Settings } from '@/test/fakes/kvm2-settings';
+import { captureLogs } from '@/test/support/log-capture';
 
 const hostWith = (virtType?: 'kvm' | 'qemu'): Kvm2Host =>
   kvm2Settings({ hosts: [{ name: 'beelink', address: 'beelink:22', user: 'u', bridge: 'br0', ...(virtType ? { virtType } : {}) }] }).hosts[0]!;
@@ -25,17 +24,6 @@ function fakeApi(answer: () => Promise<string>) {
   return { api, calls };
 }
 
-function capture() {
-  const lines: Array<Record<string, unknown>> = [];
-  const destination = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      for (const line of chunk.toString('utf8').split('\n').filter(Boolean)) lines.push(JSON.parse(line) as Record<string, unknown>);
-      done();
-    },
-  });
-  return { lines, logger: createLogger({ level: 'info', destination }) };
-}
-
 describe('virt type detection', () => {
   it('defaults to detect when the host does not configure one', () => {
     expect(hostWith().virtType).toBe('detect');
@@ -51,12 +39,12 @@ describe('virt type detection', () => {
 
   it('uses a configured type without asking libvirt', async () => {
     const { api, calls } = fakeApi(async () => capabilities('kvm'));
-    expect(await resolveVirtType(api, { host: hostWith('qemu'), logger: capture().logger, detected: new WeakMap() })).toBe('qemu');
+    expect(await resolveVirtType(api, { host: hostWith('qemu'), logger: captureLogs().logger, detected: new WeakMap() })).toBe('qemu');
     expect(calls).toHaveLength(0);
   });
 
   it('reads the capabilities once per connection, again on a new one, and logs the choice', async () => {
-    const { lines, logger } = capture();
+    const { lines, logger } = captureLogs();
     const host = hostWith();
     const detected = new WeakMap();
     const first = fakeApi(async () => capabilities('qemu'));
@@ -79,8 +67,8 @@ describe('virt type detection', () => {
     });
     const host = hostWith();
     const detected = new WeakMap();
-    await expect(resolveVirtType(api, { host, logger: capture().logger, detected })).rejects.toThrow('connection reset');
-    expect(await resolveVirtType(api, { host, logger: capture().logger, detected })).toBe('kvm');
+    await expect(resolveVirtType(api, { host, logger: captureLogs().logger, detected })).rejects.toThrow('connection reset');
+    expect(await resolveVirtType(api, { host, logger: captureLogs().logger, detected })).toBe('kvm');
     expect(calls).toHaveLength(2);
   });
 });

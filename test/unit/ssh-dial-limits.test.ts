@@ -16,14 +16,24 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
   );
 }
 
+/** With one dial per address, a dial to a silent host that holds the address's only slot until released. */
+async function holdTheOnlySlot() {
+  configureSshDials({ maxInFlight: 32, perAddress: 1 });
+  const scenario = await startDialScenario(resources);
+  const silent = await startSilentServer(resources);
+  const holder = new AbortController();
+  const holding = rejection(dialSsh({ ...scenario.dialOptions, address: silent.address, timeoutMs: 60_000, signal: holder.signal }));
+  await expect.poll(() => silent.sockets.length).toBe(1);
+  const release = async (reason?: Error) => {
+    holder.abort(reason);
+    await holding;
+  };
+  return { scenario, silent, release };
+}
+
 describe('SSH dials through the process dial limiter', () => {
   it('queues a dial past SSH_DIALS_PER_ADDRESS, and its timeout starts when it leaves the queue', async () => {
-    configureSshDials({ maxInFlight: 32, perAddress: 1 });
-    const scenario = await startDialScenario(resources);
-    const silent = await startSilentServer(resources);
-    const first = new AbortController();
-    const holding = rejection(dialSsh({ ...scenario.dialOptions, address: silent.address, timeoutMs: 60_000, signal: first.signal }));
-    await expect.poll(() => silent.sockets.length).toBe(1);
+    const { scenario, silent, release } = await holdTheOnlySlot();
 
     const queuedAt = performance.now();
     const second = rejection(dialSsh({ ...scenario.dialOptions, address: silent.address, timeoutMs: 300 }));
@@ -32,20 +42,14 @@ describe('SSH dials through the process dial limiter', () => {
     await expect.poll(() => performance.now() - queuedAt >= 600, { timeout: 2_000 }).toBe(true);
     expect(silent.sockets).toHaveLength(1);
 
-    first.abort(new Error('done holding'));
-    await holding;
+    await release(new Error('done holding'));
     await expect.poll(() => silent.sockets.length).toBe(2);
     expect(await second).toMatchObject({ code: 'SSH_TIMEOUT', stage: 'ssh' });
     expect(sshDialLimiter().inFlight).toBe(0);
   });
 
   it('ends a queued dial with SSH_ABORTED naming the limits when its caller gives up, without connecting', async () => {
-    configureSshDials({ maxInFlight: 32, perAddress: 1 });
-    const scenario = await startDialScenario(resources);
-    const silent = await startSilentServer(resources);
-    const first = new AbortController();
-    const holding = rejection(dialSsh({ ...scenario.dialOptions, address: silent.address, timeoutMs: 60_000, signal: first.signal }));
-    await expect.poll(() => silent.sockets.length).toBe(1);
+    const { scenario, silent, release } = await holdTheOnlySlot();
 
     const caller = new AbortController();
     const queued = rejection(dialUnixSocket({ ...scenario.dialOptions, address: silent.address, socketPath: scenario.echo.path, signal: caller.signal }));
@@ -55,8 +59,7 @@ describe('SSH dials through the process dial limiter', () => {
     expect(err).toMatchObject({ code: 'SSH_ABORTED', stage: 'credentials' });
     expect((err as Error).message).toMatch(/waiting for a dial slot.*SSH_DIALS_PER_ADDRESS=1/);
     expect(sshDialLimiter().queued).toBe(0);
-    first.abort();
-    await holding;
+    await release();
     expect(silent.sockets).toHaveLength(1);
   });
 

@@ -17,13 +17,8 @@ const now = Date.UTC(2026, 11, 1, 12, 0, 0);
 const engines = storeEnginesForFile();
 let store: Store;
 
-const vmRow = (atMs: number, values: Partial<VmStatsRow> = {}): VmStatsRow => ({
-  proxyUid: 'uid-a',
-  provider: 'kvm2-home',
-  target: 'hv-1',
-  domain: 'proxy-a',
-  sampledAtMs: atMs,
-  spanMs: 10_000,
+/** What every seeded VM sample reads unless a test says otherwise; an average of them reads the same. */
+const vmValues = {
   cpuPercent: 10,
   memoryBytes: 1_000,
   memoryTotalBytes: 2_000,
@@ -31,6 +26,16 @@ const vmRow = (atMs: number, values: Partial<VmStatsRow> = {}): VmStatsRow => ({
   netTxBps: 50,
   diskReadBps: 0,
   diskWriteBps: 0,
+};
+
+const vmRow = (atMs: number, values: Partial<VmStatsRow> = {}): VmStatsRow => ({
+  proxyUid: 'uid-a',
+  provider: 'kvm2-home',
+  target: 'hv-1',
+  domain: 'proxy-a',
+  sampledAtMs: atMs,
+  spanMs: 10_000,
+  ...vmValues,
   ...values,
 });
 
@@ -91,16 +96,7 @@ describe.each(storeEngines)('stats history consolidation on %s', (engine) => {
     expect(await points('1h')).toHaveLength(360);
     expect(await points('24h')).toHaveLength(3 * 60);
     expect(await points('7d')).toHaveLength(3 * 6);
-    expect((await points('7d'))[0]).toEqual({
-      atMs: now - 3 * hour,
-      cpuPercent: 10,
-      memoryBytes: 1_000,
-      memoryTotalBytes: 2_000,
-      netRxBps: 100,
-      netTxBps: 50,
-      diskReadBps: 0,
-      diskWriteBps: 0,
-    });
+    expect((await points('7d'))[0]).toEqual({ atMs: now - 3 * hour, ...vmValues });
     const host = await store.stats.hostHistory({ provider: 'kvm2-home', target: 'hv-1', sinceMs: now - hour, stepMs: minute });
     expect(host).toHaveLength(60);
     expect(host[0]).toEqual({ atMs: now - hour, cpuPercent: 20, memoryUsedBytes: 3, memoryTotalBytes: 8 });

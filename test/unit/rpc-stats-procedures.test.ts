@@ -22,6 +22,15 @@ interface Exchange {
   ret: unknown;
 }
 
+/** A node stats call: asked with nparams 0, libvirtd answers how many there are; asked again for that many, the values. */
+const countThenValues = (options: { proc: number; args: (nparams: number) => object; params: Array<{ field: string; value: bigint }> }): Exchange[] => {
+  const { proc, args, params } = options;
+  return [
+    { proc, args: args(0), ret: { params: [], nparams: params.length } },
+    { proc, args: args(params.length), ret: { params, nparams: params.length } },
+  ];
+};
+
 interface Row {
   name: string;
   call: (client: LibvirtClient) => Promise<unknown>;
@@ -45,39 +54,27 @@ const rows: Row[] = [
   {
     name: 'nodeGetCpuStats (REMOTE_PROC_NODE_GET_CPU_STATS = 227): count, then values',
     call: (client) => client.nodeGetCpuStats(),
-    exchanges: [
-      { proc: 227, args: { cpuNum: -1, nparams: 0, flags: 0 }, ret: { params: [], nparams: 2 } },
-      {
-        proc: 227,
-        args: { cpuNum: -1, nparams: 2, flags: 0 },
-        ret: {
-          params: [
-            { field: 'user', value: 197_280_000_000n },
-            { field: 'idle', value: 480_270_000_000n },
-          ],
-          nparams: 2,
-        },
-      },
-    ],
+    exchanges: countThenValues({
+      proc: 227,
+      args: (nparams) => ({ cpuNum: -1, nparams, flags: 0 }),
+      params: [
+        { field: 'user', value: 197_280_000_000n },
+        { field: 'idle', value: 480_270_000_000n },
+      ],
+    }),
     expected: { user: 197_280_000_000n, idle: 480_270_000_000n },
   },
   {
     name: 'nodeGetMemoryStats (REMOTE_PROC_NODE_GET_MEMORY_STATS = 228): count, then values',
     call: (client) => client.nodeGetMemoryStats(),
-    exchanges: [
-      { proc: 228, args: { nparams: 0, cellNum: -1, flags: 0 }, ret: { params: [], nparams: 2 } },
-      {
-        proc: 228,
-        args: { nparams: 2, cellNum: -1, flags: 0 },
-        ret: {
-          params: [
-            { field: 'total', value: 24_683_584n },
-            { field: 'free', value: 22_514_252n },
-          ],
-          nparams: 2,
-        },
-      },
-    ],
+    exchanges: countThenValues({
+      proc: 228,
+      args: (nparams) => ({ nparams, cellNum: -1, flags: 0 }),
+      params: [
+        { field: 'total', value: 24_683_584n },
+        { field: 'free', value: 22_514_252n },
+      ],
+    }),
     expected: { total: 24_683_584n, free: 22_514_252n },
   },
   {

@@ -1,29 +1,40 @@
-// Child processes of the process-level tests (crash safety, replica failover): bundled once
-// (esbuild, which tsx brings along) next to a node_modules link, so a start costs about a second
-// instead of the three that tsx's per-file loading takes here; they talk in `<tag> <json>` lines.
+// Child processes of the process-level tests (crash safety, replica failover, SIGTERM under a
+// host handler): bundled once (esbuild, which tsx brings along) next to a node_modules link, so a
+// start costs about a second instead of the three that tsx's per-file loading takes here; they
+// talk in `<tag> <json>` lines.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { existsSync, symlinkSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { basename, join } from 'node:path';
+import type { BuildOptions } from 'esbuild';
 
 const root = join(import.meta.dirname, '..', '..');
 
 /** Bundles `entry` (a path under the repository) into `outDir`; returns the script to run with node. */
-export async function bundleChild(entry: string, outDir: string): Promise<string> {
+export function bundleChild(entry: string, outDir: string): Promise<string> {
+  return bundle({ entryPoints: [join(root, entry)] }, { outDir, outfile: join(outDir, basename(entry).replace(/\.ts$/, '.mjs')) });
+}
+
+/** Bundles a child written inline (TypeScript `source`, imports as in the repository) into `outDir` as `<name>.mjs`. */
+export function bundleChildSource(options: { source: string; name: string; outDir: string }): Promise<string> {
+  const { source, name, outDir } = options;
+  return bundle({ stdin: { contents: source, resolveDir: root, loader: 'ts', sourcefile: `${name}.ts` } }, { outDir, outfile: join(outDir, `${name}.mjs`) });
+}
+
+async function bundle(input: Pick<BuildOptions, 'entryPoints' | 'stdin'>, output: { outDir: string; outfile: string }): Promise<string> {
   const { build } = await import('esbuild');
-  const outfile = join(outDir, basename(entry).replace(/\.ts$/, '.mjs'));
   await build({
-    entryPoints: [join(root, entry)],
+    ...input,
     bundle: true,
     platform: 'node',
     format: 'esm',
     packages: 'external',
     alias: { '@': root },
-    outfile,
+    outfile: output.outfile,
     logLevel: 'warning',
   });
-  if (!existsSync(join(outDir, 'node_modules'))) symlinkSync(join(root, 'node_modules'), join(outDir, 'node_modules'));
-  return outfile;
+  if (!existsSync(join(output.outDir, 'node_modules'))) symlinkSync(join(root, 'node_modules'), join(output.outDir, 'node_modules'));
+  return output.outfile;
 }
 
 export interface ChildLine {

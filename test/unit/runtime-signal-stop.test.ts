@@ -3,9 +3,9 @@
 // its HTTP server has closed, so `control plane stopped` was never reached (found on the lab with
 // test/lab/run.sh). The child here registers such a handler first, then starts the runtime.
 import { spawn } from 'node:child_process';
-import { symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { bundleChildSource } from '@/test/fakes/bundle-child';
 import { tempDir } from '@/test/fakes/control-plane';
 
 const root = join(import.meta.dirname, '..', '..');
@@ -36,26 +36,9 @@ process.stdout.write('ready\\n');
 setInterval(() => undefined, 1_000);
 `;
 
-async function bundleChild(): Promise<string> {
-  const { build } = await import('esbuild');
-  const outfile = join(scratch.path, 'signal-child.mjs');
-  await build({
-    stdin: { contents: childSource, resolveDir: root, loader: 'ts', sourcefile: 'signal-child.ts' },
-    bundle: true,
-    platform: 'node',
-    format: 'esm',
-    packages: 'external',
-    alias: { '@': root },
-    outfile,
-    logLevel: 'warning',
-  });
-  symlinkSync(join(root, 'node_modules'), join(scratch.path, 'node_modules'));
-  return outfile;
-}
-
 describe('SIGTERM with a host handler that exits (next start)', () => {
   it('stops the runtime before the host handler runs', async () => {
-    const script = await bundleChild();
+    const script = await bundleChildSource({ source: childSource, name: 'signal-child', outDir: scratch.path });
     const child = spawn(process.execPath, [script], {
       cwd: root,
       env: { ...process.env, DATA_DIR: join(scratch.path, 'data') },

@@ -8,11 +8,11 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { describe, expect, it } from 'vitest';
 import type { TokenList } from '@/lib/api/auth';
 import type { GatewayView } from '@/lib/api/gateway';
-import type { ProxyView } from '@/lib/proxy-spec';
 import { GatewayPage } from '@/components/gateway/gateway-page';
 import { gatewayKeys, proxyKeys, proxySetKeys } from '@/components/query-keys';
 import { failureSummary, gatewayTotals } from '@/components/gateway/traffic-model';
 import { GatewayTile } from '@/components/overview/gateway-tile';
+import { managedProxyView } from '@/test/support/proxy-view';
 
 const MiB = 1024 * 1024;
 
@@ -36,19 +36,7 @@ const view: GatewayView = {
 
 const tokens: TokenList = { tokens: [{ id: '0123456789abcdef', name: 'crawler-eu', prefix: 'kvm2g_0123456789abcdef', createdAt: '2026-12-01T00:00:00Z' }] };
 
-const proxy = {
-  uid: 'u1',
-  name: 'edge-1',
-  mode: 'Managed',
-  provider: 'kvm',
-  placement: { zone: 'lab1', machineType: 'small', image: 'debian-12' },
-  port: 3128,
-  labels: {},
-  cloudInit: { bytes: 0 },
-  createdAt: '2026-01-01T00:00:00Z',
-  updatedAt: '2026-01-01T00:00:00Z',
-  status: { phase: 'Ready', healthy: true, conditions: [], specHash: 'h' },
-} satisfies ProxyView;
+const proxy = managedProxyView();
 
 /** `element` rendered with a query cache already holding these answers; the HTML and its text. */
 function render(element: ReactElement, answers: { gateway?: GatewayView; tokens?: TokenList }) {

@@ -1,22 +1,10 @@
 // The Proxy edit form says, before saving, what the change does: nothing, labels only (no VM
 // replaced), or a replaced VM naming the fields in the spec hash that changed.
 import { describe, expect, it } from 'vitest';
-import type { ProxyView } from '@/lib/proxy-spec';
 import { buildUpdate, describeProxyChange, editStateFrom } from '@/components/proxies/edit-form-model';
+import { managedProxyView } from '@/test/support/proxy-view';
 
-const view: ProxyView = {
-  uid: 'u1',
-  name: 'edge-1',
-  mode: 'Managed',
-  provider: 'kvm',
-  placement: { zone: 'lab1', machineType: 'small', image: 'debian-12' },
-  port: 3128,
-  labels: { pool: 'crawl' },
-  cloudInit: { bytes: 120 },
-  createdAt: '2026-01-01T00:00:00Z',
-  updatedAt: '2026-01-01T00:00:00Z',
-  status: { phase: 'Ready', healthy: true, conditions: [], specHash: 'h' },
-};
+const view = managedProxyView({ labels: { pool: 'crawl' }, cloudInit: { bytes: 120 } });
 
 describe('the Proxy edit form', () => {
   it('sends the whole spec again and leaves the stored cloud-init out when kept', () => {

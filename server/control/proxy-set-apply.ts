@@ -4,6 +4,7 @@
 import type { ProxySetReplacement } from '@/lib/api/proxysets';
 import type { Store } from '@/server/store';
 import { ProxyExistsError } from '@/server/store/errors';
+import type { EventInput } from '@/server/store/events';
 import type { ProxyRecord } from '@/server/store/proxies';
 import type { ProxySetRecord } from '@/server/store/proxy-sets';
 import type { Logger } from '@/server/telemetry/logger';
@@ -66,9 +67,16 @@ async function createMember(options: ApplyOptions, action: { host: string; why: 
   }
 }
 
+/** Deletes a member through the set, with an event on the member saying why (when it is still on record). */
+async function deleteMember(options: ApplyOptions, removal: { member: string; why: EventInput }): Promise<void> {
+  const { set, members, proxies, store, clock } = options;
+  await proxies.delete(removal.member, set.name);
+  const member = members.find((candidate) => candidate.name === removal.member);
+  if (member) await store.events.record(member.uid, { ...removal.why, atMs: clock.now() });
+}
+
 async function applyOne(options: ApplyOptions, action: SetAction, applied: AppliedActions): Promise<void> {
   const { set, proxies, store, clock, members } = options;
-  const record = (name: string) => members.find((member) => member.name === name);
   switch (action.kind) {
     case 'create': {
       await createMember(options, { host: action.host, why: createReasons[action.reason](action) });
@@ -78,15 +86,10 @@ async function applyOne(options: ApplyOptions, action: SetAction, applied: Appli
     case 'replace': {
       const why = action.cause === 'Failed' ? 'it Failed' : `it was not Ready within readyTimeout (${set.spec.readyTimeout})`;
       const diagnosis = action.firstFailure ? `; diagnosis: first failure at ${action.firstFailure}` : '';
-      await proxies.delete(action.member, set.name);
-      const old = record(action.member);
-      if (old)
-        await store.events.record(old.uid, {
-          type: 'Warning',
-          reason: 'ReplacedBySet',
-          message: `replaced by ProxySet ${set.name}: ${why}${diagnosis}`,
-          atMs: clock.now(),
-        });
+      await deleteMember(options, {
+        member: action.member,
+        why: { type: 'Warning', reason: 'ReplacedBySet', message: `replaced by ProxySet ${set.name}: ${why}${diagnosis}` },
+      });
       applied.replacements.push({ member: action.member, at: isoTime(clock), cause: action.cause, firstFailure: action.firstFailure });
       const name = await createMember(options, { host: action.host, why: `replacing ${action.member}` });
       await store.events.record(set.uid, {
@@ -98,15 +101,14 @@ async function applyOne(options: ApplyOptions, action: SetAction, applied: Appli
       return;
     }
     case 'delete': {
-      await proxies.delete(action.member, set.name);
-      const member = record(action.member);
-      if (member)
-        await store.events.record(member.uid, {
+      await deleteMember(options, {
+        member: action.member,
+        why: {
           type: 'Normal',
           reason: 'DeletedBySet',
           message: `deleted by ProxySet ${set.name}: ${deleteReasons[action.reason]}`,
-          atMs: clock.now(),
-        });
+        },
+      });
       await store.events.record(set.uid, {
         type: 'Normal',
         reason: 'MemberDeleted',
@@ -116,7 +118,7 @@ async function applyOne(options: ApplyOptions, action: SetAction, applied: Appli
       return;
     }
     case 'relabel': {
-      const member = record(action.member);
+      const member = members.find((candidate) => candidate.name === action.member);
       if (!member || member.spec.mode !== 'Managed') return;
       const { spec } = member;
       await proxies.update(

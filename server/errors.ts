@@ -5,6 +5,7 @@
 // than in server/http so that a service never imports the HTTP layer. It imports no server
 // module at run time, so any layer may use it.
 import type { ApiErrorCode } from '@/lib/api/errors';
+import type { FieldError } from '@/lib/proxy-spec';
 import type { ProviderErrorCode } from '@/server/providers/errors';
 
 /** The codes of AppErrors: all the contract's but the provider classes' and ERR_INTERNAL. */
@@ -79,6 +80,17 @@ export abstract class AppError extends Error {
   /** the HTTP status the API answers this error with */
   get status(): number {
     return statusByCode[this.code];
+  }
+}
+
+/** Bad input; `fields` names each offending field, and the message lists them after `what`. Nothing was changed. */
+export abstract class InvalidFieldsError extends AppError {
+  constructor(
+    readonly fields: FieldError[],
+    what: string,
+    options?: ErrorOptions,
+  ) {
+    super(`${what}: ${fields.map((field) => (field.path ? `${field.path}: ${field.message}` : field.message)).join('; ')}`, options);
   }
 }
 

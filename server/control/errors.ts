@@ -1,7 +1,7 @@
 // Typed errors the control plane's services throw to the API, AppErrors (server/errors.ts) the
 // API answers by code.
 import type { FieldError } from '@/lib/proxy-spec';
-import { AppError } from '@/server/errors';
+import { AppError, InvalidFieldsError } from '@/server/errors';
 
 export class ProxyNotFoundError extends AppError {
   readonly code = 'ERR_PROXY_NOT_FOUND';
@@ -12,20 +12,11 @@ export class ProxyNotFoundError extends AppError {
 }
 
 /** Bad input; `fields` names each offending field. Nothing was changed. */
-abstract class InvalidFieldsError extends AppError {
-  constructor(
-    readonly fields: FieldError[],
-    what: string,
-  ) {
-    super(`${what}: ${fields.map((field) => (field.path ? `${field.path}: ${field.message}` : field.message)).join('; ')}`);
-    this.name = new.target.name;
-  }
-}
-
 export class ProxyValidationError extends InvalidFieldsError {
   readonly code = 'ERR_PROXY_INVALID';
   constructor(fields: FieldError[]) {
     super(fields, 'invalid Proxy');
+    this.name = 'ProxyValidationError';
   }
 }
 

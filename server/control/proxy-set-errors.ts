@@ -1,6 +1,6 @@
 // Typed errors of the ProxySet service, AppErrors (server/errors.ts) the API answers by code.
 import type { FieldError } from '@/lib/proxy-spec';
-import { AppError } from '@/server/errors';
+import { AppError, InvalidFieldsError } from '@/server/errors';
 
 export class ProxySetNotFoundError extends AppError {
   readonly code = 'ERR_PROXYSET_NOT_FOUND';
@@ -11,10 +11,10 @@ export class ProxySetNotFoundError extends AppError {
 }
 
 /** Bad input; `fields` names each offending field. Nothing was changed. */
-export class ProxySetValidationError extends AppError {
+export class ProxySetValidationError extends InvalidFieldsError {
   readonly code = 'ERR_INVALID_INPUT';
-  constructor(readonly fields: FieldError[]) {
-    super(`invalid ProxySet: ${fields.map((field) => (field.path ? `${field.path}: ${field.message}` : field.message)).join('; ')}`);
+  constructor(fields: FieldError[]) {
+    super(fields, 'invalid ProxySet');
     this.name = 'ProxySetValidationError';
   }
 }

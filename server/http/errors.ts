@@ -2,16 +2,13 @@
 // credentials). Each is an AppError (server/errors.ts), with a stable `code` and its status; none
 // carries request data beyond field paths, so nothing a client sent is echoed into logs.
 import type { FieldError } from '@/lib/proxy-spec';
-import { AppError } from '@/server/errors';
+import { AppError, InvalidFieldsError } from '@/server/errors';
 
 /** The input named by `fields` is malformed; nothing was changed. */
-export class InvalidInputError extends AppError {
+export class InvalidInputError extends InvalidFieldsError {
   readonly code = 'ERR_INVALID_INPUT';
-  constructor(
-    readonly fields: FieldError[],
-    options?: { cause?: unknown },
-  ) {
-    super(`invalid input: ${fields.map((field) => (field.path ? `${field.path}: ${field.message}` : field.message)).join('; ')}`, options);
+  constructor(fields: FieldError[], options?: { cause?: unknown }) {
+    super(fields, 'invalid input', options);
     this.name = 'InvalidInputError';
   }
 }

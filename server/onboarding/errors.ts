@@ -2,13 +2,13 @@
 // AppErrors (server/errors.ts) the API answers by code, with the same codes and messages as when
 // they lived in the control plane.
 import type { FieldError } from '@/lib/proxy-spec';
-import { AppError } from '@/server/errors';
+import { AppError, InvalidFieldsError } from '@/server/errors';
 
 /** Input to the host wizard or a config save that cannot be used; `fields` names each one. Nothing was changed. */
-export class HostSetupInputError extends AppError {
+export class HostSetupInputError extends InvalidFieldsError {
   readonly code = 'ERR_INVALID_INPUT';
-  constructor(readonly fields: FieldError[]) {
-    super(`invalid input: ${fields.map((field) => (field.path ? `${field.path}: ${field.message}` : field.message)).join('; ')}`);
+  constructor(fields: FieldError[]) {
+    super(fields, 'invalid input');
     this.name = 'HostSetupInputError';
   }
 }

@@ -4,45 +4,23 @@
 
 export const sectorSize = 2048;
 
-/** 7.2.3: 16-bit both-endian (4 bytes). */
-export function uint16Both(value: number): Uint8Array {
-  const bytes = Buffer.alloc(4);
-  bytes.writeUInt16LE(value, 0);
-  bytes.writeUInt16BE(value, 2);
+/** `size` bytes written by `write`. */
+function bytesOf(size: number, write: (bytes: Buffer) => void): Uint8Array {
+  const bytes = Buffer.alloc(size);
+  write(bytes);
   return bytes;
 }
+
+export const uint16LE = (value: number): Uint8Array => bytesOf(2, (bytes) => bytes.writeUInt16LE(value, 0));
+export const uint16BE = (value: number): Uint8Array => bytesOf(2, (bytes) => bytes.writeUInt16BE(value, 0));
+export const uint32LE = (value: number): Uint8Array => bytesOf(4, (bytes) => bytes.writeUInt32LE(value, 0));
+export const uint32BE = (value: number): Uint8Array => bytesOf(4, (bytes) => bytes.writeUInt32BE(value, 0));
+
+/** 7.2.3: 16-bit both-endian (4 bytes). */
+export const uint16Both = (value: number): Uint8Array => Buffer.concat([uint16LE(value), uint16BE(value)]);
 
 /** 7.3.3: 32-bit both-endian (8 bytes). */
-export function uint32Both(value: number): Uint8Array {
-  const bytes = Buffer.alloc(8);
-  bytes.writeUInt32LE(value, 0);
-  bytes.writeUInt32BE(value, 4);
-  return bytes;
-}
-
-export function uint32LE(value: number): Uint8Array {
-  const bytes = Buffer.alloc(4);
-  bytes.writeUInt32LE(value, 0);
-  return bytes;
-}
-
-export function uint32BE(value: number): Uint8Array {
-  const bytes = Buffer.alloc(4);
-  bytes.writeUInt32BE(value, 0);
-  return bytes;
-}
-
-export function uint16LE(value: number): Uint8Array {
-  const bytes = Buffer.alloc(2);
-  bytes.writeUInt16LE(value, 0);
-  return bytes;
-}
-
-export function uint16BE(value: number): Uint8Array {
-  const bytes = Buffer.alloc(2);
-  bytes.writeUInt16BE(value, 0);
-  return bytes;
-}
+export const uint32Both = (value: number): Uint8Array => Buffer.concat([uint32LE(value), uint32BE(value)]);
 
 /** 9.1.5: directory record date, 7 bytes, always written in UTC (offset 0). */
 export function recordingDate(date: Date): Uint8Array {

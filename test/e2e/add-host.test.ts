@@ -18,7 +18,7 @@ import { generateKey } from '@/test/unit/ssh-harness';
 import { type Lab, type LabHost, loadLab, virsh } from '../lab/harness/lab';
 import { screenshot, seriousAxeViolations } from './harness/browser';
 import { waitForData } from './harness/dashboard';
-import { openSession, type Session } from './harness/session';
+import { deleteProxyAndWait, openSession, type Session } from './harness/session';
 
 let lab: Lab;
 let session: Session;
@@ -46,10 +46,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   if (session) {
-    await session.api('DELETE', `/api/proxies/${proxyName}`);
-    await vi
-      .waitFor(async () => expect((await session.api('GET', `/api/proxies/${proxyName}`)).status()).toBe(404), { timeout: 120_000, interval: 1_000 })
-      .catch(() => undefined);
+    await deleteProxyAndWait(session, proxyName);
     await session.close();
   }
   rmSync(scratch, { recursive: true, force: true });

@@ -11,7 +11,7 @@ import { type Lab, loadLab } from '../lab/harness/lab';
 import { consoleEnd, openOverSsh } from '../lab/rpc-lab-support';
 import { screenshot } from './harness/browser';
 import { firstProviderName } from './harness/dashboard';
-import { openSession, type Session } from './harness/session';
+import { deleteProxyAndWait, openSession, type Session } from './harness/session';
 
 let lab: Lab;
 let session: Session;
@@ -45,10 +45,7 @@ afterAll(async () => {
   console.log(`screenshots: ${consoleScreenshots.join(', ')}`);
   await other?.close();
   if (session) {
-    await session.api('DELETE', `/api/proxies/${proxyName}`);
-    await vi
-      .waitFor(async () => expect((await session.api('GET', `/api/proxies/${proxyName}`)).status()).toBe(404), { timeout: 120_000, interval: 1_000 })
-      .catch(() => undefined);
+    await deleteProxyAndWait(session, proxyName);
     await session.close();
   }
 });

@@ -10,7 +10,7 @@ import { proxyViewSchema } from '@/lib/api/proxies';
 import { explainNotReadyAfterMs } from '@/components/proxies/diagnosis-view';
 import { screenshot } from './harness/browser';
 import { firstProviderName, waitForData } from './harness/dashboard';
-import { openSession, type Session } from './harness/session';
+import { deleteProxyAndWait, openSession, type Session } from './harness/session';
 import { loadLab } from '../lab/harness/lab';
 
 let session: Session;
@@ -56,10 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   if (!session) return;
   await session.api('DELETE', `/api/proxies/${readyName}`);
-  await session.api('DELETE', `/api/proxies/${proxyName}`);
-  await vi
-    .waitFor(async () => expect((await session.api('GET', `/api/proxies/${proxyName}`)).status()).toBe(404), { timeout: 120_000, interval: 1_000 })
-    .catch(() => undefined);
+  await deleteProxyAndWait(session, proxyName);
   await session.close();
 });
 

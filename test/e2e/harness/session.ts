@@ -2,6 +2,7 @@
 // Chromium with a fresh profile, and a page logged in as the admin. `api()` calls the JSON API
 // with the page's session cookie and a same-origin Origin header, as the dashboard does.
 import type { APIResponse, Page } from 'playwright-core';
+import { expect, vi } from 'vitest';
 import { type AppServer, startApp, type StartAppOptions } from './app-server';
 import { type Browser, launchBrowser } from './browser';
 import { logIn } from './dashboard';
@@ -51,4 +52,12 @@ export async function openSession(options: StartAppOptions & { logInNow?: boolea
     await app.stop();
     throw err;
   }
+}
+
+/** A test's teardown: deletes the Proxy and waits up to two minutes for it to be gone, never failing the run. */
+export async function deleteProxyAndWait(session: Session, name: string): Promise<void> {
+  await session.api('DELETE', `/api/proxies/${name}`);
+  await vi
+    .waitFor(async () => expect((await session.api('GET', `/api/proxies/${name}`)).status()).toBe(404), { timeout: 120_000, interval: 1_000 })
+    .catch(() => undefined);
 }

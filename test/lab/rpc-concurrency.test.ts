@@ -1,45 +1,35 @@
 // Many calls in flight on one real connection, and a stalled daemon.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CallTimeoutError, ConnectionKilledError, isLibvirtError, type LibvirtClient } from '@/server/libvirt';
-import { hostDaemonPid, type Lab, loadLab, virsh } from './harness/lab';
-import { openOverSsh, virshLibVersion } from './rpc-lab-support';
+import { describe, expect, it } from 'vitest';
+import { CallTimeoutError, ConnectionKilledError, isLibvirtError } from '@/server/libvirt';
+import { hostDaemonPid, virsh } from './harness/lab';
+import { openOverSsh, sshClientSuite, virshLibVersion } from './rpc-lab-support';
 
-let lab: Lab;
-let libvirt: LibvirtClient;
-
-beforeAll(async () => {
-  lab = loadLab();
-  libvirt = await openOverSsh(lab);
-});
-
-afterAll(async () => {
-  await libvirt?.close();
-});
+const suite = sshClientSuite();
 
 describe('one connection, many calls', () => {
   it('answers 100 concurrent calls each with its own correct result', async () => {
     const hostname = (await virsh(['hostname'])).trim();
     const version = await virshLibVersion();
     const kinds = [
-      async () => expect(await libvirt.connectGetHostname()).toBe(hostname),
-      async () => expect(await libvirt.connectGetLibVersion()).toBe(version),
-      async () => expect((await libvirt.storagePoolLookupByName({ name: lab.pool.name })).name).toBe(lab.pool.name),
+      async () => expect(await suite.libvirt.connectGetHostname()).toBe(hostname),
+      async () => expect(await suite.libvirt.connectGetLibVersion()).toBe(version),
+      async () => expect((await suite.libvirt.storagePoolLookupByName({ name: suite.lab.pool.name })).name).toBe(suite.lab.pool.name),
       async () => {
-        const err = await libvirt.domainLookupByName({ name: `rpctest-missing-${Math.random()}` }).catch((e: unknown) => e);
+        const err = await suite.libvirt.domainLookupByName({ name: `rpctest-missing-${Math.random()}` }).catch((e: unknown) => e);
         expect(isLibvirtError(err, 'ErrNoDomain')).toBe(true);
       },
     ];
     const results = await Promise.allSettled(Array.from({ length: 100 }, (_, i) => kinds[i % kinds.length]!()));
     expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
-    expect(libvirt.alive).toBe(true);
+    expect(suite.libvirt.alive).toBe(true);
   });
 });
 
 describe('a stalled libvirtd', () => {
   it('a call with a 2 s budget rejects with the budget error, and a fresh connection works after SIGCONT', async () => {
-    const stalled = await openOverSsh(lab);
-    const bystander = await openOverSsh(lab);
-    const pid = hostDaemonPid(lab.hosts[0]!, 'libvirtd');
+    const stalled = await openOverSsh(suite.lab);
+    const bystander = await openOverSsh(suite.lab);
+    const pid = hostDaemonPid(suite.lab.hosts[0]!, 'libvirtd');
     let timedOut: unknown;
     let pendingAlongside: unknown;
     process.kill(pid, 'SIGSTOP');
@@ -56,7 +46,7 @@ describe('a stalled libvirtd', () => {
     expect(stalled.alive).toBe(false);
     expect(bystander.alive).toBe(true); // only the abandoned call's connection died
 
-    const fresh = await openOverSsh(lab);
+    const fresh = await openOverSsh(suite.lab);
     try {
       expect(await fresh.connectGetLibVersion()).toBe(await virshLibVersion());
       expect(await bystander.connectGetHostname()).toBe((await virsh(['hostname'])).trim());

@@ -1,20 +1,10 @@
 // Storage pool procedures against the lab's real pools, checked against virsh.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { isLibvirtError, type LibvirtClient, StoragePoolState, storagePoolStateWords } from '@/server/libvirt';
-import { type Lab, loadLab, virsh } from './harness/lab';
-import { openOverSsh } from './rpc-lab-support';
+import { describe, expect, it } from 'vitest';
+import { isLibvirtError, StoragePoolState, storagePoolStateWords } from '@/server/libvirt';
+import { virsh } from './harness/lab';
+import { sshClientSuite } from './rpc-lab-support';
 
-let lab: Lab;
-let libvirt: LibvirtClient;
-
-beforeAll(async () => {
-  lab = loadLab();
-  libvirt = await openOverSsh(lab);
-});
-
-afterAll(async () => {
-  await libvirt?.close();
-});
+const suite = sshClientSuite();
 
 /** `virsh pool-info --bytes NAME` as {State, Capacity, Allocation, Available}. */
 async function virshPoolInfo(name: string): Promise<Record<string, string>> {
@@ -35,10 +25,10 @@ const between = (value: number, a: number, b: number) => value >= Math.min(a, b)
 
 describe('storage pool procedures', () => {
   it('pool info equals virsh pool-info', async () => {
-    const pool = await libvirt.storagePoolLookupByName({ name: lab.pool.name });
-    const before = await virshPoolInfo(lab.pool.name);
-    const info = await libvirt.storagePoolGetInfo({ pool });
-    const after = await virshPoolInfo(lab.pool.name);
+    const pool = await suite.libvirt.storagePoolLookupByName({ name: suite.lab.pool.name });
+    const before = await virshPoolInfo(suite.lab.pool.name);
+    const info = await suite.libvirt.storagePoolGetInfo({ pool });
+    const after = await virshPoolInfo(suite.lab.pool.name);
     expect(storagePoolStateWords[info.state]).toBe(before.State);
     expect(info.state).toBe(StoragePoolState.Running);
     expect(info.capacity).toBe(Number(before.Capacity));
@@ -47,28 +37,28 @@ describe('storage pool procedures', () => {
   });
 
   it('the pool lookup carries the uuid virsh reports, and the XML its path', async () => {
-    const pool = await libvirt.storagePoolLookupByName({ name: lab.pool.name });
-    const uuid = (await virsh(['pool-uuid', lab.pool.name])).trim().replaceAll('-', '');
+    const pool = await suite.libvirt.storagePoolLookupByName({ name: suite.lab.pool.name });
+    const uuid = (await virsh(['pool-uuid', suite.lab.pool.name])).trim().replaceAll('-', '');
     expect(pool.uuid.toString('hex')).toBe(uuid);
-    await libvirt.storagePoolRefresh({ pool });
-    expect(await libvirt.storagePoolGetXmlDesc({ pool })).toContain(`<path>${lab.pool.path}</path>`);
+    await suite.libvirt.storagePoolRefresh({ pool });
+    expect(await suite.libvirt.storagePoolGetXmlDesc({ pool })).toContain(`<path>${suite.lab.pool.path}</path>`);
   });
 
   it('starts and stops the inactive pool (restored afterwards)', async () => {
-    const pool = await libvirt.storagePoolLookupByName({ name: lab.inactivePool.name });
-    expect((await libvirt.storagePoolGetInfo({ pool })).state).toBe(StoragePoolState.Inactive);
+    const pool = await suite.libvirt.storagePoolLookupByName({ name: suite.lab.inactivePool.name });
+    expect((await suite.libvirt.storagePoolGetInfo({ pool })).state).toBe(StoragePoolState.Inactive);
     try {
-      await libvirt.storagePoolCreate({ pool });
-      expect((await virshPoolInfo(lab.inactivePool.name)).State).toBe('running');
-      await libvirt.storagePoolDestroy({ pool });
-      expect((await virshPoolInfo(lab.inactivePool.name)).State).toBe('inactive');
+      await suite.libvirt.storagePoolCreate({ pool });
+      expect((await virshPoolInfo(suite.lab.inactivePool.name)).State).toBe('running');
+      await suite.libvirt.storagePoolDestroy({ pool });
+      expect((await virshPoolInfo(suite.lab.inactivePool.name)).State).toBe('inactive');
     } finally {
-      await virsh(['pool-destroy', lab.inactivePool.name]).catch(() => undefined);
+      await virsh(['pool-destroy', suite.lab.inactivePool.name]).catch(() => undefined);
     }
   });
 
   it('a missing pool is ErrNoStoragePool', async () => {
-    const err = await libvirt.storagePoolLookupByName({ name: 'rpctest-no-such-pool' }).catch((e: unknown) => e);
+    const err = await suite.libvirt.storagePoolLookupByName({ name: 'rpctest-no-such-pool' }).catch((e: unknown) => e);
     expect(isLibvirtError(err, 'ErrNoStoragePool')).toBe(true);
   });
 });

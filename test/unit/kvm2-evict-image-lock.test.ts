@@ -5,7 +5,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { StoragePoolState } from '@/server/libvirt';
 import { DownloadTracker } from '@/server/providers/kvm2/download-progress';
-import { evictCachedImage, ImageBusyError, ImageInUseError } from '@/server/providers/kvm2/inventory';
+import { ImageBusyError, ImageInUseError } from '@/server/providers/kvm2/inventory';
+import { evictCachedImage } from '@/server/providers/kvm2/inventory-evict';
 import { KeyedLock } from '@/server/providers/kvm2/keyed-lock';
 import { FakeHostBackend } from '@/test/fakes/fake-host-backend';
 import { FakeHypervisor } from '@/test/fakes/fake-libvirt';

@@ -1,12 +1,13 @@
-// kvm2's host-inventory capability (server/providers/host-inventory.ts): host listings and image
-// eviction over the provider's pooled connections (inventory.ts), the downloads its image cache
-// runs, and the catalogue of hosts, images and machine types the create form offers.
+// kvm2's host-inventory capability (server/providers/host-inventory.ts): host listings (inventory.ts)
+// and image eviction (inventory-evict.ts) over the provider's pooled connections, the downloads its
+// image cache runs, and the catalogue of hosts, images and machine types the create form offers.
 import type { Placement } from '@/server/providers/contract';
 import type { Catalogue, HostInventory } from '@/server/providers/host-inventory';
 import { redactUrl } from '@/server/telemetry/redact-url';
 import type { DownloadTracker } from './download-progress';
 import { resolveImage } from './image-resolve';
-import { evictCachedImage, listHost } from './inventory';
+import { evictCachedImage } from './inventory-evict';
+import { listHost } from './inventory';
 import type { KeyedLock } from './keyed-lock';
 import { host as placementHost, type Kvm2Settings } from './kvm2';
 import type { HostBackend } from './libvirt-api';

@@ -7,7 +7,7 @@ import { ErrPermanent } from '@/server/providers/errors';
 import type { DomainCounters, HostCounters, HostStatsReader } from '@/server/providers/host-stats';
 import type { Kvm2Context } from './context';
 import { classify } from './errors';
-import { domainStateWords } from './inventory';
+import { domainStateWords } from './inventory-read';
 import { configuredHost } from './kvm2';
 import { formatProviderID } from './provider-id';
 

@@ -10,7 +10,7 @@ import { isRunningState, lookupDomain } from './domain';
 import { classify } from './errors';
 import { lookupVolume } from './image';
 import { firstUsableIPv4 } from './instance';
-import { domainStateWords } from './inventory';
+import { domainStateWords } from './inventory-read';
 import { configuredHost, type Kvm2Host, type Kvm2Settings } from './kvm2';
 import type { FreshConnection, HostBackend } from './libvirt-api';
 import { parseProviderID } from './provider-id';

@@ -20,7 +20,7 @@ import {
 import type { InstanceChange, InstanceWatch, InstanceWatcher } from '@/server/providers/contract';
 import { tracer } from '@/server/telemetry/tracing';
 import type { HostEventHandlers, HostEvents } from './host-events';
-import { domainStateWords } from './inventory';
+import { domainStateWords } from './inventory-read';
 import type { HostBackend } from './libvirt-api';
 import { formatProviderID } from './provider-id';
 

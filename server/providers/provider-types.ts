@@ -1,6 +1,7 @@
 // The one place provider types are registered: every type this server builds, by config `type`.
 import type { ProviderEntry } from './config';
-import { createKvm2Provider, newKvm2SharedState } from './kvm2/provider';
+import { createKvm2Provider } from './kvm2/provider';
+import { newKvm2SharedState } from './kvm2/shared-state';
 import { type DeclaredCapabilities, type ProviderFactory, ProviderRegistry } from './registry';
 
 type FactoryOf<T extends ProviderEntry['type']> = ProviderFactory<Extract<ProviderEntry, { type: T }>>;

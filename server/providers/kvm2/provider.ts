@@ -2,24 +2,22 @@
 // instance.ts and check.ts. Each operation runs in its span (`provider.create`, `provider.get`,
 // `provider.delete`, `provider.list`; the health monitor opens its own around check), ends with
 // the spec's outcome line, and on failure logs `kvm2 backend call failed` with the raw error once
-// before returning it classified (errors.ts): Create never returns NotFound.
-import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
+// before returning it classified (operation-span.ts): Create never returns NotFound. The state an
+// entry's successive providers share: shared-state.ts.
 import type { Kvm2Entry } from '@/server/providers/config';
 import type { CallOptions, CheckOptions, CreateRequest, Instance, InstanceWatch, InstanceWatcher, Provider, Target } from '@/server/providers/contract';
-import { ErrPermanent, ProviderError } from '@/server/providers/errors';
+import { ErrPermanent } from '@/server/providers/errors';
 import type { HostCapacityReader } from '@/server/providers/host-capacity';
 import type { HostInventory } from '@/server/providers/host-inventory';
 import type { InstanceConsole } from '@/server/providers/instance-console';
 import type { InstanceInspector } from '@/server/providers/instance-inspection';
 import type { HostStatsReader } from '@/server/providers/host-stats';
 import { bindOnce, type Logger } from '@/server/telemetry/logger';
-import { tracer } from '@/server/telemetry/tracing';
 import { defaultBudgets, type Budgets } from './backend';
 import { checkHosts } from './check';
 import type { Kvm2Context } from './context';
 import { createInstance } from './create';
-import { DownloadTracker } from './download-progress';
-import { classify, type Kvm2Operation } from './errors';
+import type { DownloadTracker } from './download-progress';
 import { fencedBackend } from './fence';
 import { kvm2HostCapacity } from './host-capacity';
 import { kvm2HostStats } from './host-stats';
@@ -30,29 +28,10 @@ import { deleteInstance, getInstance, listInstances } from './instance';
 import { kvm2InstanceConsole } from './instance-console';
 import { kvm2InstanceInspector } from './instance-inspection';
 import { readDomainState, watchHosts } from './instance-watch';
-import { KeyedLock } from './keyed-lock';
-import { readProviderID } from './provider-id';
 import { configuredHost, startupWarnings, withDefaults, type Kvm2Settings } from './kvm2';
 import type { HostBackend } from './libvirt-api';
-import { RefusedDials } from './refused-dials';
-import { errorMessage } from '@/lib/error-message';
-
-/**
- * What one provider entry's successive providers share across config reloads: the per-domain and
- * per-(host, base volume) locks and the downloads in flight. Without it a Create on the new
- * provider would delete the base the old one is still uploading into.
- */
-export interface Kvm2SharedState {
-  domainLocks: KeyedLock;
-  imageLocks: KeyedLock;
-  downloads: DownloadTracker;
-  /** hosts that refused the credentials: a reload must not cost another failed login on each */
-  refusedDials: RefusedDials;
-}
-
-export function newKvm2SharedState(): Kvm2SharedState {
-  return { domainLocks: new KeyedLock(), imageLocks: new KeyedLock(), downloads: new DownloadTracker(), refusedDials: new RefusedDials() };
-}
+import { instanceOf, tracedOperation, zoneHost, type OperationSpec } from './operation-span';
+import { newKvm2SharedState, type Kvm2SharedState } from './shared-state';
 
 export interface Kvm2ProviderOptions {
   settings: Kvm2Settings;
@@ -68,14 +47,6 @@ export interface Kvm2ProviderOptions {
    * (fence.ts). Without it nothing is fenced: a provider of its own, as in tests and tools.
    */
   mayAct?: () => boolean;
-}
-
-interface OperationSpec {
-  op: Kvm2Operation;
-  span: string;
-  attributes: Record<string, string>;
-  /** the instance the operation is about: every line about it carries `host` and `name` */
-  instance?: { host: string | undefined; name: string | undefined };
 }
 
 export class Kvm2Provider implements Provider {
@@ -142,33 +113,11 @@ export class Kvm2Provider implements Provider {
   }
 
   private operation<T>(spec: OperationSpec, work: () => Promise<T>): Promise<T> {
-    const running = this.traced(spec, work);
+    const running = tracedOperation({ provider: this, logger: this.logger, spec }, work);
     this.inFlight.add(running);
     const done = () => this.inFlight.delete(running);
     running.then(done, done);
     return running;
-  }
-
-  private traced<T>(spec: OperationSpec, work: () => Promise<T>): Promise<T> {
-    const attributes = { 'provider.name': this.name, 'provider.type': this.type, ...spec.attributes };
-    return tracer().startActiveSpan(spec.span, { kind: SpanKind.INTERNAL, attributes }, async (span) => {
-      try {
-        return await work();
-      } catch (err) {
-        const classified = classify(err, { op: spec.op });
-        span.setStatus({ code: SpanStatusCode.ERROR, message: classified.message });
-        span.setAttribute('provider.error_class', classified.errorClass);
-        const fields = { ...spec.attributes, ...spec.instance };
-        if (classified.errorClass === 'notFound') {
-          this.logger.debug({ ...fields, error: classified.message }, 'kvm2 domain not found');
-        } else {
-          this.logger.debug({ op: spec.op, ...fields, error: rawMessage(err) }, 'kvm2 backend call failed');
-        }
-        throw classified;
-      } finally {
-        span.end();
-      }
-    });
   }
 
   create(request: CreateRequest, options: CallOptions = {}): Promise<Instance> {
@@ -252,24 +201,6 @@ export class Kvm2Provider implements Provider {
     while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
     await this.context.backend.closeAll();
   }
-}
-
-/** Host and domain of a providerID, as far as it can be read (a malformed one fails later, classified). */
-function instanceOf(providerID: string): { host: string | undefined; name: string | undefined } {
-  const { host, domain } = readProviderID(providerID);
-  return { host, name: domain };
-}
-
-/** The host placement.zone selects, or undefined when it selects none (Create reports why). */
-function zoneHost(settings: Kvm2Settings, zone: string | undefined): string | undefined {
-  if (zone) return zone;
-  return settings.hosts.length === 1 ? settings.hosts[0]?.name : undefined;
-}
-
-function rawMessage(err: unknown): string {
-  // The raw error is the one under a classification wrapper, if any.
-  const raw = err instanceof ProviderError && err.cause instanceof Error ? err.cause : err;
-  return errorMessage(raw);
 }
 
 export interface CreateKvm2ProviderOptions {

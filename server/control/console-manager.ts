@@ -5,11 +5,12 @@
 // the Proxy still booting with nothing held here (after a restart or a change of leader); it is
 // released once no page has watched it for the idle period and its Proxy is no longer booting.
 // Without "take over" it never forces: a console an admin holds (`virsh console`) shows as busy.
-// Keystrokes pass through and are never logged.
+// Keystrokes pass through and are never logged. What it holds for each console: console-entry.ts.
 import { ConsoleBusyError, type ConsoleSession } from '@/server/providers/instance-console';
 import type { Logger } from '@/server/telemetry/logger';
-import type { Clock, TimerHandle } from './clock';
-import { ConsoleBuffer, defaultConsoleBufferBytes } from './console-buffer';
+import type { Clock } from './clock';
+import { defaultConsoleBufferBytes } from './console-buffer';
+import { chainOpen, type ConsoleEntry, deliverOutput, newConsoleEntry, notOpenYet, setConsoleStatus } from './console-entry';
 import { type ConsoleStatus, type ConsoleTarget, type ConsoleWatch, type ConsoleWatcher, ConsoleInputError } from './console-types';
 import { errorMessage } from '@/lib/error-message';
 import type { ProviderLookup } from './provider-set';
@@ -35,27 +36,8 @@ interface OpenOptions {
   rethrow?: boolean;
 }
 
-interface Entry {
-  proxy: string;
-  buffer: ConsoleBuffer;
-  watchers: Set<ConsoleWatcher>;
-  /** the instance the buffer and the session belong to */
-  providerID?: string;
-  session?: ConsoleSession;
-  status: ConsoleStatus;
-  /** the open in flight, so opens of one console never overlap */
-  opening?: Promise<void>;
-  idleTimer?: TimerHandle;
-  /** last time a watcher was there or the Proxy was booting (clock ms) */
-  lastNeededAt: number;
-  /** when an open last failed or another client took the console (clock ms): resumed boot capture waits idleReleaseMs after it */
-  refusedAt?: number;
-}
-
-const notOpenYet: ConsoleStatus = { state: 'closed', message: 'not opened yet' };
-
 export class ConsoleManager {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<string, ConsoleEntry>();
   private stopped = false;
 
   constructor(private readonly options: ConsoleManagerOptions) {}
@@ -161,47 +143,27 @@ export class ConsoleManager {
     );
   }
 
-  private entry(proxy: string): Entry {
+  private entry(proxy: string): ConsoleEntry {
     let entry = this.entries.get(proxy);
     if (!entry) {
-      entry = {
-        proxy,
-        buffer: new ConsoleBuffer(this.options.bufferBytes ?? defaultConsoleBufferBytes),
-        watchers: new Set(),
-        status: notOpenYet,
-        lastNeededAt: this.options.clock.now(),
-      };
+      entry = newConsoleEntry({ proxy, bufferBytes: this.options.bufferBytes ?? defaultConsoleBufferBytes, nowMs: this.options.clock.now() });
       this.entries.set(proxy, entry);
     }
     return entry;
   }
 
-  private setStatus(entry: Entry, status: ConsoleStatus): void {
-    entry.status = status;
-    for (const watcher of entry.watchers) watcher.status(status);
+  private open(entry: ConsoleEntry, options: OpenOptions): Promise<void> {
+    return chainOpen(entry, () => this.openNow(entry, options));
   }
 
-  private open(entry: Entry, options: OpenOptions): Promise<void> {
-    const run = (entry.opening ?? Promise.resolve()).then(() => this.openNow(entry, options));
-    const settled = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    entry.opening = settled;
-    void settled.then(() => {
-      if (entry.opening === settled) entry.opening = undefined;
-    });
-    return run;
-  }
-
-  private async openNow(entry: Entry, options: OpenOptions): Promise<void> {
+  private async openNow(entry: ConsoleEntry, options: OpenOptions): Promise<void> {
     const { force, startedID } = options;
     if (this.stopped) return;
     const target = await this.options.locate(entry.proxy);
     const providerID = startedID ?? (target.kind === 'managed' ? target.providerID : undefined);
     if (target.kind !== 'managed' || providerID === undefined) {
       const message = target.kind === 'managed' ? 'the Proxy has no VM yet; its console opens when the VM starts' : 'the Proxy has no VM';
-      if (!entry.session) this.setStatus(entry, { state: 'closed', message });
+      if (!entry.session) setConsoleStatus(entry, { state: 'closed', message });
       return;
     }
     if (entry.providerID !== providerID) {
@@ -214,17 +176,17 @@ export class ConsoleManager {
     if (entry.session && !force) return;
     const console = this.options.providers.get(target.provider)?.console;
     if (!console) {
-      this.setStatus(entry, { state: 'closed', message: `provider ${JSON.stringify(target.provider)} is not running or cannot open consoles` });
+      setConsoleStatus(entry, { state: 'closed', message: `provider ${JSON.stringify(target.provider)} is not running or cannot open consoles` });
       return;
     }
-    if (!entry.session) this.setStatus(entry, { state: 'opening' });
+    if (!entry.session) setConsoleStatus(entry, { state: 'opening' });
     let session: ConsoleSession;
     try {
       session = await console.open(providerID, { force });
     } catch (err) {
       entry.refusedAt = this.options.clock.now();
       if (!entry.session)
-        this.setStatus(entry, err instanceof ConsoleBusyError ? { state: 'busy', message: err.message } : { state: 'closed', message: errorMessage(err) });
+        setConsoleStatus(entry, err instanceof ConsoleBusyError ? { state: 'busy', message: err.message } : { state: 'closed', message: errorMessage(err) });
       this.options.logger.debug({ proxy: entry.proxy, providerID, force, error: errorMessage(err) }, 'console not opened');
       if (options.rethrow) throw err;
       return;
@@ -235,20 +197,18 @@ export class ConsoleManager {
     entry.refusedAt = undefined;
     if (replaced) void replaced.close();
     this.options.logger.debug({ proxy: entry.proxy, providerID, force }, 'console opened');
-    this.setStatus(entry, { state: 'live' });
+    setConsoleStatus(entry, { state: 'live' });
     void this.pump(entry, session);
     // Nobody may be watching (boot capture, or the page left during the open): the idle clock runs.
     this.scheduleIdle(entry);
   }
 
-  private async pump(entry: Entry, session: ConsoleSession): Promise<void> {
+  private async pump(entry: ConsoleEntry, session: ConsoleSession): Promise<void> {
     let message = 'the console ended (the VM stopped)';
     let takenAway = false;
     try {
       for await (const chunk of session.output) {
-        const data = Buffer.from(chunk);
-        entry.buffer.append(data);
-        for (const watcher of entry.watchers) watcher.output(data);
+        deliverOutput(entry, Buffer.from(chunk));
       }
     } catch (err) {
       takenAway = true;
@@ -260,29 +220,29 @@ export class ConsoleManager {
     // Resumed boot capture does not snatch it back from whoever took it.
     if (takenAway) entry.refusedAt = this.options.clock.now();
     this.cancelIdle(entry);
-    this.setStatus(entry, { state: 'closed', message });
+    setConsoleStatus(entry, { state: 'closed', message });
     this.forgetIfGone(entry).catch((err: unknown) =>
       this.options.logger.warn({ proxy: entry.proxy, error: errorMessage(err) }, 'looking up the Proxy of a closed console failed'),
     );
   }
 
-  private async release(entry: Entry, message: string): Promise<void> {
+  private async release(entry: ConsoleEntry, message: string): Promise<void> {
     const session = entry.session;
     if (!session) return;
     entry.session = undefined;
-    this.setStatus(entry, { state: 'closed', message });
+    setConsoleStatus(entry, { state: 'closed', message });
     await session.close();
     this.options.logger.debug({ proxy: entry.proxy, providerID: entry.providerID, reason: message }, 'console released');
   }
 
-  private cancelIdle(entry: Entry): void {
+  private cancelIdle(entry: ConsoleEntry): void {
     if (entry.idleTimer === undefined) return;
     this.options.clock.clearTimeout(entry.idleTimer);
     entry.idleTimer = undefined;
   }
 
   /** While a session is open and nobody watches: checks now and then whether it may go. */
-  private scheduleIdle(entry: Entry): void {
+  private scheduleIdle(entry: ConsoleEntry): void {
     if (this.stopped || entry.idleTimer !== undefined || entry.watchers.size > 0 || !entry.session) return;
     const { clock, idleReleaseMs } = this.options;
     // Checked a few times per period, so a release follows the end of boot by at most a quarter of it.
@@ -295,7 +255,7 @@ export class ConsoleManager {
     }, checkMs);
   }
 
-  private async idleCheck(entry: Entry): Promise<void> {
+  private async idleCheck(entry: ConsoleEntry): Promise<void> {
     const { clock, idleReleaseMs } = this.options;
     if (entry.watchers.size > 0 || !entry.session) return;
     if (await this.forgetIfGone(entry)) return;
@@ -308,7 +268,7 @@ export class ConsoleManager {
   }
 
   /** Drops the entry of a Proxy that no longer exists (its session released); true when dropped. */
-  private async forgetIfGone(entry: Entry): Promise<boolean> {
+  private async forgetIfGone(entry: ConsoleEntry): Promise<boolean> {
     if ((await this.options.locate(entry.proxy)).kind !== 'missing') return false;
     this.cancelIdle(entry);
     void this.release(entry, 'the Proxy is gone');

@@ -1,17 +1,15 @@
-// The composition root: settings → store → leadership → the services the HTTP routes call, which
-// every replica serves (services.ts) → the control loops, which run only while this replica leads
-// (control-loops.ts); then start and stop, each in its order. All process state lives here (the auth
-// service, the HTTP logger, the provider registry, each provider's caches): Next bundles each route
-// separately, so module-level state would be per bundle. The process's one instance: singleton.ts.
-import { AdvisoryLockLeadership } from '@/server/cluster/advisory-lock';
+// The composition root: settings → store → leadership (choose-leadership.ts) → the services the
+// HTTP routes call, which every replica serves (services.ts) → the gateway (create-gateway.ts) →
+// the control loops, which run only while this replica leads (control-loops.ts); then start and
+// stop, each in its order (lifecycle.ts). All process state lives here (the auth service, the HTTP
+// logger, the provider registry, each provider's caches): Next bundles each route separately, so
+// module-level state would be per bundle. The process's one instance: singleton.ts.
 import { FencedProviders } from '@/server/cluster/fenced-providers';
-import { type Leadership, SingleReplica } from '@/server/cluster/leadership';
 import type { AuthService, AuthServiceOptions } from '@/server/auth/service';
 import type { ProviderRegistry } from '@/server/providers/registry';
 import { createStore, type Store } from '@/server/store';
 import { type Logger, logger as childLogger, rootLogger } from '@/server/telemetry/logger';
 import { type Metrics, processMetrics } from '@/server/telemetry/metrics';
-import { redactUrl } from '@/server/telemetry/redact-url';
 import { type Clock, systemClock } from '@/server/control/clock';
 import type { ConfigLoader, ConfigStatus } from '@/server/control/config-reload';
 import type { ConsoleManager } from '@/server/control/console-manager';
@@ -23,7 +21,6 @@ import type { Housekeeping } from '@/server/control/housekeeping';
 import { LiveFeed } from '@/server/control/live-feed';
 import { publishProxyWrites } from '@/server/control/live-publishers';
 import type { Monitor } from '@/server/control/monitor';
-import { errorMessage } from '@/lib/error-message';
 import type { PortCheck } from '@/server/control/port-check';
 import type { Prober, ProberOptions } from '@/server/control/prober';
 import { ProviderSet } from '@/server/control/provider-set';
@@ -31,11 +28,13 @@ import type { ProxyService } from '@/server/control/proxy-service';
 import type { ProxySetService } from '@/server/control/proxy-set-service';
 import type { Reconciler } from '@/server/control/reconciler';
 import type { Sampler } from '@/server/control/sampler';
-import { GatewayService } from '@/server/gateway/gateway-service';
-import { GatewayTrafficStore } from '@/server/store/gateway-traffic';
+import type { GatewayService } from '@/server/gateway/gateway-service';
 import type { RuntimeSettings } from '@/server/control/settings';
 import { configureSshDials } from '@/server/ssh/dial-limiter';
+import { chooseLeadership } from './choose-leadership';
 import { createControlLoops } from './control-loops';
+import { createGateway } from './create-gateway';
+import { runtimeLifecycle } from './lifecycle';
 import { type ClusterApi, createServices, type ProvidersApi, type RouteServices } from './services';
 
 export interface RuntimeOptions {
@@ -110,20 +109,9 @@ export function createRuntime(options: RuntimeOptions): Runtime {
   const stopPublishingProxies = publishProxyWrites({ store, feed: live });
   const startedAtMs = clock.now();
   const replica = { id: settings.replicaId, address: settings.replicaAddress };
-  const leadership: Leadership = settings.databaseUrl
-    ? new AdvisoryLockLeadership({
-        databaseUrl: settings.databaseUrl,
-        sql: store.sql,
-        replica,
-        heartbeatMs: settings.leaderHeartbeatMs,
-        leaseMs: settings.leaderLeaseMs,
-        logger: log.child({ component: 'leadership' }),
-        // Called only while leading, so the loops below exist by then.
-        onProxyChanged: (name) => loops.reconciler.enqueue(name),
-      })
-    : new SingleReplica(() => clock.now());
+  // Told only while leading, so the loops below exist by then.
+  const leadership = chooseLeadership({ settings, store, replica, clock, logger: log, onProxyChanged: (name) => loops.reconciler.enqueue(name) });
 
-  let started = false;
   // The services and the loops need each other: the services say what changed, the set controller
   // uses the Proxy service and diagnosis. The services come first; what they tell the loops is
   // only ever said after this function has returned.
@@ -147,28 +135,21 @@ export function createRuntime(options: RuntimeOptions): Runtime {
       proxyChanged: (name) => loops.proxyChanged(name),
       proxySetChanged: () => loops.proxySetChanged(),
       configApplied: () => {
-        if (started) loops.configApplied();
+        if (lifecycle.started) loops.configApplied();
       },
     },
   });
   const { config, consoles, auth } = services;
-  const gateway = new GatewayService({
-    host: settings.gatewayHost,
-    port: settings.gatewayPort,
-    drainMs: settings.gatewayDrainMs,
-    proxies: () => services.proxies.list(),
-    setNames: async () => (await store.proxySets.list()).map((set) => set.name),
-    watchProxies: (listener) => store.proxies.watch(listener),
-    verifyToken: (token) => auth.gatewayTokens.verify(token),
-    tokenNames: async () => new Map((await auth.gatewayTokens.list()).map((token) => [token.id, token.name])),
-    // The prober runs on the leader; elsewhere the failure still keeps the proxy suspect here.
-    probeNow: (proxy) => loops.prober.kick(proxy),
+  const gateway = createGateway({
+    settings,
+    store,
+    proxies: services.proxies,
+    auth,
+    live,
     metrics,
-    logger: childLogger('gateway', root),
     clock,
-    // Counters summed over the replicas in the store; a replica silent past LEADER_LEASE counts no open tunnel.
-    traffic: { store: new GatewayTrafficStore(store.sql), replicaId: settings.replicaId, aliveMs: settings.leaderLeaseMs },
-    announce: () => live.publish({ kind: 'gateway' }),
+    root,
+    probeNow: (proxy) => loops.prober.kick(proxy),
   });
   const loops = createControlLoops({
     settings,
@@ -186,8 +167,22 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     probe: options.probe,
     drain: (proxy, signal) => gateway.drain(proxy, signal),
   });
+  const lifecycle = runtimeLifecycle({
+    settings,
+    store,
+    replica,
+    leadership,
+    auth,
+    config,
+    gateway,
+    loops,
+    consoles,
+    live,
+    providerSet,
+    stopPublishingProxies,
+    logger: log,
+  });
 
-  let stopping: Promise<void> | undefined;
   return {
     services: { ...services, gateway, live, metrics },
     settings,
@@ -214,53 +209,7 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     consoleLog: (proxyName) => consoles.consoleLog(proxyName),
     configStatus: () => config.status(),
     reloadConfig: () => config.reload(),
-    async start() {
-      if (started) return;
-      await store.migrate();
-      await auth.init();
-      await config.reload();
-      config.startWatching();
-      await gateway.start();
-      started = true;
-      leadership.start({
-        gained: () => void loops.start(),
-        lost: () => {
-          void loops.stop();
-          // Boot capture is the leader's: let the new one hold the consoles of the VMs still booting.
-          consoles
-            .releaseUnwatched('released: this replica no longer leads')
-            .catch((err: unknown) => log.warn({ error: errorMessage(err) }, 'releasing the boot captures failed'));
-          // The changes now happen elsewhere: browsers reconnect, and poll a replica that does not lead.
-          live.endStreams();
-        },
-      });
-      log.info(
-        {
-          store: store.engine,
-          replica: replica.id,
-          dataDir: settings.dataDir,
-          providers: providerSet.list().map((provider) => provider.name),
-          probeUrl: settings.probeUrl ? redactUrl(settings.probeUrl) : null,
-        },
-        'control plane started',
-      );
-    },
-    stop() {
-      stopping ??= (async () => {
-        // Open event streams end first: a browser reconnects (and falls back to polling) at once.
-        live.close();
-        stopPublishingProxies();
-        loops.detach();
-        await gateway.stop();
-        await config.stop();
-        await leadership.stop();
-        await loops.stop();
-        await consoles.stop();
-        for (const failure of await providerSet.close()) log.warn({ error: errorMessage(failure) }, 'closing a provider failed');
-        await store.close();
-        log.info('control plane stopped');
-      })();
-      return stopping;
-    },
+    start: () => lifecycle.start(),
+    stop: () => lifecycle.stop(),
   };
 }

@@ -65,10 +65,11 @@ async function main(): Promise<void> {
 
     const host = hostNames[0] as string;
     const proxiesRendered = `document.querySelector('table[aria-rowcount="${proxyCount + 1}"] [data-testid^="proxy-row-"]') !== null`;
-    // Fully rendered: every row with both its sparklines drawn (a path each), the host's own charts, nothing loading.
+    // Fully rendered: every row with both its sparklines drawn (a path each), the host's own charts
+    // with all their lines (CPU, memory used and total, check latency, pool free space), nothing loading.
     const hostPage = (name: string, domains: number): PageSpec => ({
       url: `${gateway.url}/hosts/${providerName}/${name}`,
-      rendered: `document.querySelectorAll('[data-testid^="domain-row-"]').length >= ${domains} && document.querySelectorAll('[data-testid="sparkline"] path').length >= ${2 * domains} && document.querySelectorAll('.recharts-surface').length >= 1 && document.querySelectorAll('[aria-busy="true"]').length === 0`,
+      rendered: `document.querySelectorAll('[data-testid^="domain-row-"]').length >= ${domains} && document.querySelectorAll('[data-testid="sparkline"] path').length >= ${2 * domains} && document.querySelectorAll('path[data-series]').length >= 5 && document.querySelectorAll('[aria-busy="true"]').length === 0`,
       // What the rows and charts render from: the host's inventory and stats (the health card's
       // history asks with a new `since` on every poll, so it is left out).
       apiPaths: [`/api/providers/${providerName}/hosts/${name}`],

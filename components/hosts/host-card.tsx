@@ -1,18 +1,14 @@
 'use client';
 // One configured host: its latest check (reason, explanation, facts, free space) and its history.
-import dynamic from 'next/dynamic';
 import Link from 'next/link';
 import type { ReactNode } from 'react';
 import { formatGiB, formatLatency, formatTime, gibOf } from '@/components/ui/format';
-import { SkeletonChart } from '@/components/ui/skeleton';
 import { UsageBar } from '@/components/ui/usage-bar';
 import { describeVirtType } from '@/lib/virt-type-view';
-import { loadHostHealthCharts } from './chart-loaders';
+import { HostHealthCharts } from './health-charts';
 import { HealthBadge, HealthExplanation } from './health-reason';
 import type { TargetPoolView } from '@/lib/api/providers';
 import type { HealthSample, TargetView } from './queries';
-
-const HostHealthCharts = dynamic(loadHostHealthCharts, { ssr: false, loading: () => <SkeletonChart label="charts" /> });
 
 export function hostHref(provider: string, host: string): string {
   return `/hosts/${encodeURIComponent(provider)}/${encodeURIComponent(host)}`;

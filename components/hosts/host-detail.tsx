@@ -1,7 +1,6 @@
 'use client';
 // The host page body: its latest check with history, then what lives on it (pools, cached images
 // and the downloads running, domains), each panel loading on its own.
-import { useEffect } from 'react';
 import { DownloadsList } from '@/components/images/downloads-list';
 import { ImagesTable } from '@/components/images/images-table';
 import { useDomainActivities } from '@/components/stats/domain-activity';
@@ -9,7 +8,6 @@ import { HostStatsPanel } from '@/components/stats/host-stats-panel';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { Panel } from '@/components/ui/panel';
 import { SkeletonCards, SkeletonRows } from '@/components/ui/skeleton';
-import { preloadHostCharts } from './chart-loaders';
 import { DomainsTable } from './domains-table';
 import { HostCard } from './host-card';
 import { PoolsTable } from './pools-table';
@@ -34,7 +32,6 @@ function HostHealthPanel({ provider, host }: { provider: string; host: string })
 }
 
 export function HostDetail({ provider, host }: { provider: string; host: string }) {
-  useEffect(preloadHostCharts, []);
   const inventory = useHostInventory(provider, host);
   const activities = useDomainActivities(provider, host);
   const body = (render: (data: NonNullable<typeof inventory.data>) => React.ReactNode, label: string) => {

@@ -1,9 +1,8 @@
 'use client';
 // A host's own usage over 1 h, 24 h or 7 d: CPU % and memory used against total, and what a new VM
-// needs next to each other: free memory beside the pool's free space.
-import dynamic from 'next/dynamic';
+// needs next to each other: free memory beside the pool's free space. The charts are plain SVG,
+// drawn with the data: no chart code to load, nothing measured on a page with a long domains table.
 import { useState } from 'react';
-import { loadTimeSeriesChart } from '@/components/hosts/chart-loaders';
 import { useProviders } from '@/components/hosts/queries';
 import { ErrorPanel } from '@/components/ui/error-panel';
 import { formatBytes, formatGiB, gibOf } from '@/components/ui/format';
@@ -12,9 +11,8 @@ import { SkeletonChart } from '@/components/ui/skeleton';
 import { formatPercent } from './format';
 import { type StatsWindowName, useHostStats } from './queries';
 import { chartSpec, type ChartSpec } from './chart-spec';
+import { SvgTimeSeriesChart } from './svg-time-series-chart';
 import { WindowPicker } from './window-picker';
-
-const TimeSeriesChart = dynamic(loadTimeSeriesChart, { ssr: false, loading: () => <SkeletonChart label="host chart" /> });
 
 const hostCharts: ChartSpec[] = [
   chartSpec({ testId: 'host-chart-cpu', title: 'CPU (% of all CPUs)', format: formatPercent }, ['cpuPercent', 'CPU', '#1d4ed8']),
@@ -54,7 +52,7 @@ export function HostStatsPanel({ provider, host }: { provider: string; host: str
         ) : (
           <div className="grid gap-4 lg:grid-cols-2">
             {hostCharts.map((chart) => (
-              <TimeSeriesChart key={chart.testId} {...chart} points={points} />
+              <SvgTimeSeriesChart key={chart.testId} {...chart} points={points} />
             ))}
           </div>
         )}

@@ -4,7 +4,7 @@
 // lazily (recharts) behind a skeleton.
 import { CartesianGrid, Legend, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from 'recharts';
 import { clockFormatterFor, spanOf } from '@/components/ui/format';
-import type { ChartSpec } from './chart-spec';
+import { chartSummary, type ChartSpec } from './chart-spec';
 
 export interface TimeSeriesChartProps extends ChartSpec {
   /** each point: `at` in epoch ms, then one value (or null) per line key */
@@ -13,22 +13,13 @@ export interface TimeSeriesChartProps extends ChartSpec {
 
 const axisTick = { fontSize: 11, fill: '#475569' };
 
-function summary({ title, points, lines, format }: TimeSeriesChartProps): string {
-  const last = points[points.length - 1];
-  const values = lines.map((line) => {
-    const value = last?.[line.key];
-    return `${line.label} ${typeof value === 'number' ? format(value) : 'unknown'}`;
-  });
-  return `${title}: ${points.length} points; latest ${values.join(', ')}`;
-}
-
 export default function TimeSeriesChart(props: TimeSeriesChartProps) {
   const { title, points, lines, format, testId } = props;
   const tick = clockFormatterFor(spanOf(points));
   return (
     <figure data-testid={testId} data-points={points.length}>
       <figcaption className="mb-1 text-xs font-medium text-slate-700">{title}</figcaption>
-      <div role="img" aria-label={summary(props)} className="h-40">
+      <div role="img" aria-label={chartSummary(props, points)} className="h-40">
         <ResponsiveContainer width="100%" height="100%">
           <LineChart data={points} margin={{ top: 4, right: 20, bottom: 0, left: 0 }} accessibilityLayer={false}>
             <CartesianGrid stroke="#e2e8f0" vertical={false} />

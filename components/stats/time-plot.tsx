@@ -4,7 +4,7 @@
 // the pointer, the nearest point's time and values. Nothing is measured: the SVG stretches to its
 // box (strokes keep their width) and the axes' labels are HTML placed in percent, so a page with a
 // thousand table rows does not lay itself out again for every tick as recharts' text measuring did.
-import { type MouseEvent, useMemo, useState } from 'react';
+import { type PointerEvent, useMemo, useState } from 'react';
 import { clockFormatterFor } from '@/components/ui/format';
 import { timeTicks, valueTicks } from './chart-scale';
 import type { SeriesLine } from './chart-spec';
@@ -98,7 +98,7 @@ export function TimePlot({ points, lines, format, tickFormat, integerTicks = fal
     };
   }, [points, lines, integerTicks, band, from, to]);
   const clock = clockFormatterFor(to - from);
-  const onMove = (event: MouseEvent<HTMLDivElement>) => {
+  const onMove = (event: PointerEvent<HTMLDivElement>) => {
     const box = event.currentTarget.getBoundingClientRect();
     setHovered(nearestIndex(points, from + ((event.clientX - box.left) / box.width) * (to - from)));
   };
@@ -114,7 +114,7 @@ export function TimePlot({ points, lines, format, tickFormat, integerTicks = fal
             </span>
           ))}
         </div>
-        <div className="relative mr-5 flex-1" onMouseMove={onMove} onMouseLeave={() => setHovered(null)}>
+        <div className="relative mr-5 flex-1" onPointerMove={onMove} onPointerLeave={() => setHovered(null)}>
           <svg className="absolute inset-0 h-full w-full overflow-visible" viewBox={`0 0 ${width} ${height}`} preserveAspectRatio="none" aria-hidden="true">
             {drawing.ticks.map((tick) => (
               <path key={tick} d={`M0 ${drawing.y(tick)}H${width}`} stroke="#e2e8f0" vectorEffect="non-scaling-stroke" />

@@ -159,6 +159,7 @@ async function main(): Promise<void> {
   const dropped = first.filter((target) => kinds.get(target.name) === 'real' && target.reason !== 'Reachable').slice(0, 3);
   for (const target of dropped) console.log(`  e.g. ${target.name}: ${target.reason}: ${target.message}`);
   console.log(`second health round: ${healthMs.toFixed(0)} ms, CPU ${healthCpuMs} ms; real entries: ${summary(second, kinds, 'real')}`);
+  console.log(`  refusing: ${summary(second, kinds, 'refusing')}; silent: ${summary(second, kinds, 'silent')}`);
   console.log(`stats round: ${statsMs.toFixed(0)} ms, CPU ${statsCpuMs} ms, ${samples.length} hosts sampled`);
   console.log(`peak RSS ${mib(peakRss)} MiB`);
   console.log(warnings.length === 0 ? 'warnings: none' : `warnings (${warnings.length}):\n  ${warnings.join('\n  ')}`);
@@ -179,7 +180,8 @@ function cpuMs(usage: NodeJS.CpuUsage): number {
 function summary(targets: Target[], kinds: Map<string, Kind>, kind: Kind): string {
   const counts = new Map<string, number>();
   for (const target of targets) if (kinds.get(target.name) === kind) counts.set(target.reason, (counts.get(target.reason) ?? 0) + 1);
-  return [...counts].map(([reason, count]) => `${reason} ${count}`).join(', ');
+  const slowest = Math.max(0, ...targets.filter((target) => kinds.get(target.name) === kind).map((target) => target.latencyMs));
+  return `${[...counts].map(([reason, count]) => `${reason} ${count}`).join(', ')} (slowest check ${slowest.toFixed(0)} ms)`;
 }
 
 main().then(

@@ -11,10 +11,13 @@
 // the stats sampler), so after a start with many hosts on one sshd every host has its reason first
 // (bench:scale: in the first round, interleaved with those dials, 77 of 100 checks ran out of time).
 //
-// A dial still not through after `stallMs` (a host that drops packets, an sshd that never says a
-// word) gives its process-wide place back but keeps its place at its address: it costs this
-// process nothing while it waits out its timeout, and 50 dead hosts must not keep the live ones
-// waiting for 10 s (bench:scale measured exactly that before this).
+// A dial that has stalled gives its process-wide place back but keeps its place at its address:
+// it costs this process nothing while it waits out its timeout, and 50 dead hosts must not keep
+// the live ones waiting for 10 s (bench:scale measured exactly that before this). Stalled means
+// the server has not said a word by `dialSilenceMs` (a host that drops packets, an sshd that
+// accepts and stays mute: a live sshd sends its banner at once, before any crypto), or the dial is
+// still not through by `dialStallMs`. A server that spoke is doing its part of the handshake, so
+// it keeps the place longer: parking it would only let more handshakes run at once.
 //
 // One limiter per process (SSH_DIALS_MAX, SSH_DIALS_PER_ADDRESS): it lives on globalThis, since
 // Next evaluates modules more than once and bundles each route separately.
@@ -29,7 +32,10 @@ export interface DialLimits {
 /** The defaults: 4 per address keeps one process well under sshd's default MaxStartups (10). */
 export const defaultDialLimits: DialLimits = { maxInFlight: 32, perAddress: 4 };
 
-/** How long a dial holds its process-wide place before it counts as stalled. */
+/** How long a dial holds its process-wide place while the server has sent nothing. */
+export const dialSilenceMs = 1_000;
+
+/** How long a dial holds its process-wide place in all. */
 export const dialStallMs = 2_000;
 
 /** Ends a dial's hold on its slot; calling it again does nothing. */
@@ -149,6 +155,21 @@ export class DialLimiter {
       waiter.grant(this.#take(waiter.address));
     }
   }
+}
+
+/**
+ * Parks `slot` once its dial has stalled: `serverBytes()` still 0 after dialSilenceMs, or
+ * dialStallMs gone by. Returns the function that stops watching (call it before releasing).
+ */
+export function parkWhenStalled(slot: DialSlot, serverBytes: () => number): () => void {
+  const silence = setTimeout(() => {
+    if (serverBytes() === 0) slot.park();
+  }, dialSilenceMs);
+  const stall = setTimeout(() => slot.park(), dialStallMs);
+  return () => {
+    clearTimeout(silence);
+    clearTimeout(stall);
+  };
 }
 
 function checkLimits(limits: DialLimits): DialLimits {

@@ -4,7 +4,8 @@
 // SshDialError naming the stage. Each dial first takes a slot of the process's dial limiter
 // (dial-limiter.ts), waiting in its queue when too many dials are in flight; `timeoutMs` counts
 // from when the slot is granted (waiting ends only with `signal`), and the slot is given back once
-// the connection is authenticated or the dial failed.
+// the connection is authenticated or the dial failed (parked before, when the dial stalls: a
+// server that stays silent, see dial-limiter.ts).
 
 import { connect as tcpConnect, type Socket } from 'node:net';
 import ssh2, { type Algorithms, type CipherAlgorithm, type ServerHostKeyAlgorithm } from 'ssh2';
@@ -12,7 +13,7 @@ import { formatEndpoint, parseSshAddress, type SshEndpoint } from './address';
 import { startDialBudget, type DialBudget } from './budget';
 import { SshConnection } from './connection';
 import { loadCredentials, type Credentials } from './credentials';
-import { dialStallMs, sshDialLimiter } from './dial-limiter';
+import { parkWhenStalled, sshDialLimiter } from './dial-limiter';
 import { HostKeyError, SshDialError, type SshErrorCode } from './errors';
 import { checkHostKey, knownKeyTypes } from './known-hosts';
 
@@ -64,25 +65,33 @@ const codeByLevel: Record<string, SshErrorCode> = {
 export async function dialSsh(options: SshDialOptions): Promise<SshConnection> {
   const endpoint = parseEndpoint(options.address);
   const target = `${options.user}@${formatEndpoint(endpoint)}`;
-  const release = await waitForDialSlot(endpoint, { signal: options.signal, target, urgent: options.urgent });
+  const slot = await waitForDialSlot(endpoint, { signal: options.signal, target, urgent: options.urgent });
   try {
     options.onStart?.();
     const budget = startDialBudget({ signal: options.signal, timeoutMs: options.timeoutMs ?? sshDialDefaults.timeoutMs, target });
     try {
-      return await dialWithin(endpoint, { options, target, budget });
+      return await dialWithin(endpoint, { options, target, budget, onConnected: slot.watch });
     } finally {
       budget.dispose();
     }
   } finally {
-    release();
+    slot.release();
   }
 }
 
+/** A granted dial slot. */
+export interface HeldDialSlot {
+  /** Names the dial's socket once TCP is connected: while it has received nothing, the dial counts as silent. */
+  watch: (socket: Socket) => void;
+  /** Gives the slot back; again does nothing. */
+  release: () => void;
+}
+
 /**
- * A slot of the process's dial limiter for `endpoint`, parked once the dial has stalled; the
- * returned function gives it back. A caller who gives up while queued gets SSH_ABORTED.
+ * A slot of the process's dial limiter for `endpoint`, parked once the dial has stalled. A caller
+ * who gives up while queued gets SSH_ABORTED.
  */
-export async function waitForDialSlot(endpoint: SshEndpoint, context: { signal?: AbortSignal; target: string; urgent?: boolean }): Promise<() => void> {
+export async function waitForDialSlot(endpoint: SshEndpoint, context: { signal?: AbortSignal; target: string; urgent?: boolean }): Promise<HeldDialSlot> {
   const limiter = sshDialLimiter();
   const { signal, target, urgent } = context;
   // Nothing is read or dialled before the slot: an abort here is in the first stage.
@@ -95,10 +104,14 @@ export async function waitForDialSlot(endpoint: SshEndpoint, context: { signal?:
     });
   try {
     const slot = await limiter.acquire(formatEndpoint(endpoint), { signal, urgent });
-    const stalled = setTimeout(() => slot.park(), dialStallMs);
-    return () => {
-      clearTimeout(stalled);
-      slot.release();
+    let socket: Socket | undefined;
+    const stopWatching = parkWhenStalled(slot, () => socket?.bytesRead ?? 0);
+    return {
+      watch: (connected) => (socket = connected),
+      release: () => {
+        stopWatching();
+        slot.release();
+      },
     };
   } catch (err) {
     const { maxInFlight, perAddress } = limiter.limits;
@@ -109,13 +122,22 @@ export async function waitForDialSlot(endpoint: SshEndpoint, context: { signal?:
   }
 }
 
+interface DialContext {
+  options: SshDialOptions;
+  target: string;
+  budget: DialBudget;
+  /** Called with the socket once TCP is connected (the slot watches it for silence). */
+  onConnected?: (socket: Socket) => void;
+}
+
 /** Credentials, TCP connect and the SSH handshake within `budget`, once a dial slot is held. */
-export async function dialWithin(endpoint: SshEndpoint, context: { options: SshDialOptions; target: string; budget: DialBudget }): Promise<SshConnection> {
+export async function dialWithin(endpoint: SshEndpoint, context: DialContext): Promise<SshConnection> {
   const { options, target, budget } = context;
   budget.check('credentials');
   const credentials = await loadCredentials(options);
   budget.check('credentials');
   const socket = await connectTcp(endpoint, { budget, target });
+  context.onConnected?.(socket);
   return await handshake(socket, { options, credentials, endpoint, target, budget });
 }
 

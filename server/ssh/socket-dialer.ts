@@ -22,15 +22,15 @@ export async function dialUnixSocket(options: UnixSocketDialOptions): Promise<Fo
   const timeoutMs = options.timeoutMs ?? sshDialDefaults.timeoutMs;
   const endpoint = parseEndpoint(options.address);
   const target = `${options.user}@${formatEndpoint(endpoint)}`;
-  const release = await waitForDialSlot(endpoint, { signal: options.signal, target, urgent: options.urgent });
+  const slot = await waitForDialSlot(endpoint, { signal: options.signal, target, urgent: options.urgent });
   options.onStart?.();
   const budget = startDialBudget({ signal: options.signal, timeoutMs, target });
   try {
     let connection;
     try {
-      connection = await dialWithin(endpoint, { options: { ...options, signal: budget.signal, timeoutMs }, target, budget });
+      connection = await dialWithin(endpoint, { options: { ...options, signal: budget.signal, timeoutMs }, target, budget, onConnected: slot.watch });
     } finally {
-      release();
+      slot.release();
     }
     try {
       return await connection.forwardUnixSocket(options.socketPath, { signal: budget.signal, ownsConnection: true });

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
-import { describe, expect, it } from 'vitest';
-import { DialLimiter, type DialSlot } from '@/server/ssh/dial-limiter';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { DialLimiter, dialSilenceMs, dialStallMs, parkWhenStalled, type DialSlot } from '@/server/ssh/dial-limiter';
 
 /** Settles with the release, or 'waiting' while the promise is pending. */
 async function state(promise: Promise<DialSlot>): Promise<DialSlot | 'waiting' | 'rejected'> {
@@ -118,6 +118,41 @@ describe('the SSH dial limiter', () => {
     (await live).release();
     expect(granted(await state(sameDead))).toBe(true);
     expect(limiter.inFlight).toBe(1);
+  });
+
+  describe('parkWhenStalled', () => {
+    afterEach(() => {
+      vi.useRealTimers();
+    });
+
+    function watched(serverBytes: () => number) {
+      vi.useFakeTimers();
+      const slot = { park: vi.fn(), release: vi.fn() };
+      return { slot, stopWatching: parkWhenStalled(slot, serverBytes) };
+    }
+
+    it('parks a dial whose server has sent nothing by dialSilenceMs (a mute or unreachable host)', () => {
+      const { slot } = watched(() => 0);
+      vi.advanceTimersByTime(dialSilenceMs - 1);
+      expect(slot.park).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(1);
+      expect(slot.park).toHaveBeenCalledOnce();
+    });
+
+    it('lets a dial whose server has spoken keep its place until dialStallMs', () => {
+      const { slot } = watched(() => 41); // the banner arrived
+      vi.advanceTimersByTime(dialStallMs - 1);
+      expect(slot.park).not.toHaveBeenCalled();
+      vi.advanceTimersByTime(1);
+      expect(slot.park).toHaveBeenCalledOnce();
+    });
+
+    it('stops watching a dial that ended', () => {
+      const { slot, stopWatching } = watched(() => 0);
+      stopWatching();
+      vi.advanceTimersByTime(dialStallMs);
+      expect(slot.park).not.toHaveBeenCalled();
+    });
   });
 
   it('applies raised limits to the dials already waiting', async () => {

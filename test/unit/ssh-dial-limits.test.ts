@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { dialSsh, dialUnixSocket, type SshConnection } from '@/server/ssh';
-import { configureSshDials, defaultDialLimits, sshDialLimiter } from '@/server/ssh/dial-limiter';
+import { configureSshDials, defaultDialLimits, dialSilenceMs, dialStallMs, sshDialLimiter } from '@/server/ssh/dial-limiter';
 import { Resources, startDialScenario, startSilentServer } from './ssh-harness';
 
 const resources = new Resources();
@@ -63,7 +63,7 @@ describe('SSH dials through the process dial limiter', () => {
     expect(silent.sockets).toHaveLength(1);
   });
 
-  it('lets a dial that stalled (a silent host) give its process-wide place to a live host after dialStallMs', async () => {
+  it('lets a dial to a silent host give its process-wide place to a live host after dialSilenceMs', async () => {
     configureSshDials({ maxInFlight: 1, perAddress: 4 });
     const scenario = await startDialScenario(resources);
     const silent = await startSilentServer(resources);
@@ -75,6 +75,21 @@ describe('SSH dials through the process dial limiter', () => {
     expect(silent.sockets).toHaveLength(1);
     connection.kill();
     silent.sockets[0]!.destroy();
+    expect(await dead).toMatchObject({ code: 'SSH_HANDSHAKE' });
+  });
+
+  it('lets a dial whose server has spoken keep its process-wide place until dialStallMs', async () => {
+    configureSshDials({ maxInFlight: 1, perAddress: 4 });
+    const scenario = await startDialScenario(resources);
+    const mute = await startSilentServer(resources, { banner: 'SSH-2.0-OpenSSH_10.0\r\n' });
+    const started = performance.now();
+    const dead = rejection(dialSsh({ ...scenario.dialOptions, address: mute.address, timeoutMs: 30_000 }));
+    await expect.poll(() => mute.sockets.length).toBe(1);
+    const connection = await dialSsh(scenario.dialOptions);
+    // Parked by the stall rule, not the silence rule (which would have let it through at ~1 s).
+    expect(performance.now() - started).toBeGreaterThan(dialSilenceMs + (dialStallMs - dialSilenceMs) * 0.9);
+    connection.kill();
+    mute.sockets[0]!.destroy();
     expect(await dead).toMatchObject({ code: 'SSH_HANDSHAKE' });
   });
 

@@ -200,11 +200,12 @@ export async function startStallableRelay(resources: Resources, targetPort: numb
 }
 
 /** A TCP server that accepts and never says a word: the SSH handshake never starts. */
-export async function startSilentServer(resources: Resources): Promise<{ address: string; sockets: Socket[] }> {
+export async function startSilentServer(resources: Resources, options: { banner?: string } = {}): Promise<{ address: string; sockets: Socket[] }> {
   const sockets: Socket[] = [];
   const server = createServer((socket) => {
     sockets.push(socket);
     socket.on('error', () => {});
+    if (options.banner) socket.write(options.banner); // says hello, then nothing more
     socket.resume(); // read (and drop) the client's banner, so its hang-up is seen
   });
   await listen(server, resources);

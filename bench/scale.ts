@@ -17,7 +17,7 @@ import { settingsFromEnv } from '@/server/control/settings';
 import { createRuntime } from '@/server/runtime/create-runtime';
 import type { Target } from '@/server/providers/contract';
 import { createLogger } from '@/server/telemetry/logger';
-import { loadLab } from '@/test/lab/harness/lab';
+import { labKvm2Basics, loadLab } from '@/test/lab/harness/lab';
 
 const providerName = 'scale';
 const perKind = { real: 100, refusing: 50, silent: 50 };
@@ -97,10 +97,7 @@ async function main(): Promise<void> {
     name: providerName,
     type: 'kvm2',
     kvm2: {
-      sshKeyFile: lab.sshKeyFile,
-      knownHostsFile: lab.knownHostsFile,
-      images: { lab: { url: `${lab.imageServer.url}/images/lab.qcow2`, sha256: lab.imageServer.image.sha256 } },
-      machineTypes: { small: { vcpus: 1, memoryMiB: 256 } },
+      ...labKvm2Basics(lab),
       hosts,
     },
   };

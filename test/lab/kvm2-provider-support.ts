@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import type { Kvm2Entry } from '@/server/providers/config';
 import { createKvm2Provider, type Kvm2Provider } from '@/server/providers/kvm2/provider';
 import { createLogger } from '@/server/telemetry/logger';
-import { type Lab, poolVolumes, removeDomain, removeVolume, virsh } from './harness/lab';
+import { type Lab, labKvm2Basics, poolVolumes, removeDomain, removeVolume, virsh } from './harness/lab';
 
 export const KVM2_TEST_PREFIX = 'kvm2test-';
 
@@ -41,10 +41,7 @@ export class Kvm2LabRun {
       name: this.entryName,
       type: 'kvm2',
       kvm2: {
-        sshKeyFile: lab.sshKeyFile,
-        knownHostsFile: lab.knownHostsFile,
-        images: { lab: { url: `${lab.imageServer.url}/images/lab.qcow2`, sha256: lab.imageServer.image.sha256 } },
-        machineTypes: { small: { vcpus: 1, memoryMiB: 256 } },
+        ...labKvm2Basics(lab),
         hosts: lab.hosts.map((host) => ({
           name: host.name,
           address: host.address,

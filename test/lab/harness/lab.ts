@@ -252,6 +252,16 @@ export function nsExec(netns: string, argv: string[]): Promise<string> {
  * its hashed known_hosts. `qemu+libssh` because the `qemu+ssh` transport runs OpenSSH without
  * passing known_hosts on, while libssh verifies against the file given.
  */
+/** What every kvm2 providers entry on the lab shares: its SSH identity, the lab image and one small machine type. */
+export function labKvm2Basics(lab: Lab) {
+  return {
+    sshKeyFile: lab.sshKeyFile,
+    knownHostsFile: lab.knownHostsFile,
+    images: { lab: { url: `${lab.imageServer.url}/images/lab.qcow2`, sha256: lab.imageServer.image.sha256 } },
+    machineTypes: { small: { vcpus: 1, memoryMiB: 256 } },
+  };
+}
+
 export function labLibvirtUri(lab: Lab, host: LabHost, user = lab.user): string {
   const query = new URLSearchParams({
     keyfile: lab.sshKeyFile,

@@ -54,35 +54,35 @@ export function CatalogueSelect({
   );
 }
 
-/** The machine type of a new Proxy or set's template, each offered with its size when the catalogue gives it. */
-export function MachineTypeSelect({
-  id,
-  value,
-  onChange,
-  catalogue,
-  error,
-  hint,
-}: {
+/** A choice among one kind of the catalogue's entries (machine types, images). */
+interface CatalogueChoiceProps {
   id: string;
   value: string;
   onChange: (value: string) => void;
   catalogue: Catalogue | undefined;
   error?: string;
   hint?: string;
-}) {
+}
+
+/** The machine type of a new Proxy or set's template, each offered with its size when the catalogue gives it. */
+export function MachineTypeSelect({ catalogue, ...field }: CatalogueChoiceProps) {
   return (
     <CatalogueSelect
-      id={id}
+      {...field}
       label="Machine type"
-      value={value}
-      error={error}
       placeholder="Choose a machine type"
-      hint={hint}
       options={(catalogue?.machineTypes ?? []).map((type) => ({
         value: type.name,
         label: type.vcpus ? `${type.name} (${type.vcpus} vCPU, ${type.memoryMiB} MiB)` : type.name,
       }))}
-      onChange={onChange}
     />
   );
+}
+
+/** The image of a new Proxy or set's template, by its catalogue key; `urlOption` is the value of a last choice, an image by URL. */
+export function ImageSelect({ catalogue, urlOption, ...field }: CatalogueChoiceProps & { urlOption?: string }) {
+  const images = (catalogue?.images ?? []).map((image) => ({ value: image.key, label: image.key }));
+  // Without catalogue images the select is a text box, which takes a URL as it is.
+  const options = images.length > 0 && urlOption !== undefined ? [...images, { value: urlOption, label: 'Another image by URL…' }] : images;
+  return <CatalogueSelect {...field} label="Image" placeholder="Choose an image" options={options} />;
 }

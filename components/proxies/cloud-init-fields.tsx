@@ -2,6 +2,7 @@
 // Where the Proxy's cloud-init comes from: the Squid preset (only the networks entered may use the
 // proxy), pasted or loaded from a file as-is (sent byte for byte, never re-rendered, checked by the
 // editor), none, or (editing) the one stored, which the API never sends back.
+import type { FieldMessages } from '@/components/api/client';
 import { Field, controlClass } from '@/components/ui/field';
 import { checkCloudInit } from './cloud-init-check';
 import { CloudInitEditor } from './cloud-init-editor';
@@ -46,7 +47,8 @@ export interface CloudInitFieldsProps {
   state: CloudInitState;
   onChange: (next: CloudInitState) => void;
   port: number;
-  errors: { networks?: string; cloudInit?: string };
+  /** the form's messages; this reads `networks` and `cloudInit` */
+  errors: FieldMessages;
   /** editing: the size of the stored user-data, offered as "keep" */
   stored?: { bytes: number };
 }

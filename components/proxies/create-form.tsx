@@ -12,7 +12,7 @@ import { FormActions } from '@/components/ui/form-actions';
 import { FormError } from '@/components/ui/form-error';
 import { Panel } from '@/components/ui/panel';
 import { TextField } from '@/components/ui/text-field';
-import { CatalogueSelect as Select, MachineTypeSelect } from './catalogue-select';
+import { CatalogueSelect as Select, ImageSelect, MachineTypeSelect } from './catalogue-select';
 import { CloudInitFields } from './cloud-init-fields';
 import { buildInput, choicesFor, type CreateFormState, customImage, fieldElementId, fieldOrder, fieldsFromServer, initialFormState } from './create-form-model';
 import { LabelsEditor } from './labels-editor';
@@ -127,21 +127,13 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
             catalogue={provider?.catalogue}
             onChange={set('machineType')}
           />
-          <Select
+          <ImageSelect
             id="proxy-image"
-            label="Image"
             value={state.image}
             error={state.image === customImage ? undefined : errors['placement.image']}
-            placeholder="Choose an image"
             hint="The first Proxy for an image on a host downloads it into the host's pool; later ones start from the cached copy."
-            options={
-              provider?.catalogue?.images.length
-                ? [
-                    ...provider.catalogue.images.map((image) => ({ value: image.key, label: image.key })),
-                    { value: customImage, label: 'Another image by URL…' },
-                  ]
-                : []
-            }
+            catalogue={provider?.catalogue}
+            urlOption={customImage}
             onChange={set('image')}
           />
           {state.image === customImage ? (
@@ -170,12 +162,7 @@ function CreateProxyFields({ providers }: { providers: ConfigProvider[] }) {
         <LabelsEditor rows={state.labels} onChange={set('labels')} error={errors.labels} />
       </Panel>
       <Panel title="Cloud-init">
-        <CloudInitFields
-          state={state.cloudInit}
-          onChange={set('cloudInit')}
-          port={Number(state.port)}
-          errors={{ networks: errors.networks, cloudInit: errors.cloudInit }}
-        />
+        <CloudInitFields state={state.cloudInit} onChange={set('cloudInit')} port={Number(state.port)} errors={errors} />
       </Panel>
       <FormActions label="Create Proxy" pendingLabel="Creating…" pending={create.isPending} cancelHref="/proxies" />
     </form>

@@ -128,7 +128,7 @@ function EditFields({ proxy }: { proxy: ProxyView }) {
             state={state.cloudInit}
             onChange={set('cloudInit')}
             port={Number(state.port)}
-            errors={{ networks: errors.networks, cloudInit: errors.cloudInit }}
+            errors={errors}
             {...(proxy.cloudInit?.bytes ? { stored: proxy.cloudInit } : {})}
           />
         </Panel>

@@ -5,7 +5,7 @@ import type { FieldMessages } from '@/components/api/client';
 import type { ConfigProvider } from '@/components/config/queries';
 import { Panel } from '@/components/ui/panel';
 import { TextField } from '@/components/ui/text-field';
-import { CatalogueSelect, MachineTypeSelect } from '@/components/proxies/catalogue-select';
+import { CatalogueSelect, ImageSelect, MachineTypeSelect } from '@/components/proxies/catalogue-select';
 import { CloudInitFields } from '@/components/proxies/cloud-init-fields';
 import { LabelsEditor } from '@/components/proxies/labels-editor';
 import type { SetFormState } from './set-form-model';
@@ -45,15 +45,7 @@ export function TemplateFields({ state, onChange, errors, providers, editing }: 
             catalogue={catalogue}
             onChange={(machineType) => onChange({ machineType })}
           />
-          <CatalogueSelect
-            id="set-image"
-            label="Image"
-            value={state.image}
-            error={errors['placement.image']}
-            placeholder="Choose an image"
-            options={(catalogue?.images ?? []).map((image) => ({ value: image.key, label: image.key }))}
-            onChange={(image) => onChange({ image })}
-          />
+          <ImageSelect id="set-image" value={state.image} error={errors['placement.image']} catalogue={catalogue} onChange={(image) => onChange({ image })} />
           <TextField
             id="set-port"
             label="Port"
@@ -74,7 +66,7 @@ export function TemplateFields({ state, onChange, errors, providers, editing }: 
           state={state.cloudInit}
           onChange={(cloudInit) => onChange({ cloudInit })}
           port={Number(state.port)}
-          errors={{ networks: errors.networks, cloudInit: errors.cloudInit }}
+          errors={errors}
           {...(editing && editing.cloudInitBytes > 0 ? { stored: { bytes: editing.cloudInitBytes } } : {})}
         />
       </Panel>

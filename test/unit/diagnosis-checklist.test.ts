@@ -13,24 +13,19 @@ import type { Provider, Target } from '@/server/providers/contract';
 import { ErrTransient } from '@/server/providers/errors';
 import type { AddressAnswer, AddressSource, DomainFacts, InstanceInspection, SeedFacts } from '@/server/providers/instance-inspection';
 import { noOsWithoutConsoleCapture } from '@/test/support/diagnosis-expectations';
+import { managedProxyView } from '@/test/support/proxy-view';
 
 const providerID = 'hosts/lab1/domains/proxy-0123456789abcdef';
 
+/** The diagnosed Proxy: p1 on home's host lab1, its instance made and still Provisioning. */
 function proxyView(overrides: Partial<ProxyView> = {}, status: Partial<ProxyView['status']> = {}): ProxyView {
-  return {
-    uid: 'u-1',
+  return managedProxyView({
     name: 'p1',
-    mode: 'Managed',
     provider: 'home',
-    placement: { zone: 'lab1', machineType: 'small', image: 'debian' },
-    port: 3128,
-    labels: {},
     instanceName: 'proxy-0123456789abcdef',
-    createdAt: '2026-12-01T10:00:00Z',
-    updatedAt: '2026-12-01T10:00:00Z',
     ...overrides,
     status: { phase: 'Provisioning', healthy: false, conditions: [], specHash: 'h', providerID, host: 'lab1', ...status },
-  };
+  });
 }
 
 const target = (ready = true): Target => ({

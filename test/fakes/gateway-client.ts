@@ -19,7 +19,8 @@ export interface ProxyAnswer {
   body: string;
 }
 
-function authHeader(credentials: string | undefined): Record<string, string> {
+/** The Proxy-Authorization header for `credentials`; none without them. */
+export function proxyAuthorization(credentials: string | undefined): Record<string, string> {
   return credentials === undefined ? {} : { 'proxy-authorization': `Basic ${Buffer.from(credentials).toString('base64')}` };
 }
 
@@ -32,7 +33,7 @@ export function proxyGet(proxy: ProxyEndpoint, url: string): Promise<ProxyAnswer
       path: url,
       agent: false,
       localAddress: proxy.localAddress,
-      headers: { host: new URL(url).host, ...authHeader(proxy.credentials) },
+      headers: { host: new URL(url).host, ...proxyAuthorization(proxy.credentials) },
     });
     request.on('response', (response) => {
       const chunks: Buffer[] = [];
@@ -53,18 +54,23 @@ export interface Tunnel {
   body: string;
 }
 
+/** The CONNECT request for `target` (host:port) through the proxy, still to be ended. */
+export function connectRequest(proxy: ProxyEndpoint, target: string): http.ClientRequest {
+  return http.request({
+    host: proxy.host,
+    port: proxy.port,
+    method: 'CONNECT',
+    path: target,
+    agent: false,
+    localAddress: proxy.localAddress,
+    headers: { host: target, ...proxyAuthorization(proxy.credentials) },
+  });
+}
+
 /** CONNECT `target` (host:port) through the proxy; resolves once the proxy answered. */
 export function proxyConnect(proxy: ProxyEndpoint, target: string): Promise<Tunnel> {
   return new Promise((resolve, reject) => {
-    const request = http.request({
-      host: proxy.host,
-      port: proxy.port,
-      method: 'CONNECT',
-      path: target,
-      agent: false,
-      localAddress: proxy.localAddress,
-      headers: { host: target, ...authHeader(proxy.credentials) },
-    });
+    const request = connectRequest(proxy, target);
     request.on('connect', (response: http.IncomingMessage, socket: Socket, head: Buffer) => {
       const status = response.statusCode ?? 0;
       if (status === 200) {

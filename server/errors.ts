@@ -94,14 +94,21 @@ export abstract class InvalidFieldsError extends AppError {
   }
 }
 
+/** A resource looked up by name does not exist; the message is `no <kind> named "<name>"` and the subclass sets the code. */
+export abstract class NamedNotFoundError extends AppError {
+  constructor(kind: string, name: string) {
+    super(`no ${kind} named ${JSON.stringify(name)}`);
+  }
+}
+
 /** A resource the API serves (provider, host, token, image) does not exist. */
-export class ResourceNotFoundError extends AppError {
+export class ResourceNotFoundError extends NamedNotFoundError {
   readonly code = 'ERR_RESOURCE_NOT_FOUND';
   constructor(
     readonly resource: string,
     readonly resourceName: string,
   ) {
-    super(`no ${resource} named ${JSON.stringify(resourceName)}`);
+    super(resource, resourceName);
     this.name = 'ResourceNotFoundError';
   }
 }

@@ -1,12 +1,12 @@
 // Typed errors the control plane's services throw to the API, AppErrors (server/errors.ts) the
 // API answers by code.
 import type { FieldError } from '@/lib/proxy-spec';
-import { AppError, InvalidFieldsError } from '@/server/errors';
+import { AppError, InvalidFieldsError, NamedNotFoundError } from '@/server/errors';
 
-export class ProxyNotFoundError extends AppError {
+export class ProxyNotFoundError extends NamedNotFoundError {
   readonly code = 'ERR_PROXY_NOT_FOUND';
   constructor(readonly proxyName: string) {
-    super(`no Proxy named ${JSON.stringify(proxyName)}`);
+    super('Proxy', proxyName);
     this.name = 'ProxyNotFoundError';
   }
 }
@@ -20,11 +20,18 @@ export class ProxyValidationError extends InvalidFieldsError {
   }
 }
 
-/** The Proxy is being deleted; it cannot be changed any more. */
-export class ProxyDeletingError extends AppError {
+/** `<kind> "<name>" is being deleted`: a Proxy or a set that cannot be changed any more; the subclass names the kind. */
+export abstract class BeingDeletedError extends AppError {
   readonly code = 'ERR_PROXY_DELETING';
+  constructor(kind: string, name: string) {
+    super(`${kind} ${JSON.stringify(name)} is being deleted`);
+  }
+}
+
+/** The Proxy is being deleted; it cannot be changed any more. */
+export class ProxyDeletingError extends BeingDeletedError {
   constructor(readonly proxyName: string) {
-    super(`Proxy ${JSON.stringify(proxyName)} is being deleted`);
+    super('Proxy', proxyName);
     this.name = 'ProxyDeletingError';
   }
 }

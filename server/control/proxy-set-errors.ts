@@ -1,11 +1,12 @@
 // Typed errors of the ProxySet service, AppErrors (server/errors.ts) the API answers by code.
 import type { FieldError } from '@/lib/proxy-spec';
-import { AppError, InvalidFieldsError } from '@/server/errors';
+import { AppError, InvalidFieldsError, NamedNotFoundError } from '@/server/errors';
+import { BeingDeletedError } from './errors';
 
-export class ProxySetNotFoundError extends AppError {
+export class ProxySetNotFoundError extends NamedNotFoundError {
   readonly code = 'ERR_PROXYSET_NOT_FOUND';
   constructor(readonly setName: string) {
-    super(`no ProxySet named ${JSON.stringify(setName)}`);
+    super('ProxySet', setName);
     this.name = 'ProxySetNotFoundError';
   }
 }
@@ -37,10 +38,9 @@ export class ProxyOwnedError extends AppError {
 }
 
 /** The set is being deleted; it cannot be changed any more. */
-export class ProxySetDeletingError extends AppError {
-  readonly code = 'ERR_PROXY_DELETING';
+export class ProxySetDeletingError extends BeingDeletedError {
   constructor(readonly setName: string) {
-    super(`ProxySet ${JSON.stringify(setName)} is being deleted`);
+    super('ProxySet', setName);
     this.name = 'ProxySetDeletingError';
   }
 }

@@ -2,13 +2,20 @@
 // code, never by message.
 import { AppError } from '@/server/errors';
 
-export class ProxyExistsError extends AppError {
+/** A record's name is taken; the message is `a <kind> named "<name>" already exists` and the subclass sets the code. */
+abstract class NameTakenError extends AppError {
+  constructor(kind: string, name: string, options?: { cause?: unknown }) {
+    super(`a ${kind} named ${JSON.stringify(name)} already exists`, options);
+  }
+}
+
+export class ProxyExistsError extends NameTakenError {
   readonly code = 'ERR_PROXY_EXISTS';
   constructor(
     readonly proxyName: string,
     options?: { cause?: unknown },
   ) {
-    super(`a Proxy named ${JSON.stringify(proxyName)} already exists`, options);
+    super('Proxy', proxyName, options);
     this.name = 'ProxyExistsError';
   }
 }
@@ -38,13 +45,13 @@ export class StoreMigrationError extends AppError {
   }
 }
 
-export class ProxySetExistsError extends AppError {
+export class ProxySetExistsError extends NameTakenError {
   readonly code = 'ERR_PROXYSET_EXISTS';
   constructor(
     readonly setName: string,
     options?: { cause?: unknown },
   ) {
-    super(`a ProxySet named ${JSON.stringify(setName)} already exists`, options);
+    super('ProxySet', setName, options);
     this.name = 'ProxySetExistsError';
   }
 }

@@ -4,15 +4,10 @@
 // refetch the chart (a Static Proxy has no sampled host whose `stats` message would reach it). A
 // round that fails moves no mark: the next one writes its bytes.
 import type { GatewayStatsStore } from '@/server/store/gateway-stats';
-import type { Logger } from '@/server/telemetry/logger';
-import type { Clock } from './clock';
-import { Ticker } from './ticker';
+import { type LoopOptions, Ticker } from './ticker';
 
-export interface GatewayHistoryOptions {
+export interface GatewayHistoryOptions extends LoopOptions {
   store: Pick<GatewayStatsStore, 'record'>;
-  clock: Clock;
-  logger: Logger;
-  intervalMs: number;
   /** told the Proxies a round wrote rows for */
   onRecorded?: (proxies: string[]) => void;
 }

@@ -6,18 +6,14 @@
 // always finds its owner. A provider whose listing fails is skipped whole for this sweep.
 import { managedTag, type Provider } from '@/server/providers/contract';
 import type { Store } from '@/server/store';
-import type { Logger } from '@/server/telemetry/logger';
-import { type Clock, timeoutSignal } from './clock';
+import { timeoutSignal } from './clock';
 import { errorMessage } from '@/lib/error-message';
 import type { ProviderLookup } from './provider-set';
-import { Ticker } from './ticker';
+import { type LoopOptions, Ticker } from './ticker';
 
-export interface GcOptions {
+export interface GcOptions extends LoopOptions {
   providers: ProviderLookup;
   store: Store;
-  clock: Clock;
-  logger: Logger;
-  intervalMs: number;
   /** cap on one provider's sweep (listing plus deletes) */
   timeoutMs: number;
 }

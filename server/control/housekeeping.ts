@@ -2,19 +2,14 @@
 // are pruned; the two histories keep every sample of the last day and one per bucket before that.
 // VM and host stats are consolidated like an RRD (server/store/stats-history.ts).
 import type { Store } from '@/server/store';
-import type { Logger } from '@/server/telemetry/logger';
-import type { Clock } from './clock';
-import { Ticker } from './ticker';
+import { type LoopOptions, Ticker } from './ticker';
 
 /** The last day of history keeps every sample; older ones one per bucket. */
 export const fullResolutionMs = 24 * 60 * 60 * 1000;
 export const downsampleBucketMs = 5 * 60 * 1000;
 
-export interface HousekeepingOptions {
+export interface HousekeepingOptions extends LoopOptions {
   store: Store;
-  clock: Clock;
-  logger: Logger;
-  intervalMs: number;
   healthHistoryRetentionMs: number;
   eventRetentionMs: number;
 }

@@ -8,21 +8,17 @@ import { SpanKind, SpanStatusCode } from '@opentelemetry/api';
 import type { Provider, Target } from '@/server/providers/contract';
 import type { Store } from '@/server/store';
 import type { ProviderHealth } from '@/server/store/provider-health';
-import type { Logger } from '@/server/telemetry/logger';
 import type { Metrics } from '@/server/telemetry/metrics';
 import { tracer } from '@/server/telemetry/tracing';
-import { type Clock, isoTime } from './clock';
+import { isoTime } from './clock';
 import { errorMessage } from '@/lib/error-message';
 import type { ProviderLookup } from './provider-set';
-import { Ticker } from './ticker';
+import { type LoopOptions, Ticker } from './ticker';
 
-export interface MonitorOptions {
+export interface MonitorOptions extends LoopOptions {
   providers: ProviderLookup;
   store: Store;
-  clock: Clock;
-  logger: Logger;
   metrics?: Metrics;
-  intervalMs: number;
   timeoutMs: number;
   /** how long past the timeout a provider may take to report its own Timeout targets */
   graceMs?: number;

@@ -5,19 +5,15 @@
 import type { Store } from '@/server/store';
 import type { EventInput } from '@/server/store/events';
 import type { ProbeStatus, ProxyRecord } from '@/server/store/proxies';
-import type { Logger } from '@/server/telemetry/logger';
 import type { Metrics } from '@/server/telemetry/metrics';
-import { type Clock, isoTime } from './clock';
+import { isoTime } from './clock';
 import { setCondition } from './conditions';
 import { type ProbeRequest, type ProbeResult, probeProxy } from './probe';
-import { Ticker } from './ticker';
+import { type LoopOptions, Ticker } from './ticker';
 
-export interface ProberOptions {
+export interface ProberOptions extends LoopOptions {
   store: Store;
-  clock: Clock;
-  logger: Logger;
   metrics?: Metrics;
-  intervalMs: number;
   timeoutMs: number;
   targetUrl?: string;
   ipEchoUrl?: string;

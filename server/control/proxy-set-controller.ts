@@ -8,8 +8,7 @@ import { isDeepStrictEqual } from 'node:util';
 import type { ProxyRecord } from '@/server/store/proxies';
 import type { ProxySetRecord } from '@/server/store/proxy-sets';
 import type { Store } from '@/server/store';
-import type { Logger } from '@/server/telemetry/logger';
-import type { Clock, TimerHandle } from './clock';
+import type { TimerHandle } from './clock';
 import { errorMessage } from '@/lib/error-message';
 import type { ProviderLookup } from './provider-set';
 import type { ProxyService } from './proxy-service';
@@ -19,15 +18,12 @@ import { applySetActions } from './proxy-set-apply';
 import { memberFacts, membersBySet, memberTemplateHash, setPolicy, templateHash } from './proxy-set-members';
 import { budgetReleased, nextSetStatus } from './proxy-set-status';
 import { setHostFacts } from './proxy-set-hosts';
-import { Ticker } from './ticker';
+import { type LoopOptions, Ticker } from './ticker';
 
-export interface ProxySetControllerOptions {
+export interface ProxySetControllerOptions extends LoopOptions {
   store: Store;
   proxies: ProxyService;
   providers: ProviderLookup;
-  clock: Clock;
-  logger: Logger;
-  intervalMs: number;
   /** the first failing step of a member's diagnosis, null when none failed */
   diagnose: (member: string) => Promise<string | null>;
   /** how long a member's diagnosis is reused (default 1 min) */

@@ -14,15 +14,14 @@ import { AbortFanOut } from '@/lib/abort-fan-out';
 import type { Provider } from '@/server/providers/contract';
 import type { DomainCounters, HostCounters } from '@/server/providers/host-stats';
 import type { ProxyRecord, Store } from '@/server/store';
-import type { Logger } from '@/server/telemetry/logger';
 import type { Metrics } from '@/server/telemetry/metrics';
-import type { Clock, TimerHandle } from './clock';
+import type { TimerHandle } from './clock';
 import { instanceName } from './names';
 import { errorMessage } from '@/lib/error-message';
 import type { ProviderLookup } from './provider-set';
 import { StatsMetrics } from './stats-metrics';
 import { hostRates, vmRates, type HostRates, type Timed, type VmRates } from './stats-rates';
-import { Ticker } from './ticker';
+import { type LoopOptions, Ticker } from './ticker';
 
 /** One host's round as listeners get it. */
 export interface StatsSample {
@@ -36,13 +35,10 @@ export interface StatsSample {
 
 export type SampleListener = (sample: StatsSample) => void;
 
-export interface SamplerOptions {
+export interface SamplerOptions extends LoopOptions {
   store: Store;
-  clock: Clock;
   providers: ProviderLookup;
-  logger: Logger;
   metrics?: Metrics;
-  intervalMs: number;
   /** how long one host's read may take before its round is abandoned; half the interval by default */
   timeoutMs?: number;
   /**

@@ -4,12 +4,16 @@
 import type { Logger } from '@/server/telemetry/logger';
 import type { Clock, TimerHandle } from './clock';
 
-export interface TickerOptions {
-  name: string;
+/** What every loop that runs on a Ticker is given for it: the clock, the interval and the logger. */
+export interface LoopOptions {
   clock: Clock;
   intervalMs: number;
-  run: (signal: AbortSignal) => Promise<void>;
   logger: Logger;
+}
+
+export interface TickerOptions extends LoopOptions {
+  name: string;
+  run: (signal: AbortSignal) => Promise<void>;
 }
 
 export class Ticker {

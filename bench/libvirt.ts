@@ -1,11 +1,14 @@
 // `npm run bench:libvirt`: our libvirt client against libvirt's own C client, on each lab host's
 // libvirtd through that host's sshd (lab1: libvirt 9.0, lab2: libvirt 11.3). Prints ratios measured
 // in this run; each host ends with the line
-//   libvirt-bench host=<name> libvirtd=<version> rtt_ratio=<x> pipeline_speedup=<x> pipeline_vs_c=<x> c_best_threads=<n> upload_vs_virsh=<x> upload_vs_ssh=<x> upload_peak_rss_mib=<n>
+//   libvirt-bench host=<name> libvirtd=<version> rtt_ratio=<x> pipeline_speedup=<x> pipeline_vs_c=<x> c_best_threads=<n> upload_vs_virsh=<x> upload_vs_ssh=<x> (best of the rounds)
+//     upload_vs_virsh_median=<x> upload_vs_ssh_median=<x> upload_peak_rss_mib=<n>
 // pipeline_vs_c: our 100 concurrent calls' throughput over the C client's best threaded throughput
 // (100 calls spread over 5, 10 or 20 threads sharing one connection); above 1 means we are faster.
 // The C client is python3-libvirt / virsh over qemu+ssh (OpenSSH, host key checked against the
 // lab's known_hosts through a PATH wrapper, since libvirt's ssh transport takes no such option).
+// Uploads also print each round's ratios (ours against virsh and ssh in that round) and their median
+// and range, since one machine's load moves them a lot between rounds (`--upload-rounds N`, default 3).
 // `--calls-only` leaves out the uploads (a shorter lab hold).
 import { spawn } from 'node:child_process';
 import { createReadStream, existsSync, mkdirSync, openSync, closeSync, statSync, writeFileSync, chmodSync, writeSync } from 'node:fs';
@@ -23,7 +26,7 @@ const RTT_ROUNDS = 15;
 const PIPELINE_CALLS = 100;
 const PIPELINE_ROUNDS = 30;
 const UPLOAD_BYTES = 512 * MiB;
-const UPLOAD_ROUNDS = 3;
+const UPLOAD_ROUNDS = Number(process.argv[process.argv.indexOf('--upload-rounds') + 1]) || 3;
 const workDir = join(tmpdir(), 'kvm2-bench-libvirt');
 const C_THREADS = [5, 10, 20];
 const PYTHON = '/usr/bin/python3'; // Debian's, where python3-libvirt lives
@@ -230,7 +233,20 @@ async function uploads(lab: Lab, host: LabHost, cClient: { uri: string; env: Nod
   } finally {
     await virsh(['vol-delete', '--pool', lab.pool.name, volume], host).catch(() => undefined);
   }
-  return { oursMs: Math.min(...times.ours), virshMs: Math.min(...times.virsh), sshMs: Math.min(...times.ssh), peakRssMiB };
+  const perRound = (reference: number[]) => times.ours.map((ours, round) => reference[round]! / ours);
+  return {
+    oursMs: Math.min(...times.ours),
+    virshMs: Math.min(...times.virsh),
+    sshMs: Math.min(...times.ssh),
+    vsVirsh: perRound(times.virsh),
+    vsSsh: perRound(times.ssh),
+    peakRssMiB,
+  };
+}
+
+/** `median (min-max; each round's ratio)` of per-round ratios. */
+function spread(ratios: number[]): string {
+  return `${fixed(median(ratios))} (${fixed(Math.min(...ratios))}-${fixed(Math.max(...ratios))}; ${ratios.map((ratio) => fixed(ratio)).join(' ')})`;
 }
 
 async function benchHost(lab: Lab, host: LabHost): Promise<void> {
@@ -245,6 +261,7 @@ async function benchHost(lab: Lab, host: LabHost): Promise<void> {
       `upload 512 MiB (best of ${UPLOAD_ROUNDS}, dial included): ours ${fixed(mibPerSecond(upload.oursMs), 1)} MiB/s, ` +
         `virsh vol-upload ${fixed(mibPerSecond(upload.virshMs), 1)} MiB/s, ssh cat > /dev/null ${fixed(mibPerSecond(upload.sshMs), 1)} MiB/s`,
     );
+    console.log(`  per round, ours against virsh: ${spread(upload.vsVirsh)}; against ssh: ${spread(upload.vsSsh)}`);
     console.log(`peak RSS during our uploads: ${fixed(upload.peakRssMiB, 0)} MiB (before them: ${fixed(baselineRssMiB, 0)} MiB)`);
   }
 
@@ -268,7 +285,8 @@ async function benchHost(lab: Lab, host: LabHost): Promise<void> {
   );
 
   const uploadFigures = upload
-    ? ` upload_vs_virsh=${fixed(upload.virshMs / upload.oursMs)} upload_vs_ssh=${fixed(upload.sshMs / upload.oursMs)} upload_peak_rss_mib=${Math.round(upload.peakRssMiB)}`
+    ? ` upload_vs_virsh=${fixed(upload.virshMs / upload.oursMs)} upload_vs_ssh=${fixed(upload.sshMs / upload.oursMs)}` +
+      ` upload_vs_virsh_median=${fixed(median(upload.vsVirsh))} upload_vs_ssh_median=${fixed(median(upload.vsSsh))} upload_peak_rss_mib=${Math.round(upload.peakRssMiB)}`
     : '';
   console.log(
     `libvirt-bench host=${host.name} libvirtd=${host.libvirtVersion} rtt_ratio=${fixed(rtt.oursMs / rtt.cMs)} pipeline_speedup=${fixed(calls.sequentialMs / calls.pipelinedMs)} ` +

@@ -3,6 +3,8 @@
 // cache (live-cache.ts), and while it is connected the queries it keeps fresh stop polling. When it
 // drops, the browser reconnects on its own (resuming from the last event id); after a refusal
 // (a 401, a 429, the server gone) it is opened again later, and meanwhile the pages poll as before.
+// The first stream resumes from the feed's head when the page rendered (`resumeFrom`), so the
+// changes since are replayed rather than every query fetched again.
 import { useQueryClient } from '@tanstack/react-query';
 import { type ReactNode, useEffect, useState } from 'react';
 import { type LiveMessage, liveMessageSchema } from '@/lib/api/live';
@@ -12,14 +14,16 @@ import { LiveContext, useLive } from './live-status';
 /** How long after a refused or failed stream it is opened again. */
 const reopenAfterMs = 10_000;
 
-export function LiveUpdates({ children }: { children: ReactNode }) {
+export function LiveUpdates({ children, resumeFrom }: { children: ReactNode; resumeFrom?: string }) {
   const queryClient = useQueryClient();
   const [live, setLive] = useState(false);
+  // The render's point only: a later render of the layout must not reopen the stream.
+  const [renderedAt] = useState(resumeFrom);
   useEffect(() => {
     let source: EventSource | undefined;
     let reopenTimer: ReturnType<typeof setTimeout> | undefined;
     let flushTimer: ReturnType<typeof setTimeout> | undefined;
-    let lastEventId: string | undefined;
+    let lastEventId = renderedAt;
     let pending: LiveMessage[] = [];
     // A burst (a probe round over many Proxies) is written to the cache in one go.
     const flush = () => {
@@ -57,7 +61,7 @@ export function LiveUpdates({ children }: { children: ReactNode }) {
       clearTimeout(reopenTimer);
       clearTimeout(flushTimer);
     };
-  }, [queryClient]);
+  }, [queryClient, renderedAt]);
   return <LiveContext.Provider value={live}>{children}</LiveContext.Provider>;
 }
 

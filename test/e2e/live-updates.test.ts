@@ -1,7 +1,8 @@
 // The dashboard kept current by GET /api/events (no lab needed: Static Proxies changed through the
 // API): the header says Live, a changed, a new and a deleted Proxy show on the open Proxies page
-// without it fetching the list again (polling is off while the stream is up), and with the stream
-// refused the header says Polling and the page polls. The virtualised table keeps its semantics.
+// without it fetching the list again (polling is off while the stream is up; the stream starts from
+// where the page rendered, so loading fetches the list once), and with the stream refused the
+// header says Polling and the page polls. The virtualised table keeps its semantics.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, seriousAxeViolations } from './harness/browser';
@@ -44,7 +45,6 @@ describe('the live dashboard', () => {
     await waitForData(page);
     await page.getByTestId('live-indicator').getByText('Live').waitFor({ timeout: 15_000 });
     await row(page, name(0)).waitFor();
-    // The fetch the stream's `ready` asks for (to catch up) has come and gone.
     await page.waitForLoadState('networkidle');
     const fetches = listFetches(page);
 
@@ -62,6 +62,33 @@ describe('the live dashboard', () => {
     await page.waitForTimeout(6_000);
     expect(fetches()).toBe(0);
     await screenshot(page, 'proxies-live');
+  });
+
+  it('fetches the list once on load, and a change made before the stream opened arrives by its replay', async () => {
+    const page = await session.browser.newPage();
+    try {
+      // The stream is held back until the page shows the list, and the change is made meanwhile.
+      let openStream = () => {};
+      const streamHeld = new Promise<void>((resolve) => (openStream = resolve));
+      await page.route('**/api/events**', async (route) => {
+        await streamHeld;
+        await route.continue();
+      });
+      const fetches = listFetches(page);
+      await page.goto(`${session.app.url}/proxies`);
+      await waitForData(page);
+      await row(page, name(1)).waitFor();
+      const changed = await session.api('PUT', `/api/proxies/${name(1)}`, { mode: 'Static', address: '198.51.100.8', port: 3128, labels: {} });
+      expect(changed.status()).toBe(200);
+      openStream();
+      await page.getByTestId('live-indicator').getByText('Live').waitFor({ timeout: 15_000 });
+      await row(page, name(1)).getByText('198.51.100.8').waitFor({ timeout: 5_000 });
+      await page.waitForLoadState('networkidle');
+      // A fresh stream's `ready` would have had every query fetched again to catch up.
+      expect(fetches()).toBe(1);
+    } finally {
+      await page.close();
+    }
   });
 
   it('renders only the rows near the window, says how many there are, and keeps the table accessible', async () => {

@@ -14,7 +14,7 @@ import type { Logger } from '@/server/telemetry/logger';
 import { instanceLogger, sleep, type Kvm2Context } from './context';
 import { domainStateName, existingDomainAction, failsRightAfterStart, isRunningState, lookupDomain, readMark } from './domain';
 import { imageContentLength } from './image-fetch';
-import { cachedImage, checkCachedBase, checkPoolSpace, ensureImage, lookupVolume, neededBytes, runningPoolInfo, type CacheTarget } from './image';
+import { cachedImage, checkPoolSpace, ensureImage, lookupVolume, neededBytes, runningPoolInfo, type CacheTarget } from './image';
 import { imageLockKey } from './keyed-lock';
 import type { LibvirtAPI } from './libvirt-api';
 import { formatCreated } from './metadata';
@@ -140,7 +140,8 @@ async function prepareBase(attempt: Attempt, pool: StoragePool): Promise<Storage
 }
 
 /**
- * The base (checked) and this domain's overlay on it, under the image lock of (host, base volume)
+ * The base (its header checked: when cached, by cachedImage; when downloaded, on the way in) and
+ * this domain's overlay on it, under the image lock of (host, base volume)
  * from the cache check to the overlay: concurrent Creates download once, and an eviction, which
  * refuses while the lock is held, cannot take the base before the overlay backs onto it.
  */
@@ -153,7 +154,6 @@ async function prepareDisk(attempt: Attempt, pool: StoragePool): Promise<{ api: 
       const base = await prepareBase(attempt, pool);
       // After a download, the pooled connection may have been redialled; pick up the live one.
       const api = await context.backend.pooled(host.name, { signal });
-      await checkCachedBase({ api, host: host.name, image, signal }, base);
       const basePath = await api.storageVolGetPath({ vol: base, signal });
       const overlay = await ensureOverlay({ ...attempt, api }, pool, basePath);
       return { api, basePath, overlay };

@@ -150,7 +150,9 @@ export class ConfigManager {
       );
       return false;
     }
-    const stranded = this.options.proxies ? strandedHostIssues({ running: this.entries, next: entries, proxies: await this.options.proxies() }) : [];
+    const stranded = this.options.proxies
+      ? strandedHostIssues({ running: this.entries, next: entries, proxies: await this.options.proxies(), registry: this.options.registry })
+      : [];
     if (stranded.length > 0) {
       // Asked again at the next reload (a host save, the file touched): the Proxies may be gone by then.
       this.attemptedDigest = undefined;

@@ -1,5 +1,6 @@
 // The one place provider types are registered: every type this server builds, by config `type`.
 import type { ProviderEntry } from './config';
+import { kvm2StorageChanges } from './kvm2/host-storage';
 import { createKvm2Provider } from './kvm2/provider';
 import { newKvm2SharedState } from './kvm2/shared-state';
 import { type DeclaredCapabilities, type ProviderFactory, ProviderRegistry } from './registry';
@@ -23,5 +24,6 @@ export const kvm2Capabilities: DeclaredCapabilities = { hosts: true, placement: 
 export function builtInProviderTypes(): ProviderRegistry {
   const registry = new ProviderRegistry();
   registry.register('kvm2', kvm2Factory, kvm2Capabilities);
+  registry.registerStorageChanges('kvm2', kvm2StorageChanges);
   return registry;
 }

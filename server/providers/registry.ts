@@ -38,6 +38,13 @@ export type ProviderFactory<E extends ProviderEntryBase = ProviderEntryBase> = (
   context: ProviderFactoryContext,
 ) => ProviderHandle | Promise<ProviderHandle>;
 
+/**
+ * Per host of an entry, what a new version of it changes about where that host's Proxies keep
+ * their volumes ("pool from "a" to "b""): a config reload refuses such a change while Proxies use
+ * the host (control/config-host-guard.ts). A type whose Proxies keep nothing on hosts has none.
+ */
+export type StorageChanges<E extends ProviderEntryBase = ProviderEntryBase> = (before: E, after: E) => Array<{ host: string; change: string }>;
+
 /** What a type declares its providers can do (lib/api/config.ts); `setup` is onboarding's (server/onboarding/registry.ts). */
 export type DeclaredCapabilities = Omit<ProviderCapabilities, 'setup'>;
 
@@ -57,10 +64,22 @@ export class ProviderTypeMissingError extends Error {
 export class ProviderRegistry {
   private readonly factories = new Map<string, ProviderFactory>();
   private readonly declared = new Map<string, DeclaredCapabilities>();
+  private readonly storageCheckers = new Map<string, StorageChanges>();
 
   register<E extends ProviderEntryBase>(type: string, factory: ProviderFactory<E>, capabilities: Partial<DeclaredCapabilities> = {}): void {
     this.factories.set(type, factory as ProviderFactory);
     this.declared.set(type, { ...nothingDeclared, ...capabilities });
+  }
+
+  /** How to tell the storage changes between two versions of an entry of `type`. */
+  registerStorageChanges<E extends ProviderEntryBase>(type: string, changes: StorageChanges<E>): void {
+    this.storageCheckers.set(type, changes as StorageChanges);
+  }
+
+  /** The storage changes from `before` to `after` (none when the type changed or has no checker). */
+  storageChanges(before: ProviderEntryBase, after: ProviderEntryBase): Array<{ host: string; change: string }> {
+    const changes = before.type === after.type ? this.storageCheckers.get(after.type) : undefined;
+    return changes ? changes(before, after) : [];
   }
 
   /** What the type declared; nothing for a type not registered. */

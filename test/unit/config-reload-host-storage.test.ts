@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { settingsFromEnv } from '@/server/control/settings';
 import type { Kvm2Entry } from '@/server/providers/config';
+import { kvm2StorageChanges } from '@/server/providers/kvm2/host-storage';
 import { withDefaults } from '@/server/providers/kvm2/kvm2';
 import { createKvm2Provider, type Kvm2Provider } from '@/server/providers/kvm2/provider';
 import { ProviderRegistry } from '@/server/providers/registry';
@@ -42,6 +43,7 @@ describe('a hand edit of a host in use', () => {
       });
       return { provider, close: () => provider.close() };
     });
+    registry.registerStorageChanges('kvm2', kvm2StorageChanges);
     const lines: Array<Record<string, unknown>> = [];
     const logger = createLogger({ level: 'info', destination: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) } });
     runtime = createRuntime({

@@ -32,3 +32,10 @@ export function hostStorageChanges(before: Kvm2Entry, after: Kvm2Entry): HostSto
 export function describeStorageChanges(changes: readonly HostStorageChange[]): string {
   return changes.map((change) => `${change.field} from ${JSON.stringify(change.from)} to ${JSON.stringify(change.to)}`).join(' and ');
 }
+
+/** Per host, its storage changes in words: kvm2's registry entry for the config reload's guard. */
+export function kvm2StorageChanges(before: Kvm2Entry, after: Kvm2Entry): Array<{ host: string; change: string }> {
+  const byHost = new Map<string, HostStorageChange[]>();
+  for (const change of hostStorageChanges(before, after)) byHost.set(change.host, [...(byHost.get(change.host) ?? []), change]);
+  return [...byHost].map(([host, changes]) => ({ host, change: describeStorageChanges(changes) }));
+}

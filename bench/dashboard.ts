@@ -121,7 +121,8 @@ async function main(): Promise<void> {
       rendered: proxiesRendered,
       rowTestId: `proxy-row-${updated.name}`,
       runs: runs * 4,
-      publish: (marker) => fleet.runtime.live.publish({ kind: 'proxy', name: updated.name, proxy: { ...updated, status: { ...updated.status, ip: marker } } }),
+      publish: (marker) =>
+        fleet.runtime.services.live.publish({ kind: 'proxy', name: updated.name, proxy: { ...updated, status: { ...updated.status, ip: marker } } }),
     });
 
     const proxiesAfterData = median((results['/proxies'] ?? []).map((figure) => figure.renderedAfterDataMs));

@@ -73,9 +73,9 @@ async function main(): Promise<void> {
       const deadline = Date.now() + 180_000;
       for (;;) {
         const state = (await virsh(['domstate', domain]).catch(() => '')).trim();
-        const view = await api.runtime.proxies.get(name);
+        const view = await api.runtime.services.proxies.get(name);
         if (state === 'running' && view.status.providerID && !paused(view) && !stopped(view)) {
-          await api.runtime.reconciler.idle();
+          await api.runtime.loops.reconciler.idle();
           return;
         }
         if (Date.now() > deadline) throw new Error(`${domain} did not settle running (virsh: ${state}, phase ${view.status.phase})`);
@@ -121,7 +121,7 @@ async function main(): Promise<void> {
       if (statusMessage) latency.status.push(statusMessage.at - startedAt);
       else missed.push(`${index + 1}: ${change} (status message)`);
       // What the change cost, once the reconciler and the browser are done with it.
-      await api.runtime.reconciler.idle();
+      await api.runtime.loops.reconciler.idle();
       await browser.idle();
       const made = rpcs.since(startedAt, Date.now());
       const fetched = browser.take();

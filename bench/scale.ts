@@ -134,13 +134,13 @@ async function main(): Promise<void> {
   // A second health round and a stats round, each alone, once the start-up is over.
   const healthCpu = process.cpuUsage();
   const healthStarted = performance.now();
-  await runtime.monitor.runNow();
+  await runtime.loops.monitor.runNow();
   const healthMs = performance.now() - healthStarted;
   const healthCpuMs = cpuMs(process.cpuUsage(healthCpu));
   const second = (await runtime.store.health.latest(providerName))[0]?.targets ?? [];
   const statsCpu = process.cpuUsage();
   const statsStarted = performance.now();
-  const samples = await runtime.sampler.runOnce();
+  const samples = await runtime.loops.sampler.runOnce();
   const statsMs = performance.now() - statsStarted;
   const statsCpuMs = cpuMs(process.cpuUsage(statsCpu));
 

@@ -107,7 +107,7 @@ export async function startFleet(options: { dataDir: string; adminPassword: stri
 
   seedHistory(runtime);
   for (let index = 0; index < proxyCount; index += 1) {
-    runtime.proxies.create({
+    runtime.services.proxies.create({
       name: `proxy-${String(index).padStart(4, '0')}`,
       mode: 'Managed',
       provider: providerName,
@@ -122,7 +122,7 @@ export async function startFleet(options: { dataDir: string; adminPassword: stri
     runtime,
     async settled(timeoutMs) {
       const deadline = Date.now() + timeoutMs;
-      const ready = async () => (await runtime.proxies.list({ phase: 'Ready' })).length;
+      const ready = async () => (await runtime.services.proxies.list({ phase: 'Ready' })).length;
       while ((await ready()) < proxyCount) {
         if (Date.now() > deadline) throw new Error(`only ${await ready()} of ${proxyCount} Proxies Ready after ${timeoutMs} ms`);
         giveAddresses(hypervisors);

@@ -5,37 +5,25 @@
 // logger, the provider registry, each provider's caches): Next bundles each route separately, so
 // module-level state would be per bundle. The process's one instance: singleton.ts.
 import { FencedProviders } from '@/server/cluster/fenced-providers';
-import type { AuthService, AuthServiceOptions } from '@/server/auth/service';
+import type { AuthServiceOptions } from '@/server/auth/service';
 import type { ProviderRegistry } from '@/server/providers/registry';
 import { createStore, type Store } from '@/server/store';
 import { type Logger, logger as childLogger, rootLogger } from '@/server/telemetry/logger';
 import { type Metrics, processMetrics } from '@/server/telemetry/metrics';
 import { type Clock, systemClock } from '@/server/control/clock';
-import type { ConfigLoader, ConfigStatus } from '@/server/control/config-reload';
-import type { ConsoleManager } from '@/server/control/console-manager';
-import type { DiagnosisService } from '@/server/control/diagnosis';
-import type { OrphanCollector } from '@/server/control/gc';
-import type { HostConfig } from '@/server/onboarding/host-config';
-import type { HostSetup } from '@/server/onboarding/host-setup';
-import type { Housekeeping } from '@/server/control/housekeeping';
+import type { ConfigLoader } from '@/server/control/config-reload';
 import { LiveFeed } from '@/server/control/live-feed';
 import { publishProxyWrites } from '@/server/control/live-publishers';
-import type { Monitor } from '@/server/control/monitor';
 import type { PortCheck } from '@/server/control/port-check';
-import type { Prober, ProberOptions } from '@/server/control/prober';
+import type { ProberOptions } from '@/server/control/prober';
 import { ProviderSet } from '@/server/control/provider-set';
-import type { ProxyService } from '@/server/control/proxy-service';
-import type { ProxySetService } from '@/server/control/proxy-set-service';
-import type { Reconciler } from '@/server/control/reconciler';
-import type { Sampler } from '@/server/control/sampler';
-import type { GatewayService } from '@/server/gateway/gateway-service';
 import type { RuntimeSettings } from '@/server/control/settings';
 import { configureSshDials } from '@/server/ssh/dial-limiter';
 import { chooseLeadership } from './choose-leadership';
-import { createControlLoops } from './control-loops';
+import { type ControlLoops, createControlLoops } from './control-loops';
 import { createGateway } from './create-gateway';
 import { runtimeLifecycle } from './lifecycle';
-import { type ClusterApi, createServices, type ProvidersApi, type RouteServices } from './services';
+import { createServices, type RouteServices } from './services';
 
 export interface RuntimeOptions {
   settings: RuntimeSettings;
@@ -53,44 +41,18 @@ export interface RuntimeOptions {
   auth?: Omit<AuthServiceOptions, 'db'>;
 }
 
+/** The control loops, for tests and benches to drive a round; the leader's lifecycle starts and stops them. */
+export type RuntimeLoops = Pick<ControlLoops, 'reconciler' | 'monitor' | 'gc' | 'prober' | 'housekeeping' | 'sampler'>;
+
+/**
+ * One server's control plane: the `services` the route handlers are given (never the store or a
+ * loop), and beside them what only the process itself (its start, tests, benches) touches.
+ */
 export interface Runtime {
-  /** what the route handlers are given: the services, never the store or a loop */
   readonly services: RouteServices;
-  readonly settings: RuntimeSettings;
-  readonly cluster: ClusterApi;
+  readonly loops: RuntimeLoops;
   readonly store: Store;
-  readonly metrics: Metrics;
-  readonly proxies: ProxyService;
-  /** sets of Proxies kept at a count (the controller runs on the leader) */
-  readonly proxySets: ProxySetService;
-  readonly providers: ProvidersApi;
-  readonly reconciler: Reconciler;
-  readonly monitor: Monitor;
-  readonly gc: OrphanCollector;
-  readonly prober: Prober;
-  readonly housekeeping: Housekeeping;
-  /** why a Proxy is (not) Ready, on demand */
-  readonly diagnosis: DiagnosisService;
-  /** every host's and Proxy VM's CPU, memory and traffic; `sampler.onSample` for live updates */
-  readonly sampler: Sampler;
-  /** admin password, sessions, API tokens; ADMIN_PASSWORD is applied by start() */
-  readonly auth: AuthService;
-  /** the Add host wizard's steps and the server's SSH identity */
-  readonly hostSetup: HostSetup;
-  /** adding, editing and removing hosts in the providers config file */
-  readonly hostConfig: HostConfig;
-  /** where the HTTP layer logs requests that failed unexpectedly */
-  readonly httpLogger: Logger;
-  /** changes for GET /api/events; stats publishers add theirs with `live.publish` */
-  readonly live: LiveFeed;
-  /** the serial consoles held for the Proxies' VMs (pages watching, boot capture) */
-  readonly consoles: ConsoleManager;
-  /** the crawlers' forward proxy in front of the fleet (every replica serves it) */
-  readonly gateway: GatewayService;
-  /** The console output buffered for a Proxy (its last 256 KiB, as text); undefined when none was captured. */
-  consoleLog(proxyName: string): string | undefined;
-  configStatus(): ConfigStatus;
-  reloadConfig(): Promise<boolean>;
+  readonly settings: RuntimeSettings;
   start(): Promise<void>;
   stop(): Promise<void>;
 }
@@ -183,32 +145,12 @@ export function createRuntime(options: RuntimeOptions): Runtime {
     logger: log,
   });
 
+  const { reconciler, monitor, gc, prober, housekeeping, sampler } = loops;
   return {
     services: { ...services, gateway, live, metrics },
-    settings,
-    cluster: services.cluster,
+    loops: { reconciler, monitor, gc, prober, housekeeping, sampler },
     store,
-    metrics,
-    proxies: services.proxies,
-    proxySets: services.proxySets,
-    providers: services.providers,
-    reconciler: loops.reconciler,
-    monitor: loops.monitor,
-    gc: loops.gc,
-    prober: loops.prober,
-    housekeeping: loops.housekeeping,
-    diagnosis: services.diagnosis,
-    sampler: loops.sampler,
-    auth,
-    hostSetup: services.hostSetup,
-    hostConfig: services.hostConfig,
-    httpLogger: services.httpLogger,
-    live,
-    consoles,
-    gateway,
-    consoleLog: (proxyName) => consoles.consoleLog(proxyName),
-    configStatus: () => config.status(),
-    reloadConfig: () => config.reload(),
+    settings,
     start: () => lifecycle.start(),
     stop: () => lifecycle.stop(),
   };

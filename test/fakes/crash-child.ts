@@ -51,7 +51,7 @@ function specOf(proxy: DesiredProxy) {
 /** Every Proxy Running on exactly its own instance, built from its current spec; nothing else exists. */
 async function convergence(runtime: Runtime, provider: FakeProvider): Promise<{ done: boolean; snapshot: SnapshotEntry[]; problems: string[] }> {
   const problems: string[] = [];
-  const views: ProxyView[] = await runtime.proxies.list();
+  const views: ProxyView[] = await runtime.services.proxies.list();
   for (const view of views) {
     if (view.deletionRequestedAt) problems.push(`${view.name} still deleting`);
     if (view.status.phase !== 'Running' && view.status.phase !== 'Ready') problems.push(`${view.name} is ${view.status.phase}`);
@@ -79,7 +79,7 @@ async function waitForConvergence(runtime: Runtime, provider: FakeProvider): Pro
 }
 
 async function opsTowards(runtime: Runtime, desired: DesiredProxy[]): Promise<CrashOp[]> {
-  const current = new Map((await runtime.proxies.list()).map((view) => [view.name, view]));
+  const current = new Map((await runtime.services.proxies.list()).map((view) => [view.name, view]));
   const ops: CrashOp[] = [];
   for (const proxy of desired) {
     const view = current.get(proxy.name);
@@ -91,9 +91,9 @@ async function opsTowards(runtime: Runtime, desired: DesiredProxy[]): Promise<Cr
 }
 
 async function apply(runtime: Runtime, op: CrashOp): Promise<void> {
-  if (op.kind === 'delete') await runtime.proxies.delete(op.name);
-  else if (op.kind === 'create') await runtime.proxies.create({ name: op.proxy.name, ...specOf(op.proxy) });
-  else await runtime.proxies.update(op.proxy.name, specOf(op.proxy));
+  if (op.kind === 'delete') await runtime.services.proxies.delete(op.name);
+  else if (op.kind === 'create') await runtime.services.proxies.create({ name: op.proxy.name, ...specOf(op.proxy) });
+  else await runtime.services.proxies.update(op.proxy.name, specOf(op.proxy));
 }
 
 async function main(): Promise<void> {

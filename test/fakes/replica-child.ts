@@ -93,7 +93,11 @@ async function main(): Promise<void> {
   createInterface({ input: process.stdin }).on('line', (line) => {
     const command = JSON.parse(line) as { id: number; op: 'create' | 'get' | 'cluster'; body?: unknown; name?: string };
     const answer =
-      command.op === 'create' ? runtime.proxies.create(command.body) : command.op === 'get' ? runtime.proxies.get(command.name ?? '') : runtime.cluster.view();
+      command.op === 'create'
+        ? runtime.services.proxies.create(command.body)
+        : command.op === 'get'
+          ? runtime.services.proxies.get(command.name ?? '')
+          : runtime.services.cluster.view();
     answer.then(
       (value) => say('reply', { id: command.id, value }),
       (err: unknown) => say('reply', { id: command.id, error: err instanceof Error ? err.message : String(err) }),

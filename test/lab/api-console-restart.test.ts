@@ -29,14 +29,14 @@ describe('boot capture across a server restart', () => {
     });
     expect(created.status, created.text).toBe(201);
     await expect
-      .poll(() => api.runtime.consoles.status(name).state, { message: 'boot capture from the first start', timeout: 110_000, interval: 200 })
+      .poll(() => api.runtime.services.consoles.status(name).state, { message: 'boot capture from the first start', timeout: 110_000, interval: 200 })
       .toBe('live');
     const opensBefore = consoleOpens().length;
 
     await api.restart();
-    expect((await api.runtime.proxies.get(name)).status.phase).toBe('Provisioning');
+    expect((await api.runtime.services.proxies.get(name)).status.phase).toBe('Provisioning');
     await expect
-      .poll(() => api.runtime.consoles.status(name).state, { message: 'boot capture reopened after the restart', timeout: 30_000, interval: 200 })
+      .poll(() => api.runtime.services.consoles.status(name).state, { message: 'boot capture reopened after the restart', timeout: 30_000, interval: 200 })
       .toBe('live');
     // What the guest prints from now on lands in the new process's buffer: the shell's prompt, once
     // it starts or (already running) after an Enter.
@@ -47,7 +47,7 @@ describe('boot capture across a server restart', () => {
     });
     expect(typed.status, typed.text).toBe(200);
     await expect
-      .poll(() => api.runtime.consoleLog(name) ?? '', { message: 'the UEFI shell prompt in the new buffer', timeout: 110_000, interval: 500 })
+      .poll(() => api.runtime.services.consoles.consoleLog(name) ?? '', { message: 'the UEFI shell prompt in the new buffer', timeout: 110_000, interval: 500 })
       .toContain('Shell>');
     const reopened = consoleOpens().slice(opensBefore);
     // On failure, every console line of this Proxy (both processes) says who opened and closed it.

@@ -46,11 +46,11 @@ describe('the console of a Proxy VM on the lab', () => {
     });
     expect(created.status, created.text).toBe(201);
     await expect
-      .poll(() => api.runtime.consoles.status(name).state, { message: 'boot capture to open the console', timeout: 110_000, interval: 200 })
+      .poll(() => api.runtime.services.consoles.status(name).state, { message: 'boot capture to open the console', timeout: 110_000, interval: 200 })
       .toBe('live');
     // OVMF finds nothing to boot on the lab image (no OS) and starts its UEFI shell, on the serial console.
     await expect
-      .poll(() => api.runtime.consoleLog(name) ?? '', { message: 'the UEFI shell banner in the buffer', timeout: 110_000, interval: 500 })
+      .poll(() => api.runtime.services.consoles.consoleLog(name) ?? '', { message: 'the UEFI shell banner in the buffer', timeout: 110_000, interval: 500 })
       .toContain('UEFI Interactive Shell');
   });
 
@@ -59,7 +59,7 @@ describe('the console of a Proxy VM on the lab', () => {
     expect(events[0]?.event).toBe('snapshot');
     const snapshot = Buffer.from(events[0]?.data.data ?? '', 'base64').toString();
     expect(snapshot.length).toBeGreaterThan(0);
-    expect(api.runtime.consoleLog(name)).toContain(snapshot.slice(0, 40));
+    expect(api.runtime.services.consoles.consoleLog(name)).toContain(snapshot.slice(0, 40));
     expect(events[1]).toEqual({ event: 'status', data: { state: 'live' } });
   });
 
@@ -67,13 +67,13 @@ describe('the console of a Proxy VM on the lab', () => {
   it('is busy while another client holds it: the message names the host and what take over does; keystrokes are refused', async () => {
     // The other client forces it away from us, then holds it: our session ends...
     held = await other.domainOpenConsole({ dom: await other.domainLookupByName({ name: instanceName(name) }), flags: DomainConsoleFlags.Force });
-    await expect.poll(() => api.runtime.consoles.status(name).state, { timeout: 15_000, interval: 100 }).toBe('closed');
+    await expect.poll(() => api.runtime.services.consoles.status(name).state, { timeout: 15_000, interval: 100 }).toBe('closed');
     // ...and a page that looks now finds it busy, not taken back.
     const events = await consoleEvents();
     const statuses = events.filter((event) => event.event === 'status');
     expect(statuses[0]?.data.state).toMatch(/^(opening|closed)$/);
-    await expect.poll(() => api.runtime.consoles.status(name).state, { timeout: 15_000, interval: 100 }).toBe('busy');
-    const status = api.runtime.consoles.status(name);
+    await expect.poll(() => api.runtime.services.consoles.status(name).state, { timeout: 15_000, interval: 100 }).toBe('busy');
+    const status = api.runtime.services.consoles.status(name);
     expect('message' in status && status.message).toMatch(
       new RegExp(`serial console of ${instanceName(name)} on host ${host}.*"take over" disconnects that client`),
     );
@@ -94,13 +94,13 @@ describe('the console of a Proxy VM on the lab', () => {
       expect(typed.json).toEqual({ sentBytes: Buffer.byteLength(data) });
     };
     // Enter ends the shell's startup countdown or gives a fresh prompt: one more `Shell>` either way.
-    const prompts = () => (api.runtime.consoleLog(name) ?? '').split('Shell>').length - 1;
+    const prompts = () => (api.runtime.services.consoles.consoleLog(name) ?? '').split('Shell>').length - 1;
     const before = prompts();
     await type('\r');
     await expect.poll(prompts, { message: 'a fresh shell prompt', timeout: 60_000, interval: 250 }).toBeGreaterThan(before);
     await type('echo typed-through-api\r');
     // The shell's line editor moves the cursor with escape sequences: read the text without them.
-    const plain = () => (api.runtime.consoleLog(name) ?? '').replace(/\x1b\[[0-9;=?]*[A-Za-z]/g, '');
+    const plain = () => (api.runtime.services.consoles.consoleLog(name) ?? '').replace(/\x1b\[[0-9;=?]*[A-Za-z]/g, '');
     await expect
       .poll(plain, { message: 'the command echoed, then its output', timeout: 60_000, interval: 250 })
       .toMatch(/echo typed-through-api[^]*\ntyped-through-api/)
@@ -113,7 +113,7 @@ describe('the console of a Proxy VM on the lab', () => {
   it('ends when the Proxy is deleted', async () => {
     const deleted = await api.call(h.proxy.DELETE, `/api/proxies/${name}`, 'DELETE', params());
     expect(deleted.status).toBe(202);
-    await expect.poll(() => api.runtime.consoles.status(name).state, { timeout: 110_000, interval: 500 }).toBe('closed');
+    await expect.poll(() => api.runtime.services.consoles.status(name).state, { timeout: 110_000, interval: 500 }).toBe('closed');
     await expect.poll(() => api.runtime.store.proxies.get(name), { timeout: 110_000, interval: 500 }).toBeUndefined();
   });
 });

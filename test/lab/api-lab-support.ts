@@ -68,7 +68,7 @@ export async function startLabApi(lab: Lab): Promise<LabApi> {
     auth: { cost: cheapCost },
   };
   let runtime = await startRuntimeOnce(options);
-  await setUpPassword(runtime.auth, adminPassword);
+  await setUpPassword(runtime.services.auth, adminPassword);
   const responses: string[] = [];
   let session = '';
   const client = createClient({ responses, session: () => session, defaultPassword: adminPassword });
@@ -82,7 +82,7 @@ export async function startLabApi(lab: Lab): Promise<LabApi> {
       return runtime;
     },
     get auth() {
-      return runtime.auth;
+      return runtime.services.auth;
     },
     entryName: run.entryName,
     get session() {
@@ -102,7 +102,7 @@ export async function startLabApi(lab: Lab): Promise<LabApi> {
     async close() {
       // Deleting through the control plane removes domain, overlay and seed; whatever is left after
       // a minute (a failed test) goes by hand.
-      for (const name of proxyNames) if (await runtime.store.proxies.get(name)) await runtime.proxies.delete(name);
+      for (const name of proxyNames) if (await runtime.store.proxies.get(name)) await runtime.services.proxies.delete(name);
       await vi
         .waitFor(
           async () =>

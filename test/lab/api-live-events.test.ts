@@ -26,7 +26,7 @@ describe('the event stream on the lab', () => {
     await expect
       .poll(async () => (await virsh(['domstate', domain]).catch(() => '')).trim(), { message: `${domain} running`, timeout: 110_000, interval: 500 })
       .toBe('running');
-    await expect.poll(async () => (await api.runtime.proxies.get(name)).status.providerID, { timeout: 30_000 }).toBe(`hosts/lab1/domains/${domain}`);
+    await expect.poll(async () => (await api.runtime.services.proxies.get(name)).status.providerID, { timeout: 30_000 }).toBe(`hosts/lab1/domains/${domain}`);
 
     const stream = await watchLiveEvents(api);
     try {

@@ -33,7 +33,7 @@ afterAll(async () => {
   await run?.cleanUp();
 });
 
-const view = (name: string): Promise<ProxyView> => runtime.proxies.get(name);
+const view = (name: string): Promise<ProxyView> => runtime.services.proxies.get(name);
 const autoProxy = (name: string, provider: string) => {
   const proxy = labProxy({ name, provider });
   return { ...proxy, placement: { machineType: proxy.placement.machineType, image: proxy.placement.image } };
@@ -42,7 +42,7 @@ const autoProxy = (name: string, provider: string) => {
 describe('automatic placement on the lab', () => {
   it('creates a Proxy without a zone on the host that fits and records why', async () => {
     const name = run.proxyName('auto');
-    await runtime.proxies.create(autoProxy(name, oneFits));
+    await runtime.services.proxies.create(autoProxy(name, oneFits));
     await expect.poll(async () => (await view(name)).status.providerID, { message: `${name} to be created`, timeout: 90_000, interval: 250 }).toBeDefined();
 
     const { status, placement } = await view(name);
@@ -50,7 +50,7 @@ describe('automatic placement on the lab', () => {
     expect(status.providerID).toBe(`hosts/lab1/domains/${instanceName(name)}`);
     expect(status.chosenPlacement?.zone).toBe('lab1');
     expect(status.chosenPlacement?.reason).toMatch(/^lab1: [\d.]+ GiB free, [\d.]+ GiB memory free, \d+ VMs? \(spread\)$/);
-    const placed = (await runtime.proxies.events(name)).filter((event) => event.reason === 'Placed');
+    const placed = (await runtime.services.proxies.events(name)).filter((event) => event.reason === 'Placed');
     expect(placed).toHaveLength(1);
     expect(placed[0]?.message).toBe(`placed on ${status.chosenPlacement?.reason}; refused lab2: ${await refusalOfStoppedPool(oneFits, 'lab2')}`);
     expect(await domainState(instanceName(name))).toBe('running');
@@ -58,7 +58,7 @@ describe('automatic placement on the lab', () => {
 
   it('waits, not Failed, naming why each host was refused, when no host fits', async () => {
     const name = run.proxyName('nofit');
-    await runtime.proxies.create(autoProxy(name, noneFits));
+    await runtime.services.proxies.create(autoProxy(name, noneFits));
     await expect.poll(async () => (await healthOf(noneFits)).length, { message: 'the first health check', timeout: 30_000, interval: 250 }).toBe(2);
     const expected = `no host fits: lab1: ${await refusalOfStoppedPool(noneFits, 'lab1')}; lab2: ${await refusalOfStoppedPool(noneFits, 'lab2')}`;
     const condition = async () => (await view(name)).status.conditions.find((c) => c.type === 'Provisioned');
@@ -66,13 +66,13 @@ describe('automatic placement on the lab', () => {
 
     expect((await condition())?.reason).toBe('NoHostFits');
     expect((await view(name)).status.phase).not.toBe('Failed');
-    expect((await runtime.proxies.events(name)).filter((event) => event.reason === 'NoHostFits').at(-1)?.message).toBe(expected);
+    expect((await runtime.services.proxies.events(name)).filter((event) => event.reason === 'NoHostFits').at(-1)?.message).toBe(expected);
     expect((await view(name)).status.providerID).toBeUndefined();
     expect(await domainState(instanceName(name))).toBeUndefined();
   });
 });
 
-const healthOf = async (provider: string) => (await runtime.providers.list()).find((entry) => entry.name === provider)?.targets ?? [];
+const healthOf = async (provider: string) => (await runtime.services.providers.list()).find((entry) => entry.name === provider)?.targets ?? [];
 
 /** The refusal of a host whose health check found its pool stopped, with that check's own message. */
 async function refusalOfStoppedPool(provider: string, host: string): Promise<string> {

@@ -37,7 +37,7 @@ afterAll(async () => {
   await run?.cleanUp();
 });
 
-const view = (name: string): Promise<ProxyView> => runtime.proxies.get(name);
+const view = (name: string): Promise<ProxyView> => runtime.services.proxies.get(name);
 const proxy = (name: string) => ({ ...labProxy({ name, provider: entry, zone: 'lab1' }), placement: { zone: 'lab1', machineType: 'small', image: 'slow' } });
 
 describe('a config reload during a download', () => {
@@ -48,17 +48,17 @@ describe('a config reload during a download', () => {
     const getsBefore = await gets();
     const first = run.proxyName('first');
     const second = run.proxyName('second');
-    await runtime.proxies.create(proxy(first));
+    await runtime.services.proxies.create(proxy(first));
     await expect.poll(() => run.baseVolumes(), { message: 'the base volume to be uploading', timeout: 60_000, interval: 250 }).toContain(base);
-    const providerBefore = runtime.providers.get(entry);
+    const providerBefore = runtime.services.providers.get(entry);
 
     run.writeConfig([entrySpec({ small: { vcpus: 1, memoryMiB: 256 }, large: { vcpus: 2, memoryMiB: 512 } })]);
-    expect(await runtime.reloadConfig()).toBe(true);
-    expect(runtime.providers.get(entry)).not.toBe(providerBefore);
+    expect(await runtime.services.config.reload()).toBe(true);
+    expect(runtime.services.providers.get(entry)).not.toBe(providerBefore);
     // The download is still under way after the reload: no marker yet.
     expect(await run.baseVolumes()).toEqual([base]);
 
-    await runtime.proxies.create(proxy(second));
+    await runtime.services.proxies.create(proxy(second));
     for (const name of [first, second]) {
       await vi.waitFor(async () => expect((await view(name)).status.providerID, `${name} to record its instance`).toBeDefined(), {
         timeout: 90_000,
@@ -75,6 +75,6 @@ describe('a config reload during a download', () => {
     await virsh(['vol-download', '--pool', lab.pool.name, `${base}.sha256`, markerCopy]);
     expect(readFileSync(markerCopy, 'latin1').trim()).toBe(lab.imageServer.image.sha256);
     rmSync(dirname(markerCopy), { recursive: true, force: true });
-    for (const name of [first, second]) expect((await runtime.proxies.events(name)).some((event) => event.reason === 'Failed')).toBe(false);
+    for (const name of [first, second]) expect((await runtime.services.proxies.events(name)).some((event) => event.reason === 'Failed')).toBe(false);
   });
 });

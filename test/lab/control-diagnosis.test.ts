@@ -29,13 +29,13 @@ afterAll(async () => {
 });
 
 async function runningDomain(name: string, host: string): Promise<void> {
-  await vi.waitFor(async () => expect((await runtime.proxies.get(name)).status.providerID, `${name} to record its instance`).toBeDefined(), {
+  await vi.waitFor(async () => expect((await runtime.services.proxies.get(name)).status.providerID, `${name} to record its instance`).toBeDefined(), {
     timeout: 90_000,
     interval: 250,
   });
   await vi.waitFor(async () => expect(await domainState(instanceName(name), host)).toBe('running'), { timeout: 60_000, interval: 250 });
   // Where the instance runs comes with it, from the provider; nothing reads it out of the providerID.
-  expect((await runtime.proxies.get(name)).status.host).toBe(host);
+  expect((await runtime.services.proxies.get(name)).status.host).toBe(host);
 }
 
 /**
@@ -60,15 +60,18 @@ describe.each(['lab1', 'lab2'])('the diagnosis of a managed domain that boots no
 
   it('passes host, domain and seed, and fails first at "boot reached cloud-init", then at the guest agent', async () => {
     const name = proxies[host] as string;
-    await runtime.proxies.create(labProxy({ name, provider: entry, zone: host }));
+    await runtime.services.proxies.create(labProxy({ name, provider: entry, zone: host }));
     await runningDomain(name, host);
-    await vi.waitFor(() => expect(runtime.consoleLog(name) ?? '', 'the boot capture to hold the UEFI shell').toContain('UEFI Interactive Shell'), {
-      timeout: 110_000,
-      interval: 500,
-    });
+    await vi.waitFor(
+      () => expect(runtime.services.consoles.consoleLog(name) ?? '', 'the boot capture to hold the UEFI shell').toContain('UEFI Interactive Shell'),
+      {
+        timeout: 110_000,
+        interval: 500,
+      },
+    );
     const before = await observable(name, host);
 
-    diagnosis = await runtime.diagnosis.diagnose(name);
+    diagnosis = await runtime.services.diagnosis.diagnose(name);
     const status = Object.fromEntries(diagnosis.steps.map((step) => [step.id, step.status]));
     expect(status).toEqual(noOsWithFirmwareOutput);
     expect(diagnosis.firstFailure).toBe('cloud-init');
@@ -87,7 +90,7 @@ describe.each(['lab1', 'lab2'])('the diagnosis of a managed domain that boots no
   });
 
   it('a second run answers the same', async () => {
-    const again = await runtime.diagnosis.diagnose(proxies[host] as string);
+    const again = await runtime.services.diagnosis.diagnose(proxies[host] as string);
     expect(again.steps.map((step) => step.status)).toEqual(diagnosis.steps.map((step) => step.status));
     console.log(`diagnosis on ${host}, second run: ${again.durationMs} ms`);
   });

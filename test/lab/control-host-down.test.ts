@@ -37,19 +37,19 @@ afterAll(async () => {
 });
 
 const target = async (host: string) =>
-  (await runtime.providers.list()).find((summary) => summary.name === entry)?.targets.find((candidate) => candidate.name === host);
+  (await runtime.services.providers.list()).find((summary) => summary.name === entry)?.targets.find((candidate) => candidate.name === host);
 const reasonOf = async (host: string) => (await target(host))?.reason;
 
 /** A Proxy on lab1 goes all the way: a running domain, then deleted with nothing left. */
 async function createAndDeleteOnLab1(what: string): Promise<void> {
   const name = run.proxyName(what);
-  await runtime.proxies.create(labProxy({ name, provider: entry, zone: lab1.name }));
+  await runtime.services.proxies.create(labProxy({ name, provider: entry, zone: lab1.name }));
   await vi.waitFor(async () => expect(await domainState(instanceName(name), lab1.name), `${name} to run on lab1`).toBe('running'), {
     timeout: 90_000,
     interval: 250,
   });
-  await runtime.proxies.delete(name);
-  await vi.waitFor(async () => await expect(runtime.proxies.get(name), `${name} to be removed`).rejects.toThrow(ProxyNotFoundError), {
+  await runtime.services.proxies.delete(name);
+  await vi.waitFor(async () => await expect(runtime.services.proxies.get(name), `${name} to be removed`).rejects.toThrow(ProxyNotFoundError), {
     timeout: 60_000,
     interval: 250,
   });
@@ -58,10 +58,10 @@ async function createAndDeleteOnLab1(what: string): Promise<void> {
 
 /** The waiting Proxy on lab2 has not failed and its last error is transient. */
 async function stillWaiting(): Promise<void> {
-  const view = await runtime.proxies.get(waiting);
+  const view = await runtime.services.proxies.get(waiting);
   expect(view.status.phase).not.toBe('Failed');
   expect(view.status.providerID).toBeUndefined();
-  expect((await runtime.proxies.events(waiting)).some((event) => event.reason === 'Failed')).toBe(false);
+  expect((await runtime.services.proxies.events(waiting)).some((event) => event.reason === 'Failed')).toBe(false);
 }
 
 describe('one hypervisor down while the other keeps working', () => {
@@ -83,13 +83,13 @@ describe('one hypervisor down while the other keeps working', () => {
     expect(seen.libvirtd.message).toContain('libvirt-sock');
     expect(await reasonOf(lab1.name)).toBe('Reachable');
 
-    await runtime.proxies.create(labProxy({ name: waiting, provider: entry, zone: lab2.name }));
+    await runtime.services.proxies.create(labProxy({ name: waiting, provider: entry, zone: lab2.name }));
     await createAndDeleteOnLab1('while-libvirtd-down');
-    await vi.waitFor(async () => expect((await runtime.proxies.get(waiting)).status.lastError, `${waiting} to record an error`).toBeDefined(), {
+    await vi.waitFor(async () => expect((await runtime.services.proxies.get(waiting)).status.lastError, `${waiting} to record an error`).toBeDefined(), {
       timeout: 30_000,
       interval: 250,
     });
-    expect((await runtime.proxies.get(waiting)).status.lastError?.class).toBe('transient');
+    expect((await runtime.services.proxies.get(waiting)).status.lastError?.class).toBe('transient');
     await stillWaiting();
   });
 
@@ -119,7 +119,9 @@ describe('one hypervisor down while the other keeps working', () => {
     // busy machine that is seconds later.
     await vi.waitFor(
       async () =>
-        expect((await runtime.proxies.get(waiting)).status.providerID, `${waiting} to record its domain`).toBe(`hosts/lab2/domains/${instanceName(waiting)}`),
+        expect((await runtime.services.proxies.get(waiting)).status.providerID, `${waiting} to record its domain`).toBe(
+          `hosts/lab2/domains/${instanceName(waiting)}`,
+        ),
       { timeout: 60_000, interval: 250 },
     );
     expect(await domainState(instanceName(waiting), lab1.name)).toBeUndefined();

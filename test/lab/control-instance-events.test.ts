@@ -19,17 +19,21 @@ describe('instance events on the lab', () => {
   it('a domain destroyed behind our back is reconciled within seconds, by its lifecycle event', async () => {
     const { run, runtime, entry, proxy } = suite;
     const domain = instanceName(proxy);
-    await runtime.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
+    await runtime.services.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
     await expect
-      .poll(async () => (await runtime.proxies.get(proxy)).status.providerID, { message: `${proxy} to record its instance`, timeout: 90_000, interval: 250 })
+      .poll(async () => (await runtime.services.proxies.get(proxy)).status.providerID, {
+        message: `${proxy} to record its instance`,
+        timeout: 90_000,
+        interval: 250,
+      })
       .toBe(`hosts/lab1/domains/${domain}`);
     const providerID = `hosts/lab1/domains/${domain}`;
     await runs(domain, 60_000);
 
     // Quiet: with every timer minutes away, no pass looks at the instance on its own. Nothing runs
     // and the Proxy's next pass is not due for minutes (well past the 10 s the test waits below).
-    await runtime.reconciler.idle();
-    expect(runtime.reconciler.scheduledAt(proxy) ?? Number.POSITIVE_INFINITY).toBeGreaterThan(Date.now() + 60_000);
+    await runtime.loops.reconciler.idle();
+    expect(runtime.loops.reconciler.scheduledAt(proxy) ?? Number.POSITIVE_INFINITY).toBeGreaterThan(Date.now() + 60_000);
     const scoped = run.scoped.get(entry);
     const gets = () => scoped?.gets.get(providerID) ?? 0;
     const quietGets = gets();
@@ -39,7 +43,7 @@ describe('instance events on the lab', () => {
     const virshReturnedAt = Date.now();
     const stopped = await vi.waitFor(
       async () => {
-        const event = (await runtime.proxies.events(proxy)).find((candidate) => candidate.reason === 'InstanceStopped');
+        const event = (await runtime.services.proxies.events(proxy)).find((candidate) => candidate.reason === 'InstanceStopped');
         expect(event, 'the Proxy to notice the stop').toBeDefined();
         return event as NonNullable<typeof event>;
       },
@@ -55,7 +59,10 @@ describe('instance events on the lab', () => {
 
     // And the reconciler carries on as for any stopped instance: deleted and created again.
     await expect
-      .poll(async () => (await runtime.proxies.events(proxy)).map((event) => event.reason), { message: 'the stopped instance to be deleted', timeout: 30_000 })
+      .poll(async () => (await runtime.services.proxies.events(proxy)).map((event) => event.reason), {
+        message: 'the stopped instance to be deleted',
+        timeout: 30_000,
+      })
       .toContain('InstanceDeleted');
     await runs(domain, 60_000);
   });

@@ -32,7 +32,7 @@ afterAll(async () => {
   await run?.cleanUp();
 });
 
-const view = (name: string): Promise<ProxyView> => runtime.proxies.get(name);
+const view = (name: string): Promise<ProxyView> => runtime.services.proxies.get(name);
 
 /** Waits until the Proxy has a providerID and its domain runs; returns the providerID. */
 async function provisioned(name: string): Promise<string> {
@@ -69,10 +69,10 @@ async function staysProvisioning(name: string, providerID: string, passes: numbe
 
 describe('the runtime on the lab', () => {
   it('two Proxies reach Provisioning with running domains and stay there, retrying, over several passes', async () => {
-    await runtime.proxies.create(labProxy({ name: kept, provider: entry, zone: 'lab1' }));
+    await runtime.services.proxies.create(labProxy({ name: kept, provider: entry, zone: 'lab1' }));
     const keptID = await provisioned(kept);
     // The second one on lab2, a hypervisor of its own: it downloads the base into its own pool.
-    await runtime.proxies.create(labProxy({ name: orphaned, provider: entry, zone: 'lab2' }));
+    await runtime.services.proxies.create(labProxy({ name: orphaned, provider: entry, zone: 'lab2' }));
     const orphanedID = await provisioned(orphaned);
     expect(keptID).toBe(`hosts/lab1/domains/${instanceName(kept)}`);
     expect(orphanedID).toBe(`hosts/lab2/domains/${instanceName(orphaned)}`);
@@ -94,14 +94,14 @@ describe('the runtime on the lab', () => {
       } else {
         expect(provisionedCondition?.reason).toBe('InstanceProvisioning');
       }
-      expect((await runtime.proxies.events(name)).some((event) => event.reason === 'Failed')).toBe(false);
+      expect((await runtime.services.proxies.events(name)).some((event) => event.reason === 'Failed')).toBe(false);
       expect(await domainState(instanceName(name), (await view(name)).placement?.zone)).toBe('running');
     }
     expect(run.probes).toEqual([]);
   });
 
   it('orphan GC deletes the domain whose Proxy record is gone and never the one whose Proxy exists', async () => {
-    const provider = runtime.providers.get(entry);
+    const provider = runtime.services.providers.get(entry);
     const listed = (await provider!.listByTag(managedTag)).map((instance) => instance.providerID).sort();
     // Two hypervisors: each domain is listed once, under the host it runs on.
     expect(listed).toEqual([`hosts/lab1/domains/${instanceName(kept)}`, `hosts/lab2/domains/${instanceName(orphaned)}`]);
@@ -116,7 +116,7 @@ describe('the runtime on the lab', () => {
     expect(run.logs.filter((line) => line.msg === 'orphan instance deleted').map((line) => line.providerID)).toEqual([`hosts/lab2/domains/${orphanDomain}`]);
 
     // A sweep now sees the kept domain once (on lab1) and deletes nothing; lab1 never lost anything.
-    const [report] = await runtime.gc.sweep();
+    const [report] = await runtime.loops.gc.sweep();
     expect(report).toMatchObject({ provider: entry, listed: 1, deleted: [], failed: [] });
     expect(await domainState(instanceName(kept))).toBe('running');
     expect(await run.instanceVolumes(instanceName(kept))).toEqual([`${instanceName(kept)}-seed.iso`, `${instanceName(kept)}.qcow2`]);
@@ -125,7 +125,7 @@ describe('the runtime on the lab', () => {
 
   it('deleting a Proxy removes its domain, overlay and seed, then its record', async () => {
     const domain = instanceName(kept);
-    expect((await runtime.proxies.delete(kept)).deletionRequestedAt).toBeDefined();
+    expect((await runtime.services.proxies.delete(kept)).deletionRequestedAt).toBeDefined();
     const phases: string[] = [];
     await vi.waitFor(
       async () => {
@@ -138,7 +138,7 @@ describe('the runtime on the lab', () => {
     expect(phases.filter((phase) => phase !== 'Provisioning' && phase !== 'Deleting')).toEqual([]);
     expect(await domainState(domain)).toBeUndefined();
     expect(await run.instanceVolumes(domain)).toEqual([]);
-    expect((await runtime.proxies.list()).map((proxy) => proxy.name)).not.toContain(kept);
+    expect((await runtime.services.proxies.list()).map((proxy) => proxy.name)).not.toContain(kept);
     // The cached base stays for the next Proxy.
     expect(await run.baseVolumes()).toEqual([`base-${entry}-lab.qcow2`, `base-${entry}-lab.qcow2.sha256`]);
   });

@@ -10,14 +10,14 @@ import { domainState, labProxy, singleProxySuite } from './control-support';
 
 const suite = singleProxySuite({ suffix: 'paused' });
 
-const view = (): Promise<ProxyView> => suite.runtime.proxies.get(suite.proxy);
+const view = (): Promise<ProxyView> => suite.runtime.services.proxies.get(suite.proxy);
 const provisionedReason = async () => (await view()).status.conditions.find((condition) => condition.type === 'Provisioned')?.reason;
 
 describe('a VM paused on the host', () => {
   it('is left alone while paused and converges again once resumed', async () => {
     const { run, runtime, entry, proxy } = suite;
     const domain = instanceName(proxy);
-    await runtime.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
+    await runtime.services.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
     const providerID = await vi.waitFor(
       async () => {
         const recorded = (await view()).status.providerID;
@@ -52,7 +52,7 @@ describe('a VM paused on the host', () => {
     expect(await domainState(domain)).toBe('running');
     expect((await virsh(['domuuid', domain])).trim()).toBe(uuid);
     expect((await view()).status).toMatchObject({ phase: 'Provisioning', providerID });
-    const reasons = (await runtime.proxies.events(proxy)).map((event) => event.reason);
+    const reasons = (await runtime.services.proxies.events(proxy)).map((event) => event.reason);
     expect(reasons.filter((reason) => reason === 'InstancePaused')).toHaveLength(1);
     for (const never of ['InstanceStopped', 'InstanceDeleted', 'Failed']) expect(reasons).not.toContain(never);
   });

@@ -40,20 +40,20 @@ afterAll(async () => {
   await run?.cleanUp();
 });
 
-const view = (name: string): Promise<ProxyView> => runtime.proxies.get(name);
+const view = (name: string): Promise<ProxyView> => runtime.services.proxies.get(name);
 const provisionedCondition = async (name: string) => (await view(name)).status.conditions.find((condition) => condition.type === 'Provisioned');
 async function skippedPasses(): Promise<number> {
-  const { values } = await runtime.metrics.reconcileTotal.get();
+  const { values } = await runtime.services.metrics.reconcileTotal.get();
   return values.find((value) => value.labels.outcome === 'skipped')?.value ?? 0;
 }
 /** How often an event was recorded (repeats are folded into one row with a count). */
 const eventCount = async (name: string, reason: string) =>
-  (await runtime.proxies.events(name)).reduce((sum, event) => sum + (event.reason === reason ? event.count : 0), 0);
+  (await runtime.services.proxies.events(name)).reduce((sum, event) => sum + (event.reason === reason ? event.count : 0), 0);
 
 describe('placement refusals through the runtime on the lab', () => {
   it('a provider entry whose diskSizeGb exceeds the pool gives Provisioned=False QuotaExceeded, retried, never Failed', async () => {
     const name = run.proxyName('quota');
-    await runtime.proxies.create(labProxy({ name, provider: tooBig }));
+    await runtime.services.proxies.create(labProxy({ name, provider: tooBig }));
     await expect
       .poll(() => eventCount(name, 'QuotaExceeded'), { message: 'a second QuotaExceeded attempt', timeout: 30_000, interval: 250 })
       .toBeGreaterThanOrEqual(2);
@@ -72,13 +72,13 @@ describe('placement refusals through the runtime on the lab', () => {
 
   it('an unknown machineType is Failed with the spec message, and stays Failed without retrying', async () => {
     const name = run.proxyName('badtype');
-    await runtime.proxies.create(labProxy({ name, provider: fits, machineType: 'x' }));
+    await runtime.services.proxies.create(labProxy({ name, provider: fits, machineType: 'x' }));
     await expect.poll(async () => (await view(name)).status.phase, { message: `${name} to fail`, timeout: 30_000, interval: 250 }).toBe('Failed');
 
     const message = 'placement.machineType "x" is not in kvm2.machineTypes';
     expect((await view(name)).status.lastError).toMatchObject({ class: 'permanent', message });
     expect(await provisionedCondition(name)).toMatchObject({ status: 'False', reason: 'ProvisioningFailed', message });
-    const failedEvents = (await runtime.proxies.events(name)).filter((event) => event.reason === 'Failed');
+    const failedEvents = (await runtime.services.proxies.events(name)).filter((event) => event.reason === 'Failed');
     expect(failedEvents.map((event) => event.message)).toEqual([`creating instance ${instanceName(name)}: permanent: ${message}`]);
 
     // Two more passes find the latch (only this Proxy's passes end `skipped` here): no new attempt.

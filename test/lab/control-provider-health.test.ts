@@ -25,7 +25,7 @@ afterAll(async () => {
 });
 
 async function gauge(): Promise<Record<string, number>> {
-  const { values } = await runtime.metrics.providerTargetUp.get();
+  const { values } = await runtime.services.metrics.providerTargetUp.get();
   return Object.fromEntries(values.map((value) => [`${value.labels.provider}/${value.labels.target}`, value.value]));
 }
 
@@ -34,7 +34,7 @@ describe('the provider health monitor on the lab', () => {
     // The first round runs at start; wait until both entries have results.
     const summaries = await vi.waitFor(
       async () => {
-        const list = await runtime.providers.list();
+        const list = await runtime.services.providers.list();
         expect(
           list.filter((summary) => summary.targets.length === 0),
           'the first health round',
@@ -63,10 +63,10 @@ describe('the provider health monitor on the lab', () => {
 
     // History for the charts, and the gauge.
     for (const host of hostNames) {
-      expect((await runtime.providers.history(reachable, { sinceMs: 0, target: host })).map((sample) => [sample.ready, sample.reason])).toEqual([
+      expect((await runtime.services.providers.history(reachable, { sinceMs: 0, target: host })).map((sample) => [sample.ready, sample.reason])).toEqual([
         [true, 'Reachable'],
       ]);
-      expect((await runtime.providers.history(stopped, { sinceMs: 0, target: host })).map((sample) => [sample.ready, sample.reason])).toEqual([
+      expect((await runtime.services.providers.history(stopped, { sinceMs: 0, target: host })).map((sample) => [sample.ready, sample.reason])).toEqual([
         [false, 'PoolNotActive'],
       ]);
     }

@@ -13,13 +13,14 @@ const controllerIntervalMs = 10_000;
 
 const suite = proxySetSuite({ suffix: 'budget', env: { PROVIDER_CHECK_INTERVAL: '5s' } });
 
-const exhausted = async () => (await suite.runtime.proxySets.get(suite.set)).status.conditions.find((condition) => condition.type === 'ReplacementsExhausted');
+const exhausted = async () =>
+  (await suite.runtime.services.proxySets.get(suite.set)).status.conditions.find((condition) => condition.type === 'ReplacementsExhausted');
 const total = (byHost: Record<string, number>) => Object.values(byHost).reduce((sum, count) => sum + count, 0);
 
 describe('a ProxySet whose members never become Ready', () => {
   it('replaces each member once within the budget of 2, then stops with ReplacementsExhausted', async () => {
     const started = Date.now();
-    await suite.runtime.proxySets.create(
+    await suite.runtime.services.proxySets.create(
       labSet({ name: suite.set, provider: suite.entry, replicas: 2, readyTimeout: '30s', replacementBudget: { max: 2, window: '30m' } }),
     );
     // The first pass makes both members at once (the set's create wakes the controller).
@@ -34,7 +35,7 @@ describe('a ProxySet whose members never become Ready', () => {
 
     await vi.waitFor(async () => expect((await exhausted())?.status, 'the budget to run out').toBe('True'), { timeout: 240_000, interval: 1_000 });
     console.log(`budget exhausted ${Math.round((Date.now() - started) / 1000)} s after the set was created`);
-    const view = await suite.runtime.proxySets.get(suite.set);
+    const view = await suite.runtime.services.proxySets.get(suite.set);
     expect(view.status.replacements.map((record) => [record.member, record.cause]).sort()).toEqual(first.map((name) => [name, 'NotReady']));
     const condition = await exhausted();
     console.log(`ReplacementsExhausted: ${condition?.message}`);
@@ -57,7 +58,7 @@ describe('a ProxySet whose members never become Ready', () => {
       timeout: quietUntil - Date.now() + 5_000,
       interval: 1_000,
     });
-    expect((await suite.runtime.proxySets.get(suite.set)).status.failing).toBe(2);
+    expect((await suite.runtime.services.proxySets.get(suite.set)).status.failing).toBe(2);
 
     // Four domains asked for in all: 2 members, 2 replacements.
     expect(suite.run.domains.size).toBe(4);

@@ -61,7 +61,7 @@ describe('a ProxySet while one hypervisor is frozen', () => {
   let before: Record<string, string[]>;
 
   it('a set of 3 lands on both hosts', async () => {
-    await runtime.proxySets.create(labSet({ name: set, provider: entry, replicas: 3, readyTimeout: '1h', hostDownGrace: grace }));
+    await runtime.services.proxySets.create(labSet({ name: set, provider: entry, replicas: 3, readyTimeout: '1h', hostDownGrace: grace }));
     before = await settled({ runtime, lab, set, count: 3 });
     expect(Object.values(counts(before)).sort()).toEqual([1, 2]);
   });
@@ -137,6 +137,6 @@ describe('a ProxySet while one hypervisor is frozen', () => {
       stranded.map((name) => `${name}: its host is back and a replacement runs elsewhere`).sort(),
     );
     for (const name of stranded) expect(run.domains.has(instanceName(name))).toBe(true);
-    expect((await runtime.proxySets.get(set)).status.members).toBe(3);
+    expect((await runtime.services.proxySets.get(set)).status.members).toBe(3);
   });
 });

@@ -14,11 +14,11 @@ const suite = proxySetSuite({ suffix: 'spread', env: { PROVIDER_CHECK_INTERVAL: 
 
 describe('a ProxySet over the two lab hypervisors', () => {
   it('a set of 3 lands 2/1, and its hosts bar agrees with the domains on each host', async () => {
-    await suite.runtime.proxySets.create(labSet({ name: suite.set, provider: suite.entry, replicas: 3, readyTimeout: '1h' }));
+    await suite.runtime.services.proxySets.create(labSet({ name: suite.set, provider: suite.entry, replicas: 3, readyTimeout: '1h' }));
     const byHost = await settled({ ...suite, count: 3 });
     expect(Object.values(counts(byHost)).sort()).toEqual([1, 2]);
     expect(await statusByHost(suite.runtime, suite.set)).toEqual(counts(byHost));
-    const { status } = await suite.runtime.proxySets.get(suite.set);
+    const { status } = await suite.runtime.services.proxySets.get(suite.set);
     expect(status).toMatchObject({ members: 3, ready: 0, updated: 3, failing: 0 });
     const members = await setMembers(suite.runtime, suite.set);
     expect((await setEvents(suite.runtime, suite.set, 'MemberCreated')).map((event) => event.message).sort()).toEqual(
@@ -45,7 +45,7 @@ describe('a ProxySet over the two lab hypervisors', () => {
     await vi.waitFor(
       async () =>
         expect(
-          (await suite.runtime.proxies.events(victim?.name as string)).map((event) => event.reason),
+          (await suite.runtime.services.proxies.events(victim?.name as string)).map((event) => event.reason),
           `${victim?.name} to notice`,
         ).toContain('InstanceNotFound'),
       {
@@ -58,7 +58,7 @@ describe('a ProxySet over the two lab hypervisors', () => {
     expect((await virsh(['domuuid', domain], host)).trim()).not.toBe(uuid);
     expect((await setMembers(suite.runtime, suite.set)).map((member) => member.name).sort()).toEqual(before);
     expect(await statusByHost(suite.runtime, suite.set)).toEqual(counts(after));
-    expect((await suite.runtime.proxies.events(victim?.name as string)).find((event) => event.reason === 'InstanceNotFound')?.message).toBe(
+    expect((await suite.runtime.services.proxies.events(victim?.name as string)).find((event) => event.reason === 'InstanceNotFound')?.message).toBe(
       `instance hosts/${host}/domains/${domain} is gone; creating it again`,
     );
   });
@@ -67,7 +67,7 @@ describe('a ProxySet over the two lab hypervisors', () => {
     const oldest = (await setMembers(suite.runtime, suite.set)).sort(
       (a, b) => Date.parse(a.createdAt) - Date.parse(b.createdAt) || a.name.localeCompare(b.name),
     );
-    await suite.runtime.proxySets.scale(suite.set, { replicas: 1 });
+    await suite.runtime.services.proxySets.scale(suite.set, { replicas: 1 });
     const one = await settled({ ...suite, count: 1, timeoutMs: 120_000 });
     const [kept] = await setMembers(suite.runtime, suite.set);
     // not-Ready first (none is Ready here), then newest: the first one made stays.
@@ -87,7 +87,7 @@ describe('a ProxySet over the two lab hypervisors', () => {
         .sort(),
     );
 
-    await suite.runtime.proxySets.scale(suite.set, { replicas: 2 });
+    await suite.runtime.services.proxySets.scale(suite.set, { replicas: 2 });
     const two = await settled({ ...suite, count: 2, timeoutMs: 120_000 });
     expect(counts(two)).toEqual(Object.fromEntries(suite.lab.hosts.map((host) => [host.name, 1])));
     expect(await statusByHost(suite.runtime, suite.set)).toEqual(counts(two));

@@ -76,7 +76,7 @@ describe('a key the host refuses', () => {
     // The window is what is measured: nothing to wait for but the clock.
     await new Promise((resolve) => setTimeout(resolve, windowMs));
     const count = failedLogins(host.logsDir);
-    const targets = (await runtime.providers.list()).find((summary) => summary.name === entry)?.targets ?? [];
+    const targets = (await runtime.services.providers.list()).find((summary) => summary.name === entry)?.targets ?? [];
     console.info(`failed SSH authentications on ${host.name} over ${Math.round((Date.now() - started) / 1000)} s: ${count} (ceiling ${ceiling})`);
 
     expect(targets.map((target) => [target.name, target.ready, target.reason])).toEqual([[host.name, false, 'Unauthorized']]);

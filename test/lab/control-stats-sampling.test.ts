@@ -11,7 +11,7 @@ const suite = singleProxySuite({ suffix: 'stats', env: { STATS_SAMPLE_INTERVAL: 
 
 /** The Proxy's CPU seconds as the metrics endpoint shows them, or undefined before the first sample. */
 async function cpuSeconds(proxy: string): Promise<number | undefined> {
-  const text = await suite.runtime.metrics.registry.metrics();
+  const text = await suite.runtime.services.metrics.registry.metrics();
   const line = text.split('\n').find((entry) => entry.startsWith('proxy_operator_vm_cpu_seconds_total{') && entry.includes(`proxy="${proxy}"`));
   return line === undefined ? undefined : Number(line.split(' ').at(-1));
 }
@@ -21,10 +21,14 @@ describe('stats sampling on the lab', () => {
     const { runtime, entry, proxy } = suite;
     const domain = instanceName(proxy);
     const samples: StatsSample[] = [];
-    runtime.sampler.onSample((sample) => samples.push(sample));
-    await runtime.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
+    runtime.loops.sampler.onSample((sample) => samples.push(sample));
+    await runtime.services.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
     await expect
-      .poll(async () => (await runtime.proxies.get(proxy)).status.providerID, { message: `${proxy} to record its instance`, timeout: 90_000, interval: 250 })
+      .poll(async () => (await runtime.services.proxies.get(proxy)).status.providerID, {
+        message: `${proxy} to record its instance`,
+        timeout: 90_000,
+        interval: 250,
+      })
       .toBe(`hosts/lab1/domains/${domain}`);
     await expect.poll(() => domainState(domain), { timeout: 60_000, interval: 250 }).toBe('running');
 

@@ -89,11 +89,14 @@ describe('no secret leaks on the lab', () => {
     const { name: _name, ...spec } = body;
     expect((await api.call(h.proxy.PUT, `/api/proxies/${name}`, 'PUT', { ...s, params: { name }, body: { ...spec, port: 3129 } })).status).toBe(200);
     await expect
-      .poll(async () => (await api.runtime.proxies.get(name)).status.observedSpecHash === (await api.runtime.proxies.get(name)).status.specHash, {
-        message: 'the replacement',
-        timeout: 110_000,
-        interval: 500,
-      })
+      .poll(
+        async () => (await api.runtime.services.proxies.get(name)).status.observedSpecHash === (await api.runtime.services.proxies.get(name)).status.specHash,
+        {
+          message: 'the replacement',
+          timeout: 110_000,
+          interval: 500,
+        },
+      )
       .toBe(true);
     expect((await api.call(h.proxy.DELETE, `/api/proxies/${name}`, 'DELETE', { ...s, params: { name } })).status).toBe(202);
     await expect

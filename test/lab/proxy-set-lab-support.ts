@@ -53,7 +53,7 @@ export function labSet(
 
 /** The set's members as the Proxies list shows them (label proxyset=<set>), those being deleted left out. */
 export async function setMembers(runtime: Runtime, set: string): Promise<ProxyView[]> {
-  return (await runtime.proxies.list()).filter((proxy) => proxy.labels.proxyset === set && !proxy.deletionRequestedAt);
+  return (await runtime.services.proxies.list()).filter((proxy) => proxy.labels.proxyset === set && !proxy.deletionRequestedAt);
 }
 
 /** Domain names of HOST as root's virsh lists them: running only, or all defined. */
@@ -86,18 +86,18 @@ export async function definedByHost(lab: Lab, domains: ReadonlySet<string>): Pro
 
 /** The set's hosts bar as counts: host → members (hosts with none left out). */
 export async function statusByHost(runtime: Runtime, set: string): Promise<Record<string, number>> {
-  const { status } = await runtime.proxySets.get(set);
+  const { status } = await runtime.services.proxySets.get(set);
   return Object.fromEntries(status.hosts.filter((entry) => entry.members > 0).map((entry) => [entry.host, entry.members]));
 }
 
 /** The set's events of REASON, oldest first. */
 export async function setEvents(runtime: Runtime, set: string, reason: string): Promise<ProxyEventView[]> {
-  return (await runtime.proxySets.events(set, 1000)).filter((event) => event.reason === reason).sort((a, b) => a.id - b.id);
+  return (await runtime.services.proxySets.events(set, 1000)).filter((event) => event.reason === reason).sort((a, b) => a.id - b.id);
 }
 
 /** The health check's reason for HOST of the entry. */
 export async function hostReason(runtime: Runtime, entry: string, host: string): Promise<string | undefined> {
-  return (await runtime.providers.list()).find((summary) => summary.name === entry)?.targets.find((target) => target.name === host)?.reason;
+  return (await runtime.services.providers.list()).find((summary) => summary.name === entry)?.targets.find((target) => target.name === host)?.reason;
 }
 
 /** Waits for every lab host to be Reachable for the entry (a set places nothing before the first health check). */

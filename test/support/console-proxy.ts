@@ -16,6 +16,6 @@ export const alphaProxyBody = {
 export async function createConsoleProxy(api: ApiHarness): Promise<string> {
   const created = await api.call(handlers.proxies.POST, '/api/proxies', 'POST', { session: true, body: alphaProxyBody });
   expect(created.status).toBe(201);
-  await expect.poll(() => api.runtime.consoles.status('alpha').state).toBe('live');
-  return (await api.runtime.proxies.get('alpha')).status.providerID!;
+  await expect.poll(() => api.runtime.services.consoles.status('alpha').state).toBe('live');
+  return (await api.runtime.services.proxies.get('alpha')).status.providerID!;
 }

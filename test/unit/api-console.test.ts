@@ -38,7 +38,7 @@ describe('GET /api/proxies/{name}/console', () => {
   it('sends the buffer and the status first, then live output as base64 chunks', async () => {
     const { api, providerID } = await startWithProxy();
     api.fake.consoles.of(providerID).print('Booting…\r\n');
-    await expect.poll(() => api.runtime.consoleLog('alpha')).toBe('Booting…\r\n');
+    await expect.poll(() => api.runtime.services.consoles.consoleLog('alpha')).toBe('Booting…\r\n');
     const response = await api.open(h.proxyConsole.GET, '/api/proxies/alpha/console', alpha);
     const reader = response.body!.getReader();
     const start = await readEvents(reader, (text) => text.includes('event: status'));
@@ -73,7 +73,7 @@ describe('GET /api/proxies/{name}/console', () => {
     const missing = await api.call(h.proxyConsoleTakeover.POST, '/api/proxies/nobody/console/takeover', 'POST', { session: true, params: { name: 'nobody' } });
     expect(missing.status).toBe(404);
     expect(missing.json.error.code).toBe('ERR_PROXY_NOT_FOUND');
-    expect(api.runtime.consoles.status('nobody')).toEqual({ state: 'closed', message: 'not opened yet' });
+    expect(api.runtime.services.consoles.status('nobody')).toEqual({ state: 'closed', message: 'not opened yet' });
   });
 });
 
@@ -82,7 +82,7 @@ describe('POST /api/proxies/{name}/console/input', () => {
     const { api, providerID } = await startWithProxy();
     api.fake.consoles.of(providerID).holdElsewhere();
     await api.call(h.proxyConsole.GET, '/api/proxies/alpha/console', 'GET', alpha);
-    await expect.poll(() => api.runtime.consoles.status('alpha').state).toBe('busy');
+    await expect.poll(() => api.runtime.services.consoles.status('alpha').state).toBe('busy');
     const typed = await api.call(h.proxyConsoleInput.POST, '/api/proxies/alpha/console/input', 'POST', { ...alpha, body: { data: 'x' } });
     expect(typed.status).toBe(409);
     expect(typed.json.error.code).toBe('ERR_CONSOLE_BUSY');

@@ -52,7 +52,7 @@ let sshServer: TestSshServer;
 beforeAll(async () => {
   api = await startApi({ passwordConfigured: false });
   populateHost(api.hypervisor);
-  liveFrom = api.runtime.live.head();
+  liveFrom = api.runtime.services.live.head();
   sshServer = await startTestSshServer(ssh, { hostKey: generateKey(), authorizedKeys: () => authorized });
 });
 afterAll(async () => {
@@ -177,7 +177,7 @@ const cases: ContractCase[] = [
     status: 200,
     schema: proxyViewSchema,
     call: async () => {
-      await expect.poll(async () => (await api.runtime.proxies.get('alpha')).status.phase).toBe('Ready');
+      await expect.poll(async () => (await api.runtime.services.proxies.get('alpha')).status.phase).toBe('Ready');
       return api.call(h.proxy.GET, '/api/proxies/alpha', 'GET', { ...session(), ...alpha });
     },
     check: (body) => expect(body.status).toMatchObject({ phase: 'Ready', healthy: true, probeLatencyMs: 3, egressIP: '203.0.113.9' }),
@@ -208,11 +208,11 @@ const cases: ContractCase[] = [
     status: 200,
     schema: z.array(consoleEventSchema),
     call: async () => {
-      const providerID = (await api.runtime.proxies.get('alpha')).status.providerID!;
+      const providerID = (await api.runtime.services.proxies.get('alpha')).status.providerID!;
       // Boot capture opened it when the fake started the instance.
-      await expect.poll(() => api.runtime.consoles.status('alpha').state).toBe('live');
+      await expect.poll(() => api.runtime.services.consoles.status('alpha').state).toBe('live');
       api.fake.consoles.of(providerID).print('login: ');
-      await expect.poll(() => api.runtime.consoleLog('alpha')).toBe('login: ');
+      await expect.poll(() => api.runtime.services.consoles.consoleLog('alpha')).toBe('login: ');
       const answer = await api.call(h.proxyConsole.GET, '/api/proxies/alpha/console', 'GET', { ...session(), ...alpha });
       expect(answer.headers.get('content-type')).toBe('text/event-stream; charset=utf-8');
       return { ...answer, json: parseEventStream(answer.text).events };
@@ -230,7 +230,7 @@ const cases: ContractCase[] = [
     call: () => api.call(h.proxyConsoleInput.POST, '/api/proxies/alpha/console/input', 'POST', { ...session(), ...alpha, body: { data: 'root\r' } }),
     check: async (body) => {
       expect(body).toEqual({ sentBytes: 5 });
-      const providerID = (await api.runtime.proxies.get('alpha')).status.providerID!;
+      const providerID = (await api.runtime.services.proxies.get('alpha')).status.providerID!;
       expect(Buffer.concat(api.fake.consoles.of(providerID).input).toString()).toBe('root\r');
     },
   },
@@ -239,7 +239,7 @@ const cases: ContractCase[] = [
     status: 200,
     schema: consoleTakeoverSchema,
     call: async () => {
-      api.fake.consoles.of((await api.runtime.proxies.get('alpha')).status.providerID!).holdElsewhere();
+      api.fake.consoles.of((await api.runtime.services.proxies.get('alpha')).status.providerID!).holdElsewhere();
       return api.call(h.proxyConsoleTakeover.POST, '/api/proxies/alpha/console/takeover', 'POST', { ...session(), ...alpha });
     },
     check: (body) => expect(body).toEqual({ state: 'live' }),
@@ -348,7 +348,7 @@ const cases: ContractCase[] = [
     status: 200,
     schema: placementPreviewSchema,
     call: async () => {
-      await api.runtime.monitor.runNow();
+      await api.runtime.loops.monitor.runNow();
       return api.call(h.placement.GET, '/api/providers/kvm2-home/placement?machineType=small', 'GET', { ...session(), params: { provider: 'kvm2-home' } });
     },
     check: (body) => {
@@ -514,7 +514,7 @@ const cases: ContractCase[] = [
     status: 200,
     schema: proxySetViewSchema,
     call: async () => {
-      await expect.poll(async () => (await api.runtime.proxySets.get('crawl')).status.ready, { timeout: 20_000 }).toBe(2);
+      await expect.poll(async () => (await api.runtime.services.proxySets.get('crawl')).status.ready, { timeout: 20_000 }).toBe(2);
       return api.call(h.proxySet.GET, '/api/proxysets/crawl', 'GET', { ...session(), ...crawl });
     },
     check: (body) => expect(body.status).toMatchObject({ members: 2, ready: 2, updated: 2, failing: 0, rollout: { state: 'Complete' } }),
@@ -591,7 +591,7 @@ const cases: ContractCase[] = [
     status: 200,
     schema: proxySetViewSchema,
     call: async () => {
-      const member = (await api.runtime.proxies.list({ labels: { proxyset: 'crawl' } })).find((proxy) => proxy.status.phase !== 'Deleting')!;
+      const member = (await api.runtime.services.proxies.list({ labels: { proxyset: 'crawl' } })).find((proxy) => proxy.status.phase !== 'Deleting')!;
       return api.call(h.proxySetReplace.POST, '/api/proxysets/crawl/replace', 'POST', { ...session(), ...crawl, body: { members: [member.name] } });
     },
   },
@@ -617,7 +617,7 @@ const cases: ContractCase[] = [
     status: 200,
     schema: discoveryListSchema,
     call: async () => {
-      await expect.poll(async () => (await api.runtime.proxies.get('alpha')).status.phase).toBe('Ready');
+      await expect.poll(async () => (await api.runtime.services.proxies.get('alpha')).status.phase).toBe('Ready');
       return api.call(h.discovery.GET, '/api/discovery/proxies', 'GET', { bearer: token });
     },
     check: (body) => expect(body.proxies).toEqual([expect.objectContaining({ name: 'alpha', labels: { pool: 'b' } })]),

@@ -449,7 +449,7 @@ export async function startApi(options: StartOptions = {}): Promise<ApiHarness> 
     auth: { cost: cheapCost, ...(options.environmentPassword ? { adminPassword: options.environmentPassword } : {}) },
   });
   if (runtime.settings.dataDir !== dir.path) throw new Error('a runtime is already running in this process');
-  const { auth } = runtime;
+  const { auth } = runtime.services;
   if (options.passwordConfigured !== false && !options.environmentPassword) await setUpPassword(auth, adminPassword);
 
   const responses: string[] = [];

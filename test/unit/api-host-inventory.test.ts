@@ -22,7 +22,7 @@ beforeAll(async () => {
     },
     now: new Date().toISOString(),
   });
-  api.runtime.reconciler.enqueue('alpha');
+  api.runtime.loops.reconciler.enqueue('alpha');
   await vi.waitFor(async () => expect((await api.runtime.store.proxies.get('alpha'))?.status.ip, 'alpha to have an IP').toBeDefined(), { timeout: 5_000 });
 });
 afterAll(async () => {
@@ -98,7 +98,7 @@ describe('a host through the API', () => {
 
   it('evicts only on the leader: another replica answers 503 naming where, and deletes nothing', async () => {
     const before = await api.snapshot();
-    const leads = vi.spyOn(api.runtime.cluster, 'isLeader').mockReturnValue(false);
+    const leads = vi.spyOn(api.runtime.services.cluster, 'isLeader').mockReturnValue(false);
     try {
       const refused = await evict(images.markerOnly);
       expect(refused.status).toBe(503);

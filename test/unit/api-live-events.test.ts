@@ -48,7 +48,7 @@ describe('GET /api/events', () => {
       expect(answer.status).toBe(401);
       expect(answer.json.error.code).toBe('ERR_UNAUTHENTICATED');
     }
-    expect(api.runtime.live.subscriberCount).toBe(0);
+    expect(api.runtime.services.live.subscriberCount).toBe(0);
   });
 
   it('is served by the leading replica only: another answers 503 and opens no stream, and a step-down ends the open ones', async () => {
@@ -56,14 +56,14 @@ describe('GET /api/events', () => {
     const open = await api.open(h.liveEvents.GET, '/api/events', { session: true });
     const stream = streamReader(open);
     await stream.until(hasReady);
-    vi.spyOn(api.runtime.cluster, 'isLeader').mockReturnValue(false);
+    vi.spyOn(api.runtime.services.cluster, 'isLeader').mockReturnValue(false);
     const refused = await api.call(h.liveEvents.GET, '/api/events', 'GET', { session: true });
     expect(refused.status).toBe(503);
     expect(refused.json.error.code).toBe('ERR_RESOURCE_UNAVAILABLE');
-    expect(api.runtime.live.subscriberCount).toBe(1);
-    api.runtime.live.endStreams();
+    expect(api.runtime.services.live.subscriberCount).toBe(1);
+    api.runtime.services.live.endStreams();
     expect(await stream.ended()).toBe(true);
-    expect(api.runtime.live.subscriberCount).toBe(0);
+    expect(api.runtime.services.live.subscriberCount).toBe(0);
   });
 
   it('starts with the reconnect delay and `ready` carrying the feed head as its id, then sends changes as they happen', async () => {
@@ -74,7 +74,7 @@ describe('GET /api/events', () => {
     const stream = streamReader(response);
     const opening = await stream.until(hasReady);
     expect(opening).toMatch(/^retry: \d+\n\n/);
-    expect(opening).toContain(`id: ${api.runtime.live.head()}\ndata: {"kind":"ready","resumed":false}\n\n`);
+    expect(opening).toContain(`id: ${api.runtime.services.live.head()}\ndata: {"kind":"ready","resumed":false}\n\n`);
 
     await api.call(h.proxies.POST, '/api/proxies', 'POST', { session: true, body: { name: 'alpha', mode: 'Static', address: '192.0.2.10' } });
     const text = await stream.until((received) => received.includes('"phase":"Running"'));
@@ -86,9 +86,9 @@ describe('GET /api/events', () => {
 
   it('replays what was missed after Last-Event-ID, then `ready` resumed', async () => {
     api = await startApi();
-    const from = api.runtime.live.head();
-    api.runtime.live.publish({ kind: 'stats', provider: 'kvm2-home', host: 'hv-1' });
-    api.runtime.live.publish({ kind: 'stats', provider: 'kvm2-home', host: 'hv-1', proxy: 'alpha' });
+    const from = api.runtime.services.live.head();
+    api.runtime.services.live.publish({ kind: 'stats', provider: 'kvm2-home', host: 'hv-1' });
+    api.runtime.services.live.publish({ kind: 'stats', provider: 'kvm2-home', host: 'hv-1', proxy: 'alpha' });
     const answer = await api.call(h.liveEvents.GET, '/api/events', 'GET', { session: true, headers: { 'last-event-id': from } });
     expect(answer.json).toEqual([
       { kind: 'stats', provider: 'kvm2-home', host: 'hv-1' },
@@ -99,8 +99,8 @@ describe('GET /api/events', () => {
 
   it('resumes from ?lastEventId= as well (a stream the browser opens anew cannot send the header), and refuses a malformed one', async () => {
     api = await startApi();
-    const from = api.runtime.live.head();
-    api.runtime.live.publish({ kind: 'stats', provider: 'kvm2-home', host: 'hv-1' });
+    const from = api.runtime.services.live.head();
+    api.runtime.services.live.publish({ kind: 'stats', provider: 'kvm2-home', host: 'hv-1' });
     const answer = await api.call(h.liveEvents.GET, `/api/events?lastEventId=${encodeURIComponent(from)}`, 'GET', { session: true });
     expect(answer.json).toEqual([
       { kind: 'stats', provider: 'kvm2-home', host: 'hv-1' },
@@ -139,11 +139,11 @@ describe('GET /api/events', () => {
     const cancelled = streamReader(await api.open(h.liveEvents.GET, '/api/events', { session: true }));
     const aborted = new AbortController();
     await streamReader(await api.open(h.liveEvents.GET, '/api/events', { session: true, signal: aborted.signal })).until(hasReady);
-    expect(api.runtime.live.subscriberCount).toBe(2);
+    expect(api.runtime.services.live.subscriberCount).toBe(2);
     await cancelled.cancel();
-    expect(api.runtime.live.subscriberCount).toBe(1);
+    expect(api.runtime.services.live.subscriberCount).toBe(1);
     aborted.abort();
-    expect(api.runtime.live.subscriberCount).toBe(0);
+    expect(api.runtime.services.live.subscriberCount).toBe(0);
   });
 
   it(`allows ${streamsPerOwner} streams per session (429 past that), and another session its own`, async () => {
@@ -164,9 +164,9 @@ describe('GET /api/events', () => {
     api = await startApi();
     const stream = streamReader(await api.open(h.liveEvents.GET, '/api/events', { session: true }));
     const host = 'h'.repeat(64 * 1024);
-    for (let index = 0; index < 100 && api.runtime.live.subscriberCount > 0; index += 1)
-      api.runtime.live.publish({ kind: 'stats', provider: 'kvm2-home', host });
-    expect(api.runtime.live.subscriberCount).toBe(0);
+    for (let index = 0; index < 100 && api.runtime.services.live.subscriberCount > 0; index += 1)
+      api.runtime.services.live.publish({ kind: 'stats', provider: 'kvm2-home', host });
+    expect(api.runtime.services.live.subscriberCount).toBe(0);
     const text = await stream.until(() => false);
     expect(text.match(/"kind":"stats"/g)!.length).toBeGreaterThan(32);
   });
@@ -179,7 +179,7 @@ describe('GET /api/events', () => {
     expect((await api.call(h.logout.POST, '/api/auth/logout', 'POST', { session: true })).status).toBe(200);
     vi.advanceTimersByTime(liveHeartbeatMs);
     expect(await stream.ended()).toBe(true);
-    expect(api.runtime.live.subscriberCount).toBe(0);
+    expect(api.runtime.services.live.subscriberCount).toBe(0);
   });
 
   it('ends every stream when the runtime stops', async () => {

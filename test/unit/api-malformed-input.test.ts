@@ -22,7 +22,7 @@ beforeAll(async () => {
   api = await startApi();
   token = (await api.auth.createToken('crawler')).token;
   await api.call(h.proxies.POST, '/api/proxies', 'POST', { session: true, body: { name: 'alpha', ...alphaSpec } });
-  await vi.waitFor(async () => expect((await api.runtime.proxies.get('alpha')).status.phase, 'alpha Ready').toBe('Ready'), { timeout: 5_000 });
+  await vi.waitFor(async () => expect((await api.runtime.services.proxies.get('alpha')).status.phase, 'alpha Ready').toBe('Ready'), { timeout: 5_000 });
   // The token's first use records when it was used (written at most once a minute): get that done.
   await api.call(h.discovery.GET, '/api/discovery/proxies', 'GET', { bearer: token });
   before.snapshot = await api.snapshot();

@@ -13,7 +13,7 @@ beforeAll(async () => {
   api = await startApi();
   const created = await api.call(h.proxySets.POST, '/api/proxysets', 'POST', { session: true, body: { name: 'crawl', template, replicas: 2 } });
   expect(created.status, created.text).toBe(201);
-  await vi.waitFor(async () => expect((await api.runtime.proxySets.get('crawl')).status.ready, 'both members Ready').toBe(2), { timeout: 20_000 });
+  await vi.waitFor(async () => expect((await api.runtime.services.proxySets.get('crawl')).status.ready, 'both members Ready').toBe(2), { timeout: 20_000 });
   before = await api.snapshot();
 }, 30_000);
 afterAll(async () => {
@@ -78,7 +78,7 @@ describe('the ProxySet API', () => {
   });
 
   it('refuses to delete or edit a member through /api/proxies (409 ERR_PROXY_OWNED, saying what to do instead)', async () => {
-    const [member] = await api.runtime.proxies.list({ labels: { proxyset: 'crawl' } });
+    const [member] = await api.runtime.services.proxies.list({ labels: { proxyset: 'crawl' } });
     const params = { params: { name: member!.name } };
     const deleted = await api.call(h.proxy.DELETE, `/api/proxies/${member!.name}`, 'DELETE', { session: true, ...params });
     expect([deleted.status, deleted.json.error.code]).toEqual([409, 'ERR_PROXY_OWNED']);
@@ -95,7 +95,7 @@ describe('the ProxySet API', () => {
   it('discovery filters by set, and refuses a set name that cannot be one', async () => {
     const bySet = await api.call(h.discovery.GET, '/api/discovery/proxies?set=crawl', 'GET', { session: true });
     expect(bySet.json.proxies.map((proxy: { name: string }) => proxy.name).sort()).toEqual(
-      (await api.runtime.proxies.list({ labels: { proxyset: 'crawl' } })).map((proxy) => proxy.name).sort(),
+      (await api.runtime.services.proxies.list({ labels: { proxyset: 'crawl' } })).map((proxy) => proxy.name).sort(),
     );
     const none = await api.call(h.discovery.GET, '/api/discovery/proxies?set=other', 'GET', { session: true });
     expect(none.json.proxies).toEqual([]);
@@ -104,11 +104,11 @@ describe('the ProxySet API', () => {
   });
 
   it('tells live pages when a set changes (a `proxyset` message naming it)', async () => {
-    const head = api.runtime.live.head();
+    const head = api.runtime.services.live.head();
     const paused = await api.call(h.proxySetPause.POST, '/api/proxysets/crawl/pause', 'POST', { session: true, ...crawl });
     expect(paused.status).toBe(200);
     await api.call(h.proxySetResume.POST, '/api/proxysets/crawl/resume', 'POST', { session: true, ...crawl });
-    const resumed = api.runtime.live.since(head);
+    const resumed = api.runtime.services.live.since(head);
     // One per change by the admin, and one per status the controller wrote since.
     const messages = resumed.kind === 'replay' ? resumed.events.map((event) => event.message).filter((message) => message.kind === 'proxyset') : [];
     expect(messages.length).toBeGreaterThanOrEqual(2);

@@ -95,7 +95,7 @@ describe('the HTTP API', () => {
     expect(created.status).toBe(201);
     expect(created.json).toMatchObject({ name: 'alpha', mode: 'Managed', provider: 'fake-1', port: 3128, cloudInit: { bytes: 32 } });
     await expect
-      .poll(async () => (await api.runtime.proxies.get('alpha')).status.phase === 'Ready', { message: 'alpha to be Ready', timeout: 5_000 })
+      .poll(async () => (await api.runtime.services.proxies.get('alpha')).status.phase === 'Ready', { message: 'alpha to be Ready', timeout: 5_000 })
       .toBe(true);
 
     const one = await api.call(h.proxy.GET, '/api/proxies/alpha', 'GET', { session: true, params: { name: 'alpha' } });
@@ -138,7 +138,7 @@ describe('the HTTP API', () => {
   });
 
   it('updates a spec (the VM is replaced) and records the events of the Proxy', async () => {
-    const before = await api.runtime.proxies.get('alpha');
+    const before = await api.runtime.services.proxies.get('alpha');
     const updated = await api.call(h.proxy.PUT, '/api/proxies/alpha', 'PUT', {
       session: true,
       params: { name: 'alpha' },
@@ -150,7 +150,7 @@ describe('the HTTP API', () => {
     // cloudInit left out keeps the stored one
     expect(updated.json.cloudInit).toEqual({ bytes: 32 });
     await expect
-      .poll(async () => (await api.runtime.proxies.get('alpha')).status.observedSpecHash === updated.json.status.specHash, {
+      .poll(async () => (await api.runtime.services.proxies.get('alpha')).status.observedSpecHash === updated.json.status.specHash, {
         message: 'the replacement',
         timeout: 5_000,
       })
@@ -165,11 +165,11 @@ describe('the HTTP API', () => {
     expect(created.status).toBe(201);
     const secret: string = created.json.token;
     await expect
-      .poll(async () => (await api.runtime.proxies.get('alpha')).status.phase === 'Ready', { message: 'alpha Ready again', timeout: 5_000 })
+      .poll(async () => (await api.runtime.services.proxies.get('alpha')).status.phase === 'Ready', { message: 'alpha Ready again', timeout: 5_000 })
       .toBe(true);
     const found = await api.call(h.discovery.GET, '/api/discovery/proxies?labels=pool%3Dcrawlers', 'GET', { bearer: secret });
     expect(found.status).toBe(200);
-    const ip = (await api.runtime.proxies.get('alpha')).status.ip;
+    const ip = (await api.runtime.services.proxies.get('alpha')).status.ip;
     expect(found.json.proxies).toEqual([{ name: 'alpha', url: `http://${ip}:3128`, labels: { pool: 'crawlers' }, egressIP: '203.0.113.9' }]);
     const none = await api.call(h.discovery.GET, '/api/discovery/proxies?label=pool%3Dnobody', 'GET', { bearer: secret });
     expect(none.json).toEqual({ proxies: [] });

@@ -57,10 +57,10 @@ async function startedThenStopped(): Promise<string> {
   dir = tempDir();
   const first = serverProcess(dir.path);
   await first.runtime.start();
-  await first.runtime.proxies.create(managedProxy('alpha'));
-  await expect.poll(() => first.runtime.consoles.status('alpha').state).toBe('live');
+  await first.runtime.services.proxies.create(managedProxy('alpha'));
+  await expect.poll(() => first.runtime.services.consoles.status('alpha').state).toBe('live');
   first.provider().consoles.of(providerID).print('BdsDxe: loading Boot0001\r\n');
-  await expect.poll(() => first.runtime.consoleLog('alpha')).toContain('Boot0001');
+  await expect.poll(() => first.runtime.services.consoles.consoleLog('alpha')).toContain('Boot0001');
   await first.runtime.stop();
   return dir.path;
 }
@@ -70,11 +70,11 @@ describe('boot capture after a restart', () => {
     const dataDir = await startedThenStopped();
     const second = serverProcess(dataDir);
     await second.runtime.start();
-    expect((await second.runtime.proxies.get('alpha')).status.phase).toBe('Provisioning');
-    await expect.poll(() => second.runtime.consoles.status('alpha').state, { message: 'the capture reopened' }).toBe('live');
+    expect((await second.runtime.services.proxies.get('alpha')).status.phase).toBe('Provisioning');
+    await expect.poll(() => second.runtime.services.consoles.status('alpha').state, { message: 'the capture reopened' }).toBe('live');
     const device = second.provider().consoles.of(providerID);
     device.print("cloud-init[301]: Cloud-init v. 22.4.2 running 'modules:final'\r\n");
-    await expect.poll(() => second.runtime.consoleLog('alpha')).toContain("Cloud-init v. 22.4.2 running 'modules:final'");
+    await expect.poll(() => second.runtime.services.consoles.consoleLog('alpha')).toContain("Cloud-init v. 22.4.2 running 'modules:final'");
     // The passes that follow find it held: no more opens.
     const gets = second.provider().callsOf('get').length;
     await expect.poll(() => second.provider().callsOf('get').length).toBeGreaterThan(gets + 3);
@@ -85,15 +85,15 @@ describe('boot capture after a restart', () => {
     const dataDir = await startedThenStopped();
     const second = serverProcess(dataDir, (provider) => void provider.failAlways('get', new ErrTransient('domain is running but every address source failed')));
     await second.runtime.start();
-    await expect.poll(() => second.runtime.consoles.status('alpha').state, { message: 'the capture reopened' }).toBe('live');
-    expect((await second.runtime.proxies.get('alpha')).status.phase).toBe('Provisioning');
+    await expect.poll(() => second.runtime.services.consoles.status('alpha').state, { message: 'the capture reopened' }).toBe('live');
+    expect((await second.runtime.services.proxies.get('alpha')).status.phase).toBe('Provisioning');
   });
 
   it('leaves a console another client holds alone: never forced, not tried again on every pass', async () => {
     const dataDir = await startedThenStopped();
     const second = serverProcess(dataDir, (provider) => void provider.consoles.of(providerID).holdElsewhere());
     await second.runtime.start();
-    await expect.poll(() => second.runtime.consoles.status('alpha').state).toBe('busy');
+    await expect.poll(() => second.runtime.services.consoles.status('alpha').state).toBe('busy');
     await expect.poll(() => second.provider().callsOf('get').length).toBeGreaterThan(5);
     expect(second.provider().consoles.of(providerID).opens).toEqual([false]);
   });

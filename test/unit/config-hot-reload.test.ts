@@ -64,26 +64,26 @@ function runtimeOver(options: { configText?: string; loader?: ConfigLoader; regi
   return { runtime, configPath };
 }
 
-const up = async (rt: Runtime, name: string) => ['Running', 'Ready'].includes((await rt.proxies.get(name)).status.phase);
+const up = async (rt: Runtime, name: string) => ['Running', 'Ready'].includes((await rt.services.proxies.get(name)).status.phase);
 
 describe('providers config hot reload', () => {
   it('applies a valid file when it lands: an unchanged entry keeps its provider, a changed one is replaced and the old one closed', async () => {
     const built: FakeProvider[] = [];
     const { runtime: rt, configPath } = runtimeOver({ configText: '- {name: fake-1, type: fake}\n', loader: fakeLoader, registry: fakeRegistry(built) });
     await rt.start();
-    await rt.proxies.create(managedProxy('alpha'));
+    await rt.services.proxies.create(managedProxy('alpha'));
     await expect.poll(() => up(rt, 'alpha'), { message: 'alpha runs', timeout: 5_000 }).toBe(true);
-    await expect(rt.proxies.create(managedProxy('beta', { provider: 'fake-2' }))).rejects.toThrow(/not a configured provider/);
+    await expect(rt.services.proxies.create(managedProxy('beta', { provider: 'fake-2' }))).rejects.toThrow(/not a configured provider/);
 
     writeFileSync(configPath, '- {name: fake-1, type: fake}\n- {name: fake-2, type: fake}\n');
-    await expect.poll(() => rt.configStatus().providers.length === 2, { message: 'the new config is applied', timeout: 5_000 }).toBe(true);
-    expect(rt.providers.get('fake-1')).toBe(built[0]);
+    await expect.poll(() => rt.services.config.status().providers.length === 2, { message: 'the new config is applied', timeout: 5_000 }).toBe(true);
+    expect(rt.services.providers.get('fake-1')).toBe(built[0]);
     expect(built[0]?.closed).toBe(false);
-    expect(rt.configStatus().providers).toEqual([
+    expect(rt.services.config.status().providers).toEqual([
       { name: 'fake-1', type: 'fake', available: true },
       { name: 'fake-2', type: 'fake', available: true },
     ]);
-    await rt.proxies.create(managedProxy('beta', { provider: 'fake-2' }));
+    await rt.services.proxies.create(managedProxy('beta', { provider: 'fake-2' }));
     await expect.poll(() => up(rt, 'beta'), { message: 'beta runs on the new provider', timeout: 5_000 }).toBe(true);
     expect(built[0]?.callsOf('create')).toHaveLength(1);
 
@@ -91,8 +91,8 @@ describe('providers config hot reload', () => {
     // instance gone (a new fake), recreated on it.
     writeFileSync(configPath, '- {name: fake-1, type: fake, note: changed}\n- {name: fake-2, type: fake}\n');
     await expect.poll(() => built[0]?.closed, { message: 'the replaced fake-1 is closed', timeout: 5_000 }).toBe(true);
-    expect(rt.providers.get('fake-1')).toBe(built[2]);
-    expect(rt.providers.get('fake-2')).toBe(built[1]);
+    expect(rt.services.providers.get('fake-1')).toBe(built[2]);
+    expect(rt.services.providers.get('fake-2')).toBe(built[1]);
     await expect
       .poll(async () => (await up(rt, 'alpha')) && (built[2]?.instances.size ?? 0) === 1, { message: 'alpha runs on the new fake-1', timeout: 5_000 })
       .toBe(true);
@@ -103,15 +103,15 @@ describe('providers config hot reload', () => {
     const { runtime: rt, configPath } = runtimeOver({ configText: '- {name: fake-1, type: fake}\n', loader: fakeLoader, registry: fakeRegistry(built) });
     await rt.start();
     writeFileSync(configPath, '- {type: fake}\n- {name: fake-2, type: fake}\n- {type: fake}\n');
-    await expect.poll(() => rt.configStatus().lastError !== undefined, { message: 'the bad file is seen', timeout: 5_000 }).toBe(true);
-    expect(rt.configStatus().lastError?.issues).toEqual(['providers[0]: name is required', 'providers[2]: name is required']);
-    expect(rt.configStatus().providers.map((provider) => provider.name)).toEqual(['fake-1']);
-    expect(rt.providers.get('fake-1')).toBe(built[0]);
+    await expect.poll(() => rt.services.config.status().lastError !== undefined, { message: 'the bad file is seen', timeout: 5_000 }).toBe(true);
+    expect(rt.services.config.status().lastError?.issues).toEqual(['providers[0]: name is required', 'providers[2]: name is required']);
+    expect(rt.services.config.status().providers.map((provider) => provider.name)).toEqual(['fake-1']);
+    expect(rt.services.providers.get('fake-1')).toBe(built[0]);
     expect(built[0]?.closed).toBe(false);
 
     writeFileSync(configPath, '- {name: fake-3, type: fake}\n');
-    await expect.poll(() => rt.configStatus().lastError === undefined, { message: 'the fixed file is applied', timeout: 5_000 }).toBe(true);
-    expect(rt.configStatus().providers.map((provider) => provider.name)).toEqual(['fake-3']);
+    await expect.poll(() => rt.services.config.status().lastError === undefined, { message: 'the fixed file is applied', timeout: 5_000 }).toBe(true);
+    expect(rt.services.config.status().providers.map((provider) => provider.name)).toEqual(['fake-3']);
   });
 
   it('starts with zero providers on an invalid kvm2 config, naming the block and path', async () => {
@@ -121,8 +121,8 @@ describe('providers config hot reload', () => {
       registry: new ProviderRegistry(),
     });
     await rt.start();
-    expect(rt.configStatus().providers).toEqual([]);
-    expect(rt.configStatus().lastError?.issues).toEqual(['provider "kvm2-home": kvm2.hosts[0]: bridge is required']);
+    expect(rt.services.config.status().providers).toEqual([]);
+    expect(rt.services.config.status().lastError?.issues).toEqual(['provider "kvm2-home": kvm2.hosts[0]: bridge is required']);
   });
 
   it('lists a kvm2 entry whose type has no factory registered as unavailable, with the reason', async () => {
@@ -132,12 +132,12 @@ describe('providers config hot reload', () => {
       registry: new ProviderRegistry(),
     });
     await rt.start();
-    expect(rt.configStatus().providers).toEqual([
+    expect(rt.services.config.status().providers).toEqual([
       { name: 'kvm2-home', type: 'kvm2', available: false, reason: 'provider "kvm2-home": type kvm2 has no implementation in this server yet' },
     ]);
-    await rt.proxies.create(managedProxy('alpha', { provider: 'kvm2-home' }));
+    await rt.services.proxies.create(managedProxy('alpha', { provider: 'kvm2-home' }));
     await expect
-      .poll(async () => (await rt.proxies.get('alpha')).status.conditions[0]?.reason === 'ProviderUnavailable', {
+      .poll(async () => (await rt.services.proxies.get('alpha')).status.conditions[0]?.reason === 'ProviderUnavailable', {
         message: 'alpha waits for its provider',
         timeout: 5_000,
       })
@@ -154,8 +154,8 @@ describe('providers config hot reload', () => {
       probe: noNetworkProbe,
     });
     await runtime.start();
-    expect(runtime.configStatus()).toEqual({ providers: [] });
-    const edge = await runtime.proxies.create({ name: 'edge', mode: 'Static', address: '192.0.2.1' });
+    expect(runtime.services.config.status()).toEqual({ providers: [] });
+    const edge = await runtime.services.proxies.create({ name: 'edge', mode: 'Static', address: '192.0.2.1' });
     expect(edge.port).toBe(3128);
   });
 });

@@ -82,19 +82,19 @@ describe('a config reload during a download', () => {
     });
     await runtime.start();
     const placement = { zone: 'h1', machineType: 'small', image: 'img' };
-    await runtime.proxies.create(managedProxy('alpha', { provider: 'kvm2-home', placement }));
+    await runtime.services.proxies.create(managedProxy('alpha', { provider: 'kvm2-home', placement }));
     const [first] = built;
     await expect.poll(() => first?.downloads.list()[0]?.doneBytes ?? 0, { message: 'the upload is under way', timeout: 5_000 }).toBeGreaterThan(0);
 
     // The entry changes mid-upload: a new provider, sharing the download in flight.
     entries = [{ ...base, kvm2: { ...base.kvm2, machineTypes: { ...base.kvm2.machineTypes, large: { vcpus: 2, memoryMiB: 512 } } } }];
-    expect(await runtime.reloadConfig()).toBe(true);
-    const second = runtime.providers.get('kvm2-home') as Kvm2Provider;
+    expect(await runtime.services.config.reload()).toBe(true);
+    const second = runtime.services.providers.get('kvm2-home') as Kvm2Provider;
     expect(second).not.toBe(first);
     expect(second.downloads.list()).toMatchObject([{ host: 'h1', totalBytes: testImage.length }]);
 
     // A Create on the new provider for the same image waits for the upload; nothing is deleted.
-    await runtime.proxies.create(managedProxy('beta', { provider: 'kvm2-home', placement }));
+    await runtime.services.proxies.create(managedProxy('beta', { provider: 'kvm2-home', placement }));
     await expect.poll(() => imageLockRequests.length, { message: "beta's Create asks for the image lock", timeout: 5_000 }).toBe(2);
     const [baseVolume, marker] = ['base-kvm2-home-img.qcow2', 'base-kvm2-home-img.qcow2.sha256'];
     expect(hypervisor.volume(baseVolume)).toBeDefined();
@@ -103,7 +103,7 @@ describe('a config reload during a download', () => {
 
     release();
     const recorded = async () =>
-      (await Promise.all(['alpha', 'beta'].map((name) => runtime!.proxies.get(name)))).every((view) => view.status.providerID !== undefined);
+      (await Promise.all(['alpha', 'beta'].map((name) => runtime!.services.proxies.get(name)))).every((view) => view.status.providerID !== undefined);
     await expect.poll(recorded, { message: 'both Proxies have their instance', timeout: 5_000 }).toBe(true);
     await expect.poll(() => closed.includes(first as Kvm2Provider), { message: 'the old provider is closed after its upload', timeout: 5_000 }).toBe(true);
     expect(mirror.gets('/held.qcow2')).toBe(1);

@@ -64,13 +64,13 @@ describe('a hand edit of a host in use', () => {
     });
     await runtime.store.proxies.insert({ uid: 'uid-p1', name: 'p1', spec: spec('b'), now: new Date().toISOString() });
     await runtime.store.proxies.insert({ uid: 'uid-p2', name: 'p2', spec: spec('a'), now: new Date().toISOString() });
-    const poolOfB = () => (runtime?.providers.get('home') as Kvm2Provider).settings.hosts.find((host) => host.name === 'b')?.pool;
+    const poolOfB = () => (runtime?.services.providers.get('home') as Kvm2Provider).settings.hosts.find((host) => host.name === 'b')?.pool;
     expect(poolOfB()).toBe('default');
 
     writeFileSync(path, configText('        pool: fast\n'));
-    expect(await runtime.reloadConfig()).toBe(false);
+    expect(await runtime.services.config.reload()).toBe(false);
     expect(poolOfB()).toBe('default');
-    const issues = runtime.configStatus().lastError?.issues ?? [];
+    const issues = runtime.services.config.status().lastError?.issues ?? [];
     expect(issues).toHaveLength(1);
     expect(issues[0]).toContain('provider "home"');
     expect(issues[0]).toContain('host "b"');
@@ -81,8 +81,8 @@ describe('a hand edit of a host in use', () => {
 
     // p1 goes (its Delete ran against the old pool); the same file now applies.
     await runtime.store.proxies.remove('uid-p1');
-    expect(await runtime.reloadConfig()).toBe(true);
+    expect(await runtime.services.config.reload()).toBe(true);
     expect(poolOfB()).toBe('fast');
-    expect(runtime.configStatus().lastError).toBeUndefined();
+    expect(runtime.services.config.status().lastError).toBeUndefined();
   });
 });

@@ -174,16 +174,16 @@ describe('instance events in the runtime', () => {
   }
 
   const up = (rt: Runtime, message: string) =>
-    expect.poll(async () => (await rt.proxies.get('alpha')).status.phase, { message, timeout: 2_000, interval: 10 }).toMatch(/^(Running|Ready)$/);
-  const reasons = async (rt: Runtime, name: string) => (await rt.proxies.events(name)).map((event) => event.reason);
+    expect.poll(async () => (await rt.services.proxies.get('alpha')).status.phase, { message, timeout: 2_000, interval: 10 }).toMatch(/^(Running|Ready)$/);
+  const reasons = async (rt: Runtime, name: string) => (await rt.services.proxies.events(name)).map((event) => event.reason);
   const countOf = async (rt: Runtime, name: string, reason: string) =>
-    (await rt.proxies.events(name)).filter((event) => event.reason === reason).reduce((sum, event) => sum + event.count, 0);
+    (await rt.services.proxies.events(name)).filter((event) => event.reason === reason).reduce((sum, event) => sum + event.count, 0);
 
   it('a stop reported by the provider is reconciled at once; a reload watches the new providers and stops the old watches', async () => {
     const built: FakeProvider[] = [];
     const { runtime: rt, configPath } = start(built);
     await rt.start();
-    await rt.proxies.create(managedProxy('alpha'));
+    await rt.services.proxies.create(managedProxy('alpha'));
     await up(rt, 'alpha runs');
     const [before] = built;
     if (!before) throw new Error('no provider was built');
@@ -205,7 +205,7 @@ describe('instance events in the runtime', () => {
         { name: 'fake-2', type: 'fake' },
       ]),
     );
-    expect(await rt.reloadConfig()).toBe(true);
+    expect(await rt.services.config.reload()).toBe(true);
     expect(built.map((provider) => [provider.name, provider.watchers.size])).toEqual([
       ['fake-1', 1],
       ['fake-2', 1],
@@ -219,7 +219,7 @@ describe('instance events in the runtime', () => {
         { name: 'fake-2', type: 'fake' },
       ]),
     );
-    expect(await rt.reloadConfig()).toBe(true);
+    expect(await rt.services.config.reload()).toBe(true);
     const after = built[2];
     expect(after?.name).toBe('fake-1');
     expect(before.watchers.size).toBe(0);

@@ -49,8 +49,8 @@ describe('GET /api/events for an API token', () => {
     api = await startApi();
     const created = await api.call(h.tokens.POST, '/api/tokens', 'POST', { session: true, body: { name: 'crawler' } });
     expect(created.status).toBe(201);
-    const from = api.runtime.live.head();
-    for (const change of changes) api.runtime.live.publish(change);
+    const from = api.runtime.services.live.head();
+    for (const change of changes) api.runtime.services.live.publish(change);
 
     const asToken = await api.call(h.liveEvents.GET, '/api/events', 'GET', { bearer: created.json.token, headers: { 'last-event-id': from } });
     expect(asToken.status).toBe(200);
@@ -69,8 +69,8 @@ describe('GET /api/events for an API token', () => {
   it('leaves an image key that is not a URL as it is', async () => {
     api = await startApi();
     const created = await api.call(h.tokens.POST, '/api/tokens', 'POST', { session: true, body: { name: 'crawler' } });
-    const from = api.runtime.live.head();
-    api.runtime.live.publish({
+    const from = api.runtime.services.live.head();
+    api.runtime.services.live.publish({
       kind: 'proxy',
       name: 'alpha',
       proxy: { ...view, placement: { machineType: 'small', image: 'debian-12' }, status: { ...view.status, conditions: [], lastError: undefined } },

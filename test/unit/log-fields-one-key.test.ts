@@ -100,7 +100,7 @@ describe('the runtime log lines', () => {
       probe: async () => ({ healthy: false, reason: 'ConnectionFailed', message: 'stub', latencyMs: 0 }),
     });
     await runtime.start();
-    runtime.proxies.create(managedProxy('alpha', { provider: 'kvm2-home', placement: { zone: 'host-a', machineType: 'small', image: 'img' } }));
+    runtime.services.proxies.create(managedProxy('alpha', { provider: 'kvm2-home', placement: { zone: 'host-a', machineType: 'small', image: 'img' } }));
     await expect
       .poll(() => parsed(raw).some((line) => line.msg === 'kvm2 domain ensured running'), { message: 'the Create ran', timeout: 3_000, interval: 10 })
       .toBe(true);

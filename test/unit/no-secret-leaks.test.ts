@@ -84,8 +84,10 @@ describe('no secret leaks', () => {
       body: { ...managed('alpha', 'fake-1', { port: 3129 }), name: undefined },
     });
     await api.call(h.proxy.PUT, '/api/proxies/alpha', 'PUT', { ...s, params: { name: 'alpha' }, body: { ...managed('alpha', 'fake-1'), name: 'alpha' } });
-    await expect.poll(async () => (await api.runtime.proxies.get('alpha')).status.phase === 'Ready', { message: 'alpha Ready', timeout: 5_000 }).toBe(true);
-    const domain = (await api.runtime.proxies.get('on-kvm2')).instanceName!;
+    await expect
+      .poll(async () => (await api.runtime.services.proxies.get('alpha')).status.phase === 'Ready', { message: 'alpha Ready', timeout: 5_000 })
+      .toBe(true);
+    const domain = (await api.runtime.services.proxies.get('on-kvm2')).instanceName!;
     await expect
       .poll(() => api.hypervisor.domains.has(domain) && api.hypervisor.volume(`${domain}-seed.iso`) !== undefined, {
         message: 'the kvm2 domain',

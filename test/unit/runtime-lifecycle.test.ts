@@ -39,27 +39,27 @@ describe('the runtime', () => {
   it('takes a Proxy from create to Ready and serves it to discovery with its egress IP', async () => {
     const { runtime: rt, provider } = fakeRuntime();
     await rt.start();
-    await rt.proxies.create(managedProxy('alpha', { labels: { pool: 'crawlers' } }));
-    await rt.proxies.create(managedProxy('beta', { labels: { pool: 'other' } }));
-    await expect.poll(async () => (await rt.proxies.list({ phase: 'Ready' })).length === 2, { timeout: 2_000 }).toBe(true);
-    const alphaUid = (await rt.proxies.get('alpha')).uid;
+    await rt.services.proxies.create(managedProxy('alpha', { labels: { pool: 'crawlers' } }));
+    await rt.services.proxies.create(managedProxy('beta', { labels: { pool: 'other' } }));
+    await expect.poll(async () => (await rt.services.proxies.list({ phase: 'Ready' })).length === 2, { timeout: 2_000 }).toBe(true);
+    const alphaUid = (await rt.services.proxies.get('alpha')).uid;
     const alphaIp = [...provider.instances.values()].find((instance) => instance.uid === alphaUid)?.ip;
-    expect(await rt.proxies.discover({ labels: { pool: 'crawlers' } })).toEqual([
+    expect(await rt.services.proxies.discover({ labels: { pool: 'crawlers' } })).toEqual([
       { name: 'alpha', url: `http://${alphaIp}:3128`, labels: { pool: 'crawlers' }, egressIP: '203.0.113.9' },
     ]);
-    expect((await rt.proxies.get('alpha')).cloudInit).toEqual({ bytes: Buffer.byteLength('#cloud-config\npackages: [squid]\n') });
-    expect(JSON.stringify(await rt.proxies.list())).not.toContain('packages: [squid]');
-    expect(await rt.providers.list()).toMatchObject([{ name: 'fake-1', type: 'fake', available: true, targets: [{ name: 'host-a', ready: true }] }]);
-    expect(await rt.metrics.registry.metrics()).toContain('proxy_operator_reconcile_total{outcome="ready"}');
+    expect((await rt.services.proxies.get('alpha')).cloudInit).toEqual({ bytes: Buffer.byteLength('#cloud-config\npackages: [squid]\n') });
+    expect(JSON.stringify(await rt.services.proxies.list())).not.toContain('packages: [squid]');
+    expect(await rt.services.providers.list()).toMatchObject([{ name: 'fake-1', type: 'fake', available: true, targets: [{ name: 'host-a', ready: true }] }]);
+    expect(await rt.services.metrics.registry.metrics()).toContain('proxy_operator_reconcile_total{outcome="ready"}');
   });
 
   it('answers bad input with the field, and a missing Proxy with a typed error', async () => {
     const { runtime: rt } = fakeRuntime();
     await rt.start();
-    await expect(rt.proxies.create({ ...managedProxy('alpha'), provider: 'nope' })).rejects.toThrow(ProxyValidationError);
+    await expect(rt.services.proxies.create({ ...managedProxy('alpha'), provider: 'nope' })).rejects.toThrow(ProxyValidationError);
     const thrown = await (async () => {
       try {
-        await rt.proxies.create({ ...managedProxy('Alpha') });
+        await rt.services.proxies.create({ ...managedProxy('Alpha') });
         return undefined;
       } catch (err) {
         return err;
@@ -67,15 +67,15 @@ describe('the runtime', () => {
     })();
     expect(thrown).toBeInstanceOf(ProxyValidationError);
     expect((thrown as ProxyValidationError).fields.map((field) => field.path)).toEqual(['name']);
-    await expect(rt.proxies.get('ghost')).rejects.toThrow(ProxyNotFoundError);
-    expect(await rt.proxies.list()).toEqual([]);
+    await expect(rt.services.proxies.get('ghost')).rejects.toThrow(ProxyNotFoundError);
+    expect(await rt.services.proxies.list()).toEqual([]);
   });
 
   it('stops cleanly: loops end, providers are closed, the store is closed', async () => {
     const { runtime: rt, provider } = fakeRuntime();
     await rt.start();
     provider.hangNext('create');
-    await rt.proxies.create(managedProxy('alpha'));
+    await rt.services.proxies.create(managedProxy('alpha'));
     await expect.poll(() => provider.callsOf('create').length === 1, { timeout: 2_000 }).toBe(true);
     await rt.stop();
     expect(provider.closed).toBe(true);

@@ -18,8 +18,8 @@ afterAll(async () => {
 describe('stats on the live feed', () => {
   it('publishes one stats message per sampled host and round', async () => {
     const events: LiveEvent[] = [];
-    const unsubscribe = api.runtime.live.subscribe({ event: (event) => events.push(event), closed: () => {} }, { owner: 'test', limit: 1 });
-    await api.runtime.sampler.runOnce();
+    const unsubscribe = api.runtime.services.live.subscribe({ event: (event) => events.push(event), closed: () => {} }, { owner: 'test', limit: 1 });
+    await api.runtime.loops.sampler.runOnce();
     unsubscribe();
     expect(events.map((event) => event.message).filter((message) => message.kind === 'stats')).toEqual([
       { kind: 'stats', provider: 'kvm2-home', host: 'hv-1' },

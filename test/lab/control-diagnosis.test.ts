@@ -11,7 +11,7 @@ import { instanceName } from '@/server/control/names';
 import type { Runtime } from '@/server/runtime';
 import { noOsWithFirmwareOutput } from '@/test/support/diagnosis-expectations';
 import { loadLab, virsh } from './harness/lab';
-import { ControlLabRun, domainState, labProxy } from './control-support';
+import { ControlLabRun, domainState, labProxy, recordedInstance } from './control-support';
 
 let run: ControlLabRun;
 let runtime: Runtime;
@@ -29,10 +29,7 @@ afterAll(async () => {
 });
 
 async function runningDomain(name: string, host: string): Promise<void> {
-  await vi.waitFor(async () => expect((await runtime.services.proxies.get(name)).status.providerID, `${name} to record its instance`).toBeDefined(), {
-    timeout: 90_000,
-    interval: 250,
-  });
+  await recordedInstance(runtime, name);
   await vi.waitFor(async () => expect(await domainState(instanceName(name), host)).toBe('running'), { timeout: 60_000, interval: 250 });
   // Where the instance runs comes with it, from the provider; nothing reads it out of the providerID.
   expect((await runtime.services.proxies.get(name)).status.host).toBe(host);

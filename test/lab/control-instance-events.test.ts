@@ -5,7 +5,7 @@
 import { describe, expect, it, vi } from 'vitest';
 import { instanceName } from '@/server/control/names';
 import { virsh } from './harness/lab';
-import { domainState, labProxy, singleProxySuite } from './control-support';
+import { domainState, labProxy, recordedInstance, singleProxySuite } from './control-support';
 
 const suite = singleProxySuite({
   suffix: 'events',
@@ -20,14 +20,8 @@ describe('instance events on the lab', () => {
     const { run, runtime, entry, proxy } = suite;
     const domain = instanceName(proxy);
     await runtime.services.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
-    await expect
-      .poll(async () => (await runtime.services.proxies.get(proxy)).status.providerID, {
-        message: `${proxy} to record its instance`,
-        timeout: 90_000,
-        interval: 250,
-      })
-      .toBe(`hosts/lab1/domains/${domain}`);
-    const providerID = `hosts/lab1/domains/${domain}`;
+    const providerID = await recordedInstance(runtime, proxy);
+    expect(providerID).toBe(`hosts/lab1/domains/${domain}`);
     await runs(domain, 60_000);
 
     // Quiet: with every timer minutes away, no pass looks at the instance on its own. Nothing runs

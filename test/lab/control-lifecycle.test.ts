@@ -10,7 +10,7 @@ import { instanceName } from '@/server/control/names';
 import { managedTag } from '@/server/providers/contract';
 import type { Runtime } from '@/server/runtime';
 import { loadLab, type Lab } from './harness/lab';
-import { ControlLabRun, domainState, labProxy } from './control-support';
+import { ControlLabRun, domainState, labProxy, recordedInstance } from './control-support';
 
 let lab: Lab;
 let run: ControlLabRun;
@@ -36,14 +36,7 @@ const view = (name: string): Promise<ProxyView> => runtime.services.proxies.get(
 
 /** Waits until the Proxy has a providerID and its domain runs; returns the providerID. */
 async function provisioned(name: string): Promise<string> {
-  const providerID = await vi.waitFor(
-    async () => {
-      const recorded = (await view(name)).status.providerID;
-      expect(recorded, `${name} to record its instance`).toBeDefined();
-      return recorded as string;
-    },
-    { timeout: 90_000, interval: 250 },
-  );
+  const providerID = await recordedInstance(runtime, name);
   const host = (await view(name)).placement?.zone;
   await vi.waitFor(async () => expect(await domainState(instanceName(name), host), `${instanceName(name)} to run on ${host}`).toBe('running'), {
     timeout: 60_000,

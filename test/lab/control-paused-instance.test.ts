@@ -6,7 +6,7 @@ import { describe, expect, it, vi } from 'vitest';
 import type { ProxyView } from '@/lib/proxy-spec';
 import { instanceName } from '@/server/control/names';
 import { virsh } from './harness/lab';
-import { domainState, labProxy, singleProxySuite } from './control-support';
+import { domainState, labProxy, recordedInstance, singleProxySuite } from './control-support';
 
 const suite = singleProxySuite({ suffix: 'paused' });
 
@@ -18,14 +18,7 @@ describe('a VM paused on the host', () => {
     const { run, runtime, entry, proxy } = suite;
     const domain = instanceName(proxy);
     await runtime.services.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
-    const providerID = await vi.waitFor(
-      async () => {
-        const recorded = (await view()).status.providerID;
-        expect(recorded, 'the Proxy to record its instance').toBeDefined();
-        return recorded as string;
-      },
-      { timeout: 90_000, interval: 250 },
-    );
+    const providerID = await recordedInstance(runtime, proxy);
     await vi.waitFor(async () => expect(await domainState(domain), `${domain} to run`).toBe('running'), { timeout: 60_000, interval: 250 });
     const uuid = (await virsh(['domuuid', domain])).trim();
 

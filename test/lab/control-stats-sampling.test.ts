@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import type { StatsSample } from '@/server/control/sampler';
 import { instanceName } from '@/server/control/names';
-import { domainState, labProxy, singleProxySuite } from './control-support';
+import { domainState, labProxy, recordedInstance, singleProxySuite } from './control-support';
 
 const suite = singleProxySuite({ suffix: 'stats', env: { STATS_SAMPLE_INTERVAL: '1s' } });
 
@@ -23,13 +23,7 @@ describe('stats sampling on the lab', () => {
     const samples: StatsSample[] = [];
     runtime.loops.sampler.onSample((sample) => samples.push(sample));
     await runtime.services.proxies.create(labProxy({ name: proxy, provider: entry, zone: 'lab1' }));
-    await expect
-      .poll(async () => (await runtime.services.proxies.get(proxy)).status.providerID, {
-        message: `${proxy} to record its instance`,
-        timeout: 90_000,
-        interval: 250,
-      })
-      .toBe(`hosts/lab1/domains/${domain}`);
+    expect(await recordedInstance(runtime, proxy)).toBe(`hosts/lab1/domains/${domain}`);
     await expect.poll(() => domainState(domain), { timeout: 60_000, interval: 250 }).toBe('running');
 
     const ours = () => samples.flatMap((sample) => sample.vms.filter((vm) => vm.proxy === proxy).map((vm) => ({ ...vm, target: sample.target })));

@@ -11,7 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeAll } from 'vitest';
+import { afterAll, beforeAll, expect, vi } from 'vitest';
 import { parse, stringify } from 'yaml';
 import { instanceName } from '@/server/control/names';
 import { settingsFromEnv } from '@/server/control/settings';
@@ -28,7 +28,7 @@ import { ProviderRegistry } from '@/server/providers/registry';
 import { createRuntime, type Runtime } from '@/server/runtime';
 import { createLogger } from '@/server/telemetry/logger';
 import { createMetrics } from '@/server/telemetry/metrics';
-import { type Lab, loadLab, poolVolumes, removeDomain, removeVolume, runCommand, virsh, virshArgv } from './harness/lab';
+import { type Lab, loadLab, poolVolumes, removeDomain, removeVolume, runCommand, virshArgv } from './harness/lab';
 
 export interface LogLine {
   level: number;
@@ -306,4 +306,16 @@ export function labProxy(options: { name: string; provider: string; zone?: strin
     placement: { zone: options.zone ?? 'lab1', machineType: options.machineType ?? 'small', image: 'lab' },
     cloudInit: '#cloud-config\nhostname: control-lab\n',
   };
+}
+
+/** Waits (90 s: a Create under TCG) until the Proxy `name` has recorded its instance; returns its providerID. */
+export function recordedInstance(runtime: Runtime, name: string): Promise<string> {
+  return vi.waitFor(
+    async () => {
+      const recorded = (await runtime.services.proxies.get(name)).status.providerID;
+      expect(recorded, `${name} to record its instance`).toBeDefined();
+      return recorded as string;
+    },
+    { timeout: 90_000, interval: 250 },
+  );
 }

@@ -46,13 +46,18 @@ export interface ControlLoopsOptions {
   drain: (proxy: string, signal: AbortSignal) => Promise<void>;
 }
 
-export interface ControlLoops {
+/** The loops themselves (tests and benches drive a round of one through the runtime). */
+export interface RuntimeLoops {
   readonly reconciler: Reconciler;
   readonly monitor: Monitor;
   readonly gc: OrphanCollector;
   readonly prober: Prober;
   readonly housekeeping: Housekeeping;
   readonly sampler: Sampler;
+}
+
+/** The loops and their running: the leader's lifecycle starts and stops them. */
+export interface ControlLoops extends RuntimeLoops {
   /** whether the loops run now (this replica leads) */
   readonly active: boolean;
   /** starts every loop: this replica gained the lead */

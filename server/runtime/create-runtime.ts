@@ -20,7 +20,7 @@ import { ProviderSet } from '@/server/control/provider-set';
 import type { RuntimeSettings } from '@/server/control/settings';
 import { configureSshDials } from '@/server/ssh/dial-limiter';
 import { chooseLeadership } from './choose-leadership';
-import { type ControlLoops, createControlLoops } from './control-loops';
+import { createControlLoops, type RuntimeLoops } from './control-loops';
 import { createGateway } from './create-gateway';
 import { runtimeLifecycle } from './lifecycle';
 import { createServices, type RouteServices } from './services';
@@ -40,9 +40,6 @@ export interface RuntimeOptions {
   /** the admin password from the environment, scrypt cost, clock; ADMIN_PASSWORD by default */
   auth?: Omit<AuthServiceOptions, 'db'>;
 }
-
-/** The control loops, for tests and benches to drive a round; the leader's lifecycle starts and stops them. */
-export type RuntimeLoops = Pick<ControlLoops, 'reconciler' | 'monitor' | 'gc' | 'prober' | 'housekeeping' | 'sampler'>;
 
 /**
  * One server's control plane: the `services` the route handlers are given (never the store or a

@@ -4,10 +4,10 @@
 // many rows it has (aria-rowcount, aria-rowindex). Rows are keyed by uid and memoised: the live
 // stream replaces one Proxy's object in the list, and only that row renders again. Rows can be
 // selected for the bulk actions (bulk-actions.tsx); a set's page shows only its members.
-import { useWindowVirtualizer } from '@tanstack/react-virtual';
+import { measureElement, useWindowVirtualizer } from '@tanstack/react-virtual';
 import dynamic from 'next/dynamic';
 import Link from 'next/link';
-import { memo, useCallback, useLayoutEffect, useMemo, useRef, useState } from 'react';
+import { memo, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { proxyPhases, type ProxyView } from '@/lib/proxy-spec';
 import { proxySetLabel } from '@/lib/api/proxyset-label';
 import { LinkButton } from '@/components/ui/button';
@@ -65,8 +65,8 @@ function FilterBar({ filters, onChange, providers }: { filters: ProxyFilters; on
 }
 
 const columns = 8;
-/** A row's height before it is measured (text-sm, py-2, a badge). */
-const estimatedRowPx = 41;
+/** A row's height before it is measured (text-sm, py-2, a badge, the border): what Chromium lays out. */
+const estimatedRowPx = 38;
 /** Rows rendered beyond each edge of the window, so a scroll shows no gap before the next frame. */
 const overscanRows = 12;
 
@@ -127,20 +127,30 @@ function Spacer({ heightPx }: { heightPx: number }) {
 function ProxyRows({ rows, selected, onToggle }: { rows: ProxyView[]; selected: ReadonlySet<string>; onToggle: (name: string) => void }) {
   const body = useRef<HTMLTableSectionElement>(null);
   // Where the rows start on the page: the virtualiser counts the window's scroll from there. Read
-  // when the rows are first shown and when their number changes (the count above them may wrap),
-  // not on every update, which would force a layout each time.
+  // when the body is first laid out and whenever its height changes (its number of rows; the count
+  // above them may wrap), in a ResizeObserver's callback: it runs after the browser's own layout, so
+  // the read forces none. Until then the rows are placed as if the body started at the top.
   const [scrollMargin, setScrollMargin] = useState(0);
-  const count = rows.length;
-  useLayoutEffect(() => {
-    const top = body.current ? body.current.getBoundingClientRect().top + window.scrollY : 0;
-    setScrollMargin((current) => (current === top ? current : top));
-  }, [count]);
+  useEffect(() => {
+    const element = body.current;
+    if (!element) return;
+    const observer = new ResizeObserver(() => setScrollMargin(element.getBoundingClientRect().top + window.scrollY));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
   const virtualizer = useWindowVirtualizer({
     count: rows.length,
     estimateSize: () => estimatedRowPx,
     overscan: overscanRows,
     scrollMargin,
     getItemKey: (index) => rows[index]?.uid ?? index,
+    // A row's height as the virtualiser's ResizeObserver reports it after layout; while a row
+    // mounts, its last known height (or the estimate), never its offsetHeight: reading that while
+    // React commits the rows would force a layout of the page.
+    measureElement: (row, entry, instance) =>
+      entry
+        ? measureElement(row, entry, instance)
+        : (instance.itemSizeCache.get(instance.options.getItemKey(instance.indexFromElement(row))) ?? estimatedRowPx),
   });
   const items = virtualizer.getVirtualItems();
   const first = items[0];

@@ -10,7 +10,8 @@
 // Targets: rendered < 1 s after the data arrives; first-load JS < 250 KB gzipped per page; the
 // Proxies table at most 1.0x the plain table; a one-row update under 16 ms; the host page under
 // 300 ms after its data at 100 domains and under 1 s at 1,000.
-//   npx tsx bench/dashboard.ts [--runs 5] [--only hosts]   (--only hosts: the host pages alone)
+//   npx tsx bench/dashboard.ts [--runs 5] [--only hosts|proxies]   (--only: the host pages alone, or the Proxies
+//   page with its reference and one-row update alone)
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -22,7 +23,8 @@ import { startGateway } from './dashboard/gateway';
 import { measurePage, median, type PageFigures, type PageSpec, referenceTableMs, rowUpdates } from './dashboard/measure';
 
 const runs = Number(process.argv[process.argv.indexOf('--runs') + 1]) || 5;
-const hostsOnly = process.argv.includes('--only') && process.argv[process.argv.indexOf('--only') + 1] === 'hosts';
+const only = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+const hostsOnly = only === 'hosts';
 /** data arrived → rendered, per host page (by its domain count) */
 const hostPageTargetMs: Record<number, number> = { [proxyCount / hostCount]: 300, [bigHostDomains]: 1_000 };
 const renderTargetMs = 1_000;
@@ -89,7 +91,7 @@ async function main(): Promise<void> {
               apiPaths: ['/api/proxies'],
             },
           }),
-      ...Object.fromEntries(Object.entries(hostPages).map(([name, page]) => [name, page.spec])),
+      ...(only === 'proxies' ? {} : Object.fromEntries(Object.entries(hostPages).map(([name, page]) => [name, page.spec]))),
     };
     const results: Record<string, PageFigures[]> = {};
     for (const [name, spec] of Object.entries(specs)) {

@@ -142,10 +142,6 @@ function ProxyRows({ rows, selected, onToggle }: { rows: ProxyView[]; selected: 
     count: rows.length,
     estimateSize: () => estimatedRowPx,
     overscan: overscanRows,
-    // The window's size from the first render on, so the rows in view render at once rather than
-    // in a second render after the virtualiser reads it as it mounts. (Rows render in the browser
-    // only: the list is fetched there.)
-    initialRect: { width: window.innerWidth, height: window.innerHeight },
     scrollMargin,
     getItemKey: (index) => rows[index]?.uid ?? index,
     // A row's height as the virtualiser's ResizeObserver reports it after layout; while a row

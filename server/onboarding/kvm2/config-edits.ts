@@ -4,7 +4,7 @@
 // no change).
 import { parseProvidersConfig, type Kvm2Entry } from '@/server/providers/config';
 import { addHostText, addKvm2EntryText, removeHostText, updateHostText } from '@/server/providers/config-text-edit';
-import { describeStorageChanges, hostStorageChanges } from '@/server/providers/kvm2/host-storage';
+import { kvm2StorageChanges } from '@/server/providers/kvm2/host-storage';
 import type { ProviderEntryBase } from '@/server/providers/registry';
 import type { HostConfigEdits } from '../contract';
 
@@ -26,8 +26,7 @@ export const kvm2ConfigEdits: HostConfigEdits = {
     const was = kvm2EntryOf(before, provider);
     const is = kvm2EntryOf(after, provider);
     if (!was || !is) return undefined;
-    const changes = hostStorageChanges(was, is).filter((change) => change.host === host);
-    return changes.length > 0 ? describeStorageChanges(changes) : undefined;
+    return kvm2StorageChanges(was, is).find((change) => change.host === host)?.change;
   },
   hostNames: (entry: ProviderEntryBase) => (entry as Partial<Kvm2Entry>).kvm2?.hosts.map((host) => host.name) ?? [],
 };

@@ -6,9 +6,9 @@
 import type { Kvm2Entry } from '@/server/providers/config';
 import { withDefaults } from './kvm2';
 
-export type HostStorageField = 'pool' | 'socket';
+type HostStorageField = 'pool' | 'socket';
 
-export interface HostStorageChange {
+interface HostStorageChange {
   host: string;
   field: HostStorageField;
   /** effective values (defaults applied) */
@@ -19,7 +19,7 @@ export interface HostStorageChange {
 const storageFields: readonly HostStorageField[] = ['pool', 'socket'];
 
 /** Hosts in both versions whose effective pool or socket differs, in the newer version's order. */
-export function hostStorageChanges(before: Kvm2Entry, after: Kvm2Entry): HostStorageChange[] {
+function hostStorageChanges(before: Kvm2Entry, after: Kvm2Entry): HostStorageChange[] {
   const previous = new Map(withDefaults(before).hosts.map((host) => [host.name, host]));
   return withDefaults(after).hosts.flatMap((host) => {
     const old = previous.get(host.name);
@@ -28,14 +28,15 @@ export function hostStorageChanges(before: Kvm2Entry, after: Kvm2Entry): HostSto
   });
 }
 
-/** "pool from "a" to "b" and socket from …", for messages. */
-export function describeStorageChanges(changes: readonly HostStorageChange[]): string {
-  return changes.map((change) => `${change.field} from ${JSON.stringify(change.from)} to ${JSON.stringify(change.to)}`).join(' and ');
-}
-
-/** Per host, its storage changes in words: kvm2's registry entry for the config reload's guard. */
+/**
+ * Per host, its storage changes in words ("pool from "a" to "b" and socket from …"): kvm2's
+ * registry entry for the config reload's guard, and the dashboard's host save.
+ */
 export function kvm2StorageChanges(before: Kvm2Entry, after: Kvm2Entry): Array<{ host: string; change: string }> {
   const byHost = new Map<string, HostStorageChange[]>();
   for (const change of hostStorageChanges(before, after)) byHost.set(change.host, [...(byHost.get(change.host) ?? []), change]);
-  return [...byHost].map(([host, changes]) => ({ host, change: describeStorageChanges(changes) }));
+  return [...byHost].map(([host, changes]) => ({
+    host,
+    change: changes.map((change) => `${change.field} from ${JSON.stringify(change.from)} to ${JSON.stringify(change.to)}`).join(' and '),
+  }));
 }

@@ -6,11 +6,10 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import type { ProxyView } from '@/lib/proxy-spec';
 import { instanceName } from '@/server/control/names';
 import type { Runtime } from '@/server/runtime';
 import { imageServerStats, loadLab, virsh, type Lab } from './harness/lab';
-import { ControlLabRun, domainState, labProxy, type EntrySpec } from './control-support';
+import { ControlLabRun, domainState, labProxy, recordedInstance, type EntrySpec } from './control-support';
 
 let lab: Lab;
 let run: ControlLabRun;
@@ -37,7 +36,6 @@ afterAll(async () => {
   await run?.cleanUp();
 });
 
-const view = (name: string): Promise<ProxyView> => runtime.services.proxies.get(name);
 const proxy = (name: string) => ({ ...labProxy({ name, provider: entry, zone: 'lab1' }), placement: { zone: 'lab1', machineType: 'small', image: 'slow' } });
 
 describe('a config reload during a download', () => {
@@ -60,10 +58,7 @@ describe('a config reload during a download', () => {
 
     await runtime.services.proxies.create(proxy(second));
     for (const name of [first, second]) {
-      await vi.waitFor(async () => expect((await view(name)).status.providerID, `${name} to record its instance`).toBeDefined(), {
-        timeout: 90_000,
-        interval: 250,
-      });
+      await recordedInstance(runtime, name);
       await vi.waitFor(async () => expect(await domainState(instanceName(name)), `${instanceName(name)} to run`).toBe('running'), {
         timeout: 60_000,
         interval: 250,

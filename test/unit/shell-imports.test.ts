@@ -49,4 +49,9 @@ describe('the Proxies page', () => {
     expect(modules).toContain('components/proxies/proxies-table.tsx');
     expect([...modules].filter((path) => ['components/proxysets/queries.ts', 'lib/api/proxyset-spec.ts', 'lib/api/proxysets.ts'].includes(path))).toEqual([]);
   });
+
+  it("has no next/dynamic in its first load: that loader's own code is about 1.4 KB gzipped (its lazy parts use React's lazy)", () => {
+    const modules = new Set([...staticImports('app/(dashboard)/layout.tsx'), ...staticImports('app/(dashboard)/proxies/page.tsx')]);
+    expect([...modules].filter((path) => /from 'next\/dynamic'/.test(readFileSync(join(root, path), 'utf8')))).toEqual([]);
+  });
 });

@@ -2,7 +2,7 @@
 // Ends the session on the server, then leaves for the login page with an empty query cache.
 import { useQueryClient } from '@tanstack/react-query';
 import { useState } from 'react';
-import { loggedOutSchema } from '@/lib/api/auth';
+import { loggedOutSchema } from '@/lib/api/logout';
 import { apiRequest } from '@/components/api/client';
 
 export function LogoutButton() {

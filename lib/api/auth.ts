@@ -1,6 +1,7 @@
 // Bodies of the auth routes (/api/auth/*), the API tokens (/api/tokens) and the gateway tokens
 // (/api/gateway/tokens: the same shapes, with the prefix `kvm2g_<id>`): what the routes parse and
-// what they answer. The browser's forms check with the same limits.
+// what they answer (the logout answer is in logout.ts, for the shell). The browser's forms check
+// with the same limits.
 import { z } from 'zod';
 import { collection } from './collection';
 
@@ -64,9 +65,6 @@ export type SessionBody = z.infer<typeof sessionSchema>;
 /** A password change: the new session, and how many API tokens went with the old password. */
 export const passwordChangedSchema = sessionSchema.extend({ revokedTokens: z.number().int().nonnegative() });
 export type PasswordChangedBody = z.infer<typeof passwordChangedSchema>;
-
-export const loggedOutSchema = z.strictObject({ authenticated: z.literal(false) });
-export type LoggedOutBody = z.infer<typeof loggedOutSchema>;
 
 export const passwordSetSchema = z.strictObject({ passwordConfigured: z.literal(true) });
 export type PasswordSetBody = z.infer<typeof passwordSetSchema>;

@@ -1,7 +1,8 @@
 // The auth routes' server functions: they turn AuthService results into answers carrying the
 // session cookie (set on login and password change, cleared on logout). The cookie's value goes
 // only into Set-Cookie, never into a body or a log line.
-import type { AuthStatus, LoggedOutBody, PasswordChangedBody, PasswordSetBody, SessionBody } from '@/lib/api/auth';
+import type { AuthStatus, PasswordChangedBody, PasswordSetBody, SessionBody } from '@/lib/api/auth';
+import type { LoggedOutBody } from '@/lib/api/logout';
 import { clearedSessionCookie, sessionCookie } from '@/server/auth/cookies';
 import type { AuthService } from '@/server/auth/service';
 import type { IssuedSession } from '@/server/auth/sessions';

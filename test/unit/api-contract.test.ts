@@ -7,7 +7,6 @@ import { z } from 'zod';
 import {
   authStatusSchema,
   createdTokenSchema,
-  loggedOutSchema,
   passwordChangedSchema,
   passwordSetSchema,
   revokedTokenSchema,
@@ -20,6 +19,7 @@ import { consoleEventSchema, consoleInputResultSchema, consoleTakeoverSchema } f
 import { parseEventStream } from '@/lib/api/event-stream';
 import { gatewayViewSchema } from '@/lib/api/gateway';
 import { livenessSchema } from '@/lib/api/health';
+import { loggedOutSchema } from '@/lib/api/logout';
 import { diagnosisSchema } from '@/lib/api/diagnosis';
 import { liveMessageSchema } from '@/lib/api/live';
 import {

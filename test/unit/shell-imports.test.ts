@@ -41,6 +41,12 @@ describe('the dashboard layout (every signed-in page)', () => {
     expect(modules).toContain('components/query-keys.ts');
     expect([...modules].filter((path) => /^components\/[^/]+\/(?:queries|setup-queries)\.ts$/.test(path))).toEqual([]);
   });
+
+  it("loads the logout answer's schema alone, not the password and token schemas beside it", () => {
+    const modules = staticImports('app/(dashboard)/layout.tsx');
+    expect(modules).toContain('lib/api/logout.ts');
+    expect(modules).not.toContain('lib/api/auth.ts');
+  });
 });
 
 describe('the Proxies page', () => {

@@ -5,6 +5,7 @@
 import { useMemo, useRef } from 'react';
 import { controlClass } from '@/components/ui/field';
 import { checkCloudInit } from './cloud-init-check';
+import { useYamlCheck } from './use-yaml-check';
 
 const formatNames: Record<string, string> = {
   none: 'empty',
@@ -27,10 +28,12 @@ export interface CloudInitEditorProps {
 }
 
 export function CloudInitEditor({ id, value, onChange, error }: CloudInitEditorProps) {
-  const check = useMemo(() => checkCloudInit(value), [value]);
+  const yamlCheckLoaded = useYamlCheck();
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- checkCloudInit answers a cloud-config once the YAML check has loaded
+  const check = useMemo(() => checkCloudInit(value), [value, yamlCheckLoaded]);
   const gutter = useRef<HTMLPreElement>(null);
   const lines = value.split('\n').length;
-  const problem = check.ok ? undefined : check;
+  const problem = check.ok || 'loading' in check ? undefined : check;
   const shown = error ?? problem?.message;
   return (
     <div className="space-y-1">
@@ -65,8 +68,13 @@ export function CloudInitEditor({ id, value, onChange, error }: CloudInitEditorP
           onChange={(event) => onChange(event.target.value)}
         />
       </div>
-      <p id={`${id}-check`} role="status" data-testid={`${id}-check`} className={`text-sm ${shown ? 'text-red-700' : 'text-emerald-800'}`}>
-        {shown ?? (check.ok ? `Looks right: ${formatNames[check.format] ?? check.format}.` : '')}
+      <p
+        id={`${id}-check`}
+        role="status"
+        data-testid={`${id}-check`}
+        className={`text-sm ${shown ? 'text-red-700' : check.ok ? 'text-emerald-800' : 'text-slate-600'}`}
+      >
+        {shown ?? (check.ok ? `Looks right: ${formatNames[check.format] ?? check.format}.` : 'Checking the YAML…')}
       </p>
       <p id={`${id}-hint`} className="text-xs text-slate-600">
         At most 64 KiB. A cloud-config starts with the line #cloud-config; a script with #!. Loading a file keeps its bytes exactly, line endings included.

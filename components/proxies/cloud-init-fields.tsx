@@ -7,6 +7,7 @@ import { Field, controlClass } from '@/components/ui/field';
 import { checkCloudInit } from './cloud-init-check';
 import { CloudInitEditor } from './cloud-init-editor';
 import { parseNetworks, squidCloudInit } from './squid-preset';
+import { useYamlCheck } from './use-yaml-check';
 
 export type CloudInitSource = 'keep' | 'squid' | 'paste' | 'none';
 
@@ -54,6 +55,7 @@ export interface CloudInitFieldsProps {
 }
 
 export function CloudInitFields({ state, onChange, port, errors, stored }: CloudInitFieldsProps) {
+  useYamlCheck();
   const preview = state.source === 'squid' || state.source === 'paste' ? resolveCloudInit(state, port) : undefined;
   const choices = stored
     ? [{ value: 'keep' as const, label: 'Keep the current cloud-init', hint: `${stored.bytes} bytes, unchanged (the VM is not replaced for it).` }, ...sources]

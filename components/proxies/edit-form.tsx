@@ -23,6 +23,7 @@ import { fieldsFromServer } from './create-form-model';
 import { buildUpdate, describeProxyChange, editStateFrom, type EditFormState } from './edit-form-model';
 import { LabelsEditor } from './labels-editor';
 import { useProxy, useUpdateProxy } from './queries';
+import { useYamlCheck } from './use-yaml-check';
 
 const changeTone = {
   none: 'border-slate-300 bg-slate-50 text-slate-800',
@@ -42,7 +43,9 @@ function EditFields({ proxy }: { proxy: ProxyView }) {
     <K extends keyof EditFormState>(key: K) =>
     (value: EditFormState[K]) =>
       setState((previous) => ({ ...previous, [key]: value }));
-  const built = useMemo(() => buildUpdate(state, proxy), [state, proxy]);
+  const yamlCheckLoaded = useYamlCheck();
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- checkCloudInit answers a cloud-config once the YAML check has loaded
+  const built = useMemo(() => buildUpdate(state, proxy), [state, proxy, yamlCheckLoaded]);
   const change = describeProxyChange(proxy, built.input);
 
   async function submit(event: React.FormEvent) {

@@ -12,6 +12,7 @@ import { FormError } from '@/components/ui/form-error';
 import { Panel } from '@/components/ui/panel';
 import { SkeletonRows } from '@/components/ui/skeleton';
 import { TextField } from '@/components/ui/text-field';
+import { useYamlCheck } from '@/components/proxies/use-yaml-check';
 import { HostsBar } from './hosts-bar';
 import { useCreateProxySet, useProxySetPreview } from './queries';
 import { buildSetCreate, initialSetState, setFieldsFromServer, type SetFormState } from './set-form-model';
@@ -19,6 +20,7 @@ import { SettingsFields } from './settings-fields';
 import { TemplateFields } from './template-fields';
 
 function PlacementPreview({ state }: { state: SetFormState }) {
+  useYamlCheck();
   const built = buildSetCreate({ ...state, name: state.name || 'preview-set' });
   const ready = Object.keys(built.errors).length === 0;
   const preview = useProxySetPreview(useDeferredValue(ready ? built.input : undefined));

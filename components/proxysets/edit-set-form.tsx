@@ -11,6 +11,7 @@ import { ErrorPanel } from '@/components/ui/error-panel';
 import { FormActions } from '@/components/ui/form-actions';
 import { FormError } from '@/components/ui/form-error';
 import { SkeletonRows } from '@/components/ui/skeleton';
+import { useYamlCheck } from '@/components/proxies/use-yaml-check';
 import { useProxySet, useProxySetPlan, useUpdateProxySet } from './queries';
 import { buildSetUpdate, setFieldsFromServer, type SetFormState, setStateFrom } from './set-form-model';
 import { SettingsFields } from './settings-fields';
@@ -50,7 +51,9 @@ function EditSetFields({ set, providers }: { set: ProxySetView; providers: Confi
   const [errors, setErrors] = useState<FieldMessages>({});
   const [formError, setFormError] = useState<string>();
   const patch = (next: Partial<SetFormState>) => setState((previous) => ({ ...previous, ...next }));
-  const built = useMemo(() => buildSetUpdate(state, set.paused), [state, set.paused]);
+  const yamlCheckLoaded = useYamlCheck();
+  // eslint-disable-next-line react-hooks/exhaustive-deps -- checkCloudInit answers a cloud-config once the YAML check has loaded
+  const built = useMemo(() => buildSetUpdate(state, set.paused), [state, set.paused, yamlCheckLoaded]);
   const valid = Object.keys(built.errors).length === 0;
   // The editor's own check shows as it is typed; the rest once Save was tried.
   const shown = { ...errors, ...(built.errors.cloudInit ? { cloudInit: built.errors.cloudInit } : {}) };

@@ -1,8 +1,19 @@
 // The dashboard's cloud-init editor: what it says about the user-data before it is sent.
-import { describe, expect, it } from 'vitest';
-import { checkCloudInit } from '@/components/proxies/cloud-init-check';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { checkCloudInit, loadYamlCheck, yamlCheckLoaded } from '@/components/proxies/cloud-init-check';
+
+describe('checkCloudInit before the YAML check has loaded', () => {
+  it('says a cloud-config is not checked yet (no line to mark), and answers the other formats at once', () => {
+    expect(yamlCheckLoaded()).toBe(false);
+    expect(checkCloudInit('#cloud-config\npackages: [squid]\n')).toEqual({ ok: false, loading: true, message: expect.stringMatching(/has not loaded yet/) });
+    expect(checkCloudInit('#!/bin/sh\necho hi\n')).toEqual({ ok: true, format: 'script' });
+    expect(checkCloudInit('packages: []\n')).toMatchObject({ ok: false, line: 1 });
+  });
+});
 
 describe('checkCloudInit', () => {
+  beforeAll(() => loadYamlCheck());
+
   it.each([
     ['empty (no user-data)', ''],
     ['a cloud-config', '#cloud-config\npackages:\n  - squid\n'],
@@ -18,10 +29,7 @@ describe('checkCloudInit', () => {
 
   it('names the line and column of a YAML syntax error in a cloud-config', () => {
     const result = checkCloudInit('#cloud-config\npackages:\n  - squid\n runcmd: [\n');
-    expect(result.ok).toBe(false);
-    if (result.ok) return;
-    expect(result.line).toBe(4);
-    expect(result.message).toMatch(/^YAML error on line 4, column \d+: /);
+    expect(result).toMatchObject({ ok: false, line: 4, message: expect.stringMatching(/^YAML error on line 4, column \d+: /) });
   });
 
   it('refuses a cloud-config whose top level is not a mapping', () => {

@@ -1,12 +1,15 @@
 // The Proxy edit form says, before saving, what the change does: nothing, labels only (no VM
 // replaced), or a replaced VM naming the fields in the spec hash that changed.
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { loadYamlCheck } from '@/components/proxies/cloud-init-check';
 import { buildUpdate, describeProxyChange, editStateFrom } from '@/components/proxies/edit-form-model';
 import { managedProxyView } from '@/test/support/proxy-view';
 
 const view = managedProxyView({ labels: { pool: 'crawl' }, cloudInit: { bytes: 120 } });
 
 describe('the Proxy edit form', () => {
+  beforeAll(() => loadYamlCheck());
+
   it('sends the whole spec again and leaves the stored cloud-init out when kept', () => {
     const { input, errors } = buildUpdate(editStateFrom(view), view);
     expect(errors).toEqual({});

@@ -61,3 +61,15 @@ describe('the Proxies page', () => {
     expect([...modules].filter((path) => /from 'next\/dynamic'/.test(readFileSync(join(root, path), 'utf8')))).toEqual([]);
   });
 });
+
+describe('the Proxy and set forms', () => {
+  it.each(['proxies/new', 'proxies/[name]/edit', 'sets/new', 'sets/[name]/edit'])(
+    '%s loads the yaml package (about 31 KB gzipped) only when its cloud-init fields ask for the YAML check',
+    (page) => {
+      const modules = staticImports(`app/(dashboard)/${page}/page.tsx`);
+      expect(modules).toContain('components/proxies/cloud-init-check.ts');
+      expect(modules).not.toContain('components/proxies/cloud-config-yaml.ts');
+      expect([...modules].filter((path) => /from 'yaml'/.test(readFileSync(join(root, path), 'utf8')))).toEqual([]);
+    },
+  );
+});

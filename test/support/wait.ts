@@ -24,6 +24,14 @@ export interface UntilOptions<T> {
   probe: () => T | undefined | Promise<T | undefined>;
 }
 
+/** `until`'s wait ran out: what it waited for did not come. */
+export class WaitTimeoutError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'WaitTimeoutError';
+  }
+}
+
 /**
  * Probes until `probe` gives a value and returns it; throws naming `what` after `timeoutMs`. For
  * waits on outside systems (a guest booting, a daemon answering) where each probe is itself slow
@@ -36,7 +44,7 @@ export async function until<T>(options: UntilOptions<T>): Promise<T> {
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`no ${what} within ${timeoutMs / 1000} s`);
+    if (Date.now() > deadline) throw new WaitTimeoutError(`no ${what} within ${timeoutMs / 1000} s`);
     await new Promise((resolve) => setTimeout(resolve, options.intervalMs ?? 100));
   }
 }

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { ProxyView } from '@/lib/proxy-spec';
 import type { LabHost } from '@/test/lab/harness/lab';
+import { WaitTimeoutError } from '@/test/support/wait';
 import { dumpStuckBoot } from './boot-dump';
 import { agentAnswers } from './guest-agent';
 import { type GuestDomain, instanceTraces } from './guest-domain';
@@ -91,12 +92,23 @@ export class GuestProxy {
   }
 
   /** Running (or straight Ready), then Ready: the view at Ready. A boot that never gets there is dumped (boot-dump.ts). */
-  async waitForReady(timeoutMs: number): Promise<ProxyView> {
-    try {
+  waitForReady(timeoutMs: number): Promise<ProxyView> {
+    return this.remakingStuckBoot(async () => {
       await this.waitFor('Running', (view) => view?.status.phase === 'Running' || view?.status.phase === 'Ready', timeoutMs);
       return (await this.waitFor('Ready', (view) => view?.status.phase === 'Ready', 5 * 60_000)) as ProxyView;
+    });
+  }
+
+  /**
+   * Runs `boot`, a wait for the guest's boot to show itself (Ready, a DHCP lease). When the wait
+   * runs out the boot is dumped (boot-dump.ts) and, the first time, the Proxy is made once more
+   * and `boot` runs again for the new instance.
+   */
+  async remakingStuckBoot<T>(boot: () => Promise<T>): Promise<T> {
+    try {
+      return await boot();
     } catch (err) {
-      if (!(err instanceof ProxyWaitError)) throw err;
+      if (!(err instanceof ProxyWaitError || err instanceof WaitTimeoutError)) throw err;
       this.instance ??= (await this.session.api.proxy(this.options.name))?.instanceName;
       if (!this.instance) throw err;
       const dump = await dumpStuckBoot({
@@ -114,7 +126,7 @@ export class GuestProxy {
       await this.delete();
       this.instance = undefined;
       await this.create();
-      return this.waitForReady(timeoutMs);
+      return this.remakingStuckBoot(boot);
     }
   }
 

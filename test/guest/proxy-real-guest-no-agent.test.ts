@@ -17,6 +17,7 @@ import { GuestProxy, guestSessionForFile } from './harness/guest-proxy';
 import { squidCloudInit } from './harness/proxy-guest';
 
 const session = guestSessionForFile();
+const cloudInitFinished = /Cloud-init v\. [\d.]+ finished at/;
 
 describe.each(['lab1', 'lab2'])('a Proxy on the real guest without the guest agent (installGuestAgent: false) on %s', (host) => {
   let proxy: GuestProxy;
@@ -58,7 +59,15 @@ describe.each(['lab1', 'lab2'])('a Proxy on the real guest without the guest age
     proxy.timings.squidSeconds = seconds();
     // The host's neighbour table has the guest (its DHCP exchange and the traffic just now).
     expect(await nsExec(domain.host.netns, ['ip', 'neigh', 'show', leased])).toContain(mac);
-    await new Promise((resolve) => setTimeout(resolve, 45_000));
+    // The vendor-data script, had there been one, would have started the agent in cloud-init's final
+    // stage: once the console says that stage finished, an agent would answer by now.
+    await until({
+      what: "cloud-init's finished line on the console",
+      timeoutMs: 5 * 60_000,
+      intervalMs: 3_000,
+      probe: async () => cloudInitFinished.test((await session().api.consoleStart(proxy.options.name)).text) || undefined,
+    });
+    proxy.timings.cloudInitFinishedSeconds = seconds();
     expect(await agentAnswers(domain)).toBe(false);
 
     const arp = await runCommand([...virshArgv(domain.host), 'domifaddr', domain.name, '--source', 'arp']);

@@ -72,9 +72,20 @@ describe('domain lifecycle events', () => {
     await subscription.deregister();
     expect(await subscription.ended).toBeNull();
     const before = events.length;
-    await virsh(['suspend', name]);
-    await virsh(['resume', name]);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The gate: a second subscription on the same connection, for this domain only (libvirtd takes
+    // one every-domain callback per connection). libvirtd hands each event to its callbacks in the
+    // order they registered and the connection delivers in order, so once this one has the resume,
+    // the deregistered one would have had the suspend and the resume already.
+    const witnessed: DomainLifecycleEvent[] = [];
+    const dom = await libvirt.domainLookupByName({ name });
+    const witness = await libvirt.connectDomainEventLifecycleRegister({ dom, listener: (event) => witnessed.push(event) });
+    try {
+      await virsh(['suspend', name]);
+      await virsh(['resume', name]);
+      await arrival(witnessed, about(DomainEventType.Resumed, DomainEventResumedDetail.Unpaused), "the witness's resumed event");
+    } finally {
+      await witness.deregister();
+    }
     expect(events.length).toBe(before);
   });
 });

@@ -15,6 +15,7 @@ import { createLogger } from '@/server/telemetry/logger';
 import { createMetrics } from '@/server/telemetry/metrics';
 import { controlPlane, type Harness, managedProxy, silentLogger, tempDir } from '@/test/fakes/control-plane';
 import { FakeProvider } from '@/test/fakes/fake-provider';
+import { nextTurn } from '@/test/support/wait';
 
 interface LogLine {
   msg: string;
@@ -191,7 +192,7 @@ describe('instance events in the runtime', () => {
 
     const domain = instanceName('alpha');
     before.setState(`fake/${domain}`, 'Stopped');
-    await new Promise((resolve) => setTimeout(resolve, 50));
+    await nextTurn();
     expect(await reasons(rt, 'alpha')).not.toContain('InstanceStopped');
     before.emitChange(domain, 'Stopped/Destroyed');
     await expect.poll(() => reasons(rt, 'alpha'), { message: 'the reported stop is reconciled', timeout: 2_000, interval: 10 }).toContain('InstanceStopped');

@@ -8,6 +8,7 @@
 // that put NLMSG_DONE into the same datagram as the last neighbour, as this lab's kernel does;
 // libvirt 11.3 (lab2) reads the table.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { cloudInitProgress } from '@/server/control/cloud-init-console';
 import { nsExec, runCommand, virshArgv } from '@/test/lab/harness/lab';
 import { until } from '@/test/support/wait';
 import { agentAnswers } from './harness/guest-agent';
@@ -17,7 +18,6 @@ import { GuestProxy, guestSessionForFile } from './harness/guest-proxy';
 import { squidCloudInit } from './harness/proxy-guest';
 
 const session = guestSessionForFile();
-const cloudInitFinished = /Cloud-init v\. [\d.]+ finished at/;
 
 describe.each(['lab1', 'lab2'])('a Proxy on the real guest without the guest agent (installGuestAgent: false) on %s', (host) => {
   let proxy: GuestProxy;
@@ -48,8 +48,7 @@ describe.each(['lab1', 'lab2'])('a Proxy on the real guest without the guest age
     const startedAt = proxy.timeline?.startedAt ?? performance.now();
     const seconds = () => Math.round((performance.now() - startedAt) / 100) / 10;
     proxy.timings.leaseSeconds = seconds();
-    // Squid answering means the boot reached multi-user; cloud-init's final stage, where the
-    // vendor-data script would start the agent, follows within seconds. Give it ample time.
+    // Squid answering means the boot reached multi-user; cloud-init's final stage follows.
     const squidAnswers = () =>
       fetch(`http://${leased}:3128/`, { signal: AbortSignal.timeout(5_000) }).then(
         (response) => response.status,
@@ -65,7 +64,7 @@ describe.each(['lab1', 'lab2'])('a Proxy on the real guest without the guest age
       what: "cloud-init's finished line on the console",
       timeoutMs: 5 * 60_000,
       intervalMs: 3_000,
-      probe: async () => cloudInitFinished.test((await session().api.consoleStart(proxy.options.name)).text) || undefined,
+      probe: async () => cloudInitProgress((await session().api.consoleStart(proxy.options.name)).text).finished || undefined,
     });
     proxy.timings.cloudInitFinishedSeconds = seconds();
     expect(await agentAnswers(domain)).toBe(false);

@@ -2,6 +2,11 @@
 // (so they see the bench's runtime, whose kvm2 provider runs over in-memory hypervisors), and
 // everything else (pages, scripts, styles) is passed to `next start` running the production build.
 // JSON is gzipped like Next's own responses, so transfer sizes compare; event streams flow through.
+// A page's live stream starts where the page rendered (live-resume.ts), but `next start` renders
+// it with its own runtime's feed, which the bench's feed does not know: the stream would answer
+// `reset` and the page fetch every query a second time, which a page of one server never does. So
+// the gateway notes the bench feed's head as each page passes and puts it in the stream's
+// ?lastEventId=, as the layout does in one process.
 import { readdirSync, statSync } from 'node:fs';
 import { createServer, request as httpRequest, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -10,6 +15,7 @@ import { Readable } from 'node:stream';
 import type { ReadableStream as NodeReadableStream } from 'node:stream/web';
 import { gzipSync } from 'node:zlib';
 import { installConnectionStamp } from '@/server/http/connection';
+import { liveResumePoint } from '@/server/http/live-resume';
 
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response> | Response;
 interface ApiRoute {
@@ -37,9 +43,11 @@ function apiRoutes(appDir: string): ApiRoute[] {
   return routes;
 }
 
-async function answerApi(options: { req: IncomingMessage; res: ServerResponse; routes: ApiRoute[] }): Promise<void> {
-  const { req, res, routes } = options;
+async function answerApi(options: { req: IncomingMessage; res: ServerResponse; routes: ApiRoute[]; pageResumePoint: string | undefined }): Promise<void> {
+  const { req, res, routes, pageResumePoint } = options;
   const url = new URL(req.url ?? '/', `http://${req.headers.host}`);
+  if (url.pathname === '/api/events' && url.searchParams.has('lastEventId') && pageResumePoint !== undefined)
+    url.searchParams.set('lastEventId', pageResumePoint);
   const route = routes.find((candidate) => candidate.pattern.test(url.pathname));
   const handlers = route ? ((await import(route.file)) as Record<string, Handler | undefined>) : undefined;
   const handler = handlers?.[req.method ?? 'GET'];
@@ -93,13 +101,16 @@ export async function startGateway(options: { repoDir: string; nextPort: number 
   // on every request (instrumentation.ts does it under `next start`).
   installConnectionStamp();
   const routes = apiRoutes(join(options.repoDir, 'app'));
+  /** the bench feed's head when the latest page (a document) passed to Next */
+  let pageResumePoint: string | undefined;
   const server: Server = createServer((req, res) => {
     if ((req.url ?? '').startsWith('/api/')) {
-      answerApi({ req, res, routes }).catch((err: unknown) => {
+      answerApi({ req, res, routes, pageResumePoint }).catch((err: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
         res.end(JSON.stringify({ error: String(err) }));
       });
     } else {
+      if (req.headers['sec-fetch-dest'] === 'document') void liveResumePoint().then((head) => (pageResumePoint = head));
       passToNext({ req, res, nextPort: options.nextPort });
     }
   });

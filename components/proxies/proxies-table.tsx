@@ -22,9 +22,10 @@ import { WhyNotReadyLink } from './why-not-ready-link';
 import { useProxies } from './queries';
 
 // The bulk bar shows nothing until rows are selected, and its code (the sets' replace and the
-// Proxies' delete with their answers' schemas) is not needed to show the table: it loads after.
-// React.lazy, not next/dynamic: the bar renders only once the list has arrived, never on the
-// server, and next/dynamic's loader would put its own code (about 1.4 KB) in the first load.
+// Proxies' delete with their answers' schemas) is not needed to show the table: it loads at the
+// first selection, not while the rows first render. It then stays mounted, for its outcome line.
+// React.lazy, not next/dynamic: the bar never renders on the server, and next/dynamic's loader
+// would put its own code (about 1.4 KB) in the first load.
 const BulkActions = lazy(() => import('./bulk-actions').then((module) => ({ default: module.BulkActions })));
 
 function FilterBar({ filters, onChange, providers }: { filters: ProxyFilters; onChange: (next: ProxyFilters) => void; providers: string[] }) {
@@ -178,7 +179,12 @@ function ProxyRows({ rows, selected, onToggle }: { rows: ProxyView[]; selected: 
 export function ProxiesTable({ set }: { set?: string } = {}) {
   const proxies = useProxies();
   const [filters, setFilters] = useState<ProxyFilters>(noFilters);
-  const [selected, setSelected] = useState<ReadonlySet<string>>(() => new Set());
+  const [selected, setSelectedState] = useState<ReadonlySet<string>>(() => new Set());
+  const [bulkWanted, setBulkWanted] = useState(false);
+  const setSelected: typeof setSelectedState = useCallback((next) => {
+    setBulkWanted(true);
+    setSelectedState(next);
+  }, []);
   const onToggle = useCallback(
     (name: string) =>
       setSelected((previous) => {
@@ -186,7 +192,7 @@ export function ProxiesTable({ set }: { set?: string } = {}) {
         if (!next.delete(name)) next.add(name);
         return next;
       }),
-    [],
+    [setSelected],
   );
   const all = useMemo(
     () => (set === undefined ? (proxies.data ?? []) : (proxies.data ?? []).filter((proxy) => proxy.labels[proxySetLabel] === set)),
@@ -220,9 +226,11 @@ export function ProxiesTable({ set }: { set?: string } = {}) {
       <p className="mb-2 text-sm text-slate-600" aria-live="polite">
         {rows.length === all.length ? `${rows.length} ${rows.length === 1 ? 'Proxy' : 'Proxies'}` : `${rows.length} of ${all.length} Proxies match`}
       </p>
-      <Suspense fallback={null}>
-        <BulkActions selected={chosen} onDone={() => setSelected(new Set())} />
-      </Suspense>
+      {bulkWanted && (
+        <Suspense fallback={null}>
+          <BulkActions selected={chosen} onDone={() => setSelected(new Set())} />
+        </Suspense>
+      )}
       <TableScroll label="Proxies" rowCount={rows.length + 1}>
         <thead className="bg-slate-50">
           <tr aria-rowindex={1}>

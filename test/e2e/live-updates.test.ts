@@ -2,7 +2,8 @@
 // API): the header says Live, a changed, a new and a deleted Proxy show on the open Proxies page
 // without it fetching the list again (polling is off while the stream is up; the stream starts from
 // where the page rendered, so loading fetches the list once), and with the stream refused the
-// header says Polling and the page polls. The virtualised table keeps its semantics.
+// header says Polling and the page polls. The virtualised table keeps its semantics, and its bulk
+// bar deletes the rows selected.
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { screenshot, seriousAxeViolations } from './harness/browser';
@@ -121,6 +122,32 @@ describe('the live dashboard', () => {
         await page.close();
       }
     }
+  });
+
+  it('deletes the rows selected, from a bar whose code loads at the first selection, not with the table', async () => {
+    const { page, app } = session;
+    const chosen = [`${prefix}-bulk-a`, `${prefix}-bulk-b`];
+    for (const proxy of chosen)
+      expect((await session.api('POST', '/api/proxies', { name: proxy, mode: 'Static', address: '192.0.2.11', port: 3128 })).status()).toBe(201);
+    await page.goto(`${app.url}/proxies`);
+    await waitForData(page);
+    await page.getByLabel('Name or IP').fill(`${prefix}-bulk`);
+    await row(page, chosen[1]!).waitFor();
+    await page.waitForLoadState('networkidle');
+    let scripts = 0;
+    page.on('request', (request) => void (request.resourceType() === 'script' && (scripts += 1)));
+    await page.getByLabel(`Select ${chosen[0]}`).check();
+    await page.getByLabel(`Select ${chosen[1]}`).check();
+    const bar = page.getByRole('region', { name: 'Bulk actions' });
+    await bar.getByText('2 selected').waitFor();
+    expect(scripts).toBeGreaterThan(0);
+    await bar.getByRole('button', { name: 'Delete 2' }).click();
+    const dialog = page.getByRole('dialog');
+    await expect(dialog.textContent()).resolves.toContain(chosen.join(', '));
+    await dialog.getByRole('button', { name: 'Delete them' }).click();
+    await bar.getByRole('status').getByText('2 of 2 deleted.').waitFor();
+    for (const proxy of chosen) await row(page, proxy).waitFor({ state: 'detached', timeout: 10_000 });
+    for (const proxy of chosen) expect((await session.api('GET', `/api/proxies/${proxy}`)).status()).toBe(404);
   });
 
   it('says Polling and polls while the stream is refused', async () => {

@@ -39,10 +39,10 @@ describe.each(['lab1', 'lab2'])('a Proxy on the real guest without the guest age
   it('takes its address from ARP exactly when libvirt can read the ARP table, and is deleted cleanly', async () => {
     await proxy.create();
     // The guest booted far enough to ask the host for an address: the host has seen it.
-    const { domain, mac, leased } = await proxy.remakingStuckBoot(async () => {
-      const domain = await proxy.waitForInstance(10 * 60_000);
+    const { domain, mac, leased } = await proxy.remakingStuckBoot(async (signal) => {
+      const domain = await proxy.waitForInstance(10 * 60_000, signal);
       const mac = await domainMac(domain);
-      const leased = await until({ what: 'DHCP lease', timeoutMs: 15 * 60_000, intervalMs: 2_000, probe: async () => leasedAddress(domain.host, mac) });
+      const leased = await until({ what: 'DHCP lease', timeoutMs: 15 * 60_000, intervalMs: 2_000, probe: async () => leasedAddress(domain.host, mac), signal });
       return { domain, mac, leased };
     });
     const startedAt = proxy.timeline?.startedAt ?? performance.now();

@@ -22,6 +22,8 @@ export interface UntilOptions<T> {
   intervalMs?: number;
   /** the value once there, undefined while not yet */
   probe: () => T | undefined | Promise<T | undefined>;
+  /** ends the wait (with the signal's reason) before the next probe */
+  signal?: AbortSignal;
 }
 
 /** `until`'s wait ran out: what it waited for did not come. */
@@ -42,6 +44,7 @@ export async function until<T>(options: UntilOptions<T>): Promise<T> {
   const { what, timeoutMs, probe } = options;
   const deadline = Date.now() + timeoutMs;
   for (;;) {
+    options.signal?.throwIfAborted();
     const value = await probe();
     if (value !== undefined) return value;
     if (Date.now() > deadline) throw new WaitTimeoutError(`no ${what} within ${timeoutMs / 1000} s`);

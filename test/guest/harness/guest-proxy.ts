@@ -3,6 +3,7 @@
 // (noting when each was first seen), deleted with a check that nothing of it is left on the host,
 // and its timings recorded (observations, never assertions).
 import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, expect } from 'vitest';
 import type { ProxyView } from '@/lib/proxy-spec';
 import type { LabHost } from '@/test/lab/harness/lab';
@@ -30,6 +31,11 @@ export function guestSessionForFile(options: Parameters<typeof openGuestSession>
     return session;
   };
 }
+
+/** How often the console is read for a stuck boot while a boot is awaited. */
+const stuckBootCheckMs = 30_000;
+/** A kernel hung-task report whose trace (up to the next report) is in virtio_blk's probe. */
+const hungDiskProbe = /INFO: task [^\n]* blocked for more than \d+ seconds\.(?:(?!INFO: task)[\s\S])*?virtblk_probe/;
 
 export interface GuestProxyOptions {
   name: string;
@@ -79,35 +85,38 @@ export class GuestProxy {
   }
 
   /** Polls the Proxy until UNTIL holds; resolves with the last view (undefined once it is gone). */
-  async waitFor(what: string, until: (view: ProxyView | undefined) => boolean, timeoutMs: number): Promise<ProxyView | undefined> {
-    const view = await waitForProxy({ api: this.session.api, name: this.options.name, what, until, timeoutMs, timeline: this.timeline });
+  async waitFor(what: string, until: (view: ProxyView | undefined) => boolean, timeoutMs: number, signal?: AbortSignal): Promise<ProxyView | undefined> {
+    const view = await waitForProxy({ api: this.session.api, name: this.options.name, what, until, timeoutMs, timeline: this.timeline, signal });
     this.instance ??= view?.instanceName;
     return view;
   }
 
   /** Waits for the reconciler to have made the instance. */
-  async waitForInstance(timeoutMs: number): Promise<GuestDomain> {
-    await this.waitFor('an instance', (view) => view?.status.providerID !== undefined, timeoutMs);
+  async waitForInstance(timeoutMs: number, signal?: AbortSignal): Promise<GuestDomain> {
+    await this.waitFor('an instance', (view) => view?.status.providerID !== undefined, timeoutMs, signal);
     return this.domain;
   }
 
   /** Running (or straight Ready), then Ready: the view at Ready. A boot that never gets there is dumped (boot-dump.ts). */
   waitForReady(timeoutMs: number): Promise<ProxyView> {
-    return this.remakingStuckBoot(async () => {
-      await this.waitFor('Running', (view) => view?.status.phase === 'Running' || view?.status.phase === 'Ready', timeoutMs);
-      return (await this.waitFor('Ready', (view) => view?.status.phase === 'Ready', 5 * 60_000)) as ProxyView;
+    return this.remakingStuckBoot(async (signal) => {
+      await this.waitFor('Running', (view) => view?.status.phase === 'Running' || view?.status.phase === 'Ready', timeoutMs, signal);
+      return (await this.waitFor('Ready', (view) => view?.status.phase === 'Ready', 5 * 60_000, signal)) as ProxyView;
     });
   }
 
   /**
-   * Runs `boot`, a wait for the guest's boot to show itself (Ready, a DHCP lease). When the wait
-   * runs out the boot is dumped (boot-dump.ts) and, the first time, the Proxy is made once more
-   * and `boot` runs again for the new instance.
+   * Runs `boot`, a wait for the guest's boot to show itself (Ready, a DHCP lease), which stops
+   * waiting when its signal aborts. When the wait runs out, or the console shows the stuck boot
+   * below first, the boot is dumped (boot-dump.ts) and, the first time, the Proxy is made once
+   * more and `boot` runs again for the new instance.
    */
-  async remakingStuckBoot<T>(boot: () => Promise<T>): Promise<T> {
+  async remakingStuckBoot<T>(boot: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    const waiting = new AbortController();
     try {
-      return await boot();
+      return await Promise.race([boot(waiting.signal), this.stuckDiskProbe(waiting.signal)]);
     } catch (err) {
+      waiting.abort();
       if (!(err instanceof ProxyWaitError || err instanceof WaitTimeoutError)) throw err;
       this.instance ??= (await this.session.api.proxy(this.options.name))?.instanceName;
       if (!this.instance) throw err;
@@ -127,6 +136,26 @@ export class GuestProxy {
       this.instance = undefined;
       await this.create();
       return this.remakingStuckBoot(boot);
+    } finally {
+      waiting.abort();
+    }
+  }
+
+  /**
+   * Rejects once the console shows the stuck boot seen on lab2 (QEMU 10 under TCG): the kernel's
+   * hung-task report from inside virtio_blk's probe, whose first disk read never completes. It
+   * shows about 4 minutes into the boot; waiting for the boot's own timeout took 15.
+   */
+  private async stuckDiskProbe(signal: AbortSignal): Promise<never> {
+    for (;;) {
+      await sleep(stuckBootCheckMs, undefined, { signal });
+      // Nothing to read before the instance starts: the call is refused, and read as no console.
+      const text = await this.session.api.consoleStart(this.options.name).then(
+        ({ text }) => text,
+        () => '',
+      );
+      if (hungDiskProbe.test(text))
+        throw new ProxyWaitError(`${this.options.name}: the kernel reports a task hung in virtio_blk's probe (its first disk read)`);
     }
   }
 

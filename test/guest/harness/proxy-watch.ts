@@ -39,6 +39,8 @@ export interface WaitOptions {
   timeoutMs: number;
   timeline?: PhaseTimeline;
   intervalMs?: number;
+  /** ends the wait (with the signal's reason) before the next poll */
+  signal?: AbortSignal;
 }
 
 /** Resolves with the last view seen (undefined when the proxy is gone); a Failed proxy ends the wait. */
@@ -46,6 +48,7 @@ export async function waitForProxy(options: WaitOptions): Promise<ProxyView | un
   const deadline = Date.now() + options.timeoutMs;
   let last: ProxyView | undefined;
   for (;;) {
+    options.signal?.throwIfAborted();
     last = await options.api.proxy(options.name);
     if (last) options.timeline?.note(last.status.phase);
     if (options.until(last)) return last;

@@ -32,6 +32,8 @@ interface OpenOptions {
   force: boolean;
   /** the instance a VM start just made (boot capture), before the Proxy's status names it */
   startedID?: string;
+  /** a VM was just started: its log starts afresh even under the same providerID (a replacement, or a new Proxy of the same name) */
+  fresh?: boolean;
   /** throw what refused the open instead of only showing it in the status */
   rethrow?: boolean;
 }
@@ -74,7 +76,18 @@ export class ConsoleManager {
     if (this.stopped) return;
     const entry = this.entry(proxy);
     entry.lastNeededAt = this.options.clock.now();
-    void this.open(entry, { force: false, startedID: providerID });
+    void this.open(entry, { force: false, startedID: providerID, fresh: true });
+  }
+
+  /** The Proxy's record is gone: its console goes too (session, buffer), so nothing of it is kept or shown under its name again. */
+  forget(proxy: string): void {
+    const entry = this.entries.get(proxy);
+    if (!entry) return;
+    this.entries.delete(proxy);
+    this.cancelIdle(entry);
+    Promise.resolve(entry.opening)
+      .then(() => this.release(entry, 'the Proxy is gone'))
+      .catch((err: unknown) => this.options.logger.warn({ proxy, error: errorMessage(err) }, 'releasing the console of a deleted Proxy failed'));
   }
 
   /**
@@ -157,7 +170,7 @@ export class ConsoleManager {
   }
 
   private async openNow(entry: ConsoleEntry, options: OpenOptions): Promise<void> {
-    const { force, startedID } = options;
+    const { force, startedID, fresh } = options;
     if (this.stopped) return;
     const target = await this.options.locate(entry.proxy);
     const providerID = startedID ?? (target.kind === 'managed' ? target.providerID : undefined);
@@ -166,8 +179,8 @@ export class ConsoleManager {
       if (!entry.session) setConsoleStatus(entry, { state: 'closed', message });
       return;
     }
-    if (entry.providerID !== providerID) {
-      // Another instance (a replacement): its console and its boot log start afresh.
+    if (entry.providerID !== providerID || fresh) {
+      // Another VM (instance names repeat: a replacement, a new Proxy of the same name): its console and its boot log start afresh.
       await this.release(entry, 'the Proxy has a new VM');
       entry.buffer.clear();
       entry.providerID = providerID;

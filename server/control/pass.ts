@@ -29,6 +29,8 @@ export interface PassDeps {
    * just now, so boot capture resumes after a restart; must not throw
    */
   onInstanceObserved?: (proxy: string, providerID: string) => void;
+  /** told when a Proxy's record is gone (its deletion finished): its console is forgotten; must not throw */
+  onRemoved?: (proxy: string) => void;
   /** before a Proxy's VM is deleted: lets the gateway's open tunnels through it end (bounded by GATEWAY_DRAIN) */
   drain?: (proxy: string, signal: AbortSignal) => Promise<void>;
 }

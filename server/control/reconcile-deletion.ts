@@ -28,6 +28,7 @@ export async function runDeletion(pass: Pass): Promise<PassOutcome> {
     }
   }
   await deps.store.proxies.remove(record.uid);
+  deps.onRemoved?.(record.name);
   pass.logger.info({ providerID }, 'proxy deleted');
   return { kind: 'removed' };
 }

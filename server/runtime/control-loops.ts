@@ -105,6 +105,7 @@ export function createControlLoops(options: ControlLoopsOptions): ControlLoops {
     onInstanceStarted: (name, providerID) => consoles.capture(name, providerID),
     // A VM started before this process led (a restart, a new leader) and still booting: capture again.
     onInstanceObserved: (name, providerID) => consoles.resumeCapture(name, providerID),
+    onRemoved: (name) => consoles.forget(name),
     drain: options.drain,
   });
   const monitor = new Monitor({

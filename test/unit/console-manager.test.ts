@@ -1,7 +1,8 @@
 // The console manager over a fake provider's console devices: many watchers share one session and
 // the buffer; output reaches each; a console another client holds is busy (never forced) until
 // "take over"; the idle period releases a console nobody watches, but not while its Proxy boots;
-// boot capture keeps the output for consoleLog; a new VM starts a new log; input goes through;
+// boot capture keeps the output for consoleLog; a new VM starts a new log, even under the same
+// providerID; a deleted Proxy's console is forgotten; input goes through;
 // resumed boot capture (a VM started before a restart) opens only while booting, costs no provider
 // call while held, and leaves a console another client holds alone, trying again only much later;
 // a replica that stops leading lets go of the consoles no page watches.
@@ -223,6 +224,33 @@ describe('boot capture', () => {
     provider.consoles.of(replacement).print('new boot');
     await settle();
     expect(manager.consoleLog('alpha')).toBe('new boot');
+  });
+
+  it('a VM started again under the same providerID (instance names repeat: a replacement, a new Proxy of the same name) starts a new log', async () => {
+    booting.add('alpha');
+    manager.capture('alpha', providerID);
+    await settle();
+    device().print('old boot');
+    await settle();
+    manager.capture('alpha', providerID);
+    await settle();
+    expect(device().held).toBe(true);
+    device().print('new boot');
+    await settle();
+    expect(manager.consoleLog('alpha')).toBe('new boot');
+  });
+
+  it("forgets a deleted Proxy's console: released, its log gone", async () => {
+    booting.add('alpha');
+    manager.capture('alpha', providerID);
+    await settle();
+    device().print('a boot');
+    await settle();
+    manager.forget('alpha');
+    await settle();
+    expect(device().held).toBe(false);
+    expect(manager.consoleLog('alpha')).toBeUndefined();
+    expect(manager.status('alpha').state).toBe('closed');
   });
 
   it('consoleLog is undefined for a Proxy nothing was captured for', () => {

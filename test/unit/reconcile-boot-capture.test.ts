@@ -29,6 +29,18 @@ describe('boot capture hook', () => {
     expect(started).toHaveLength(1);
   });
 
+  it("is told when a deleted Proxy's record is gone (its console is forgotten then)", async () => {
+    const provider = new FakeProvider({ name: 'fake-1' });
+    const removed: string[] = [];
+    harness = await controlPlane({ providers: [provider], onRemoved: (proxy) => removed.push(proxy) });
+    await harness.proxies.create(managedProxy('alpha'));
+    await harness.settle();
+    expect(removed).toEqual([]);
+    await harness.proxies.delete('alpha');
+    await expect.poll(() => removed).toEqual(['alpha']);
+    expect(provider.callsOf('delete')).toHaveLength(1);
+  });
+
   it('is told again when a stopped VM is replaced and the new one started', async () => {
     const provider = new FakeProvider({ name: 'fake-1' });
     const started: string[] = [];

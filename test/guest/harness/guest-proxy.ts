@@ -143,8 +143,8 @@ export class GuestProxy {
 
   /**
    * Rejects once the console shows the stuck boot seen on lab2 (QEMU 10 under TCG): the kernel's
-   * hung-task report from inside virtio_blk's probe, whose first disk read never completes. It
-   * shows about 4 minutes into the boot; waiting for the boot's own timeout took 15.
+   * hung-task report from inside virtio_blk's probe, whose first disk read never completes. In
+   * both dumps so far it showed about 6 minutes into the boot; the boot's own timeout is 15.
    */
   private async stuckDiskProbe(signal: AbortSignal): Promise<never> {
     for (;;) {

@@ -32,7 +32,7 @@ interface OpenOptions {
   force: boolean;
   /** the instance a VM start just made (boot capture), before the Proxy's status names it */
   startedID?: string;
-  /** a VM was just started: its log starts afresh even under the same providerID (a replacement, or a new Proxy of the same name) */
+  /** a VM was just started: its log starts afresh, even under the same providerID */
   fresh?: boolean;
   /** throw what refused the open instead of only showing it in the status */
   rethrow?: boolean;
@@ -79,7 +79,7 @@ export class ConsoleManager {
     void this.open(entry, { force: false, startedID: providerID, fresh: true });
   }
 
-  /** The Proxy's record is gone: its console goes too (session, buffer), so nothing of it is kept or shown under its name again. */
+  /** The Proxy's record is gone: its console goes too (session, buffer), never shown under its name again. */
   forget(proxy: string): void {
     const entry = this.entries.get(proxy);
     if (!entry) return;
@@ -180,7 +180,8 @@ export class ConsoleManager {
       return;
     }
     if (entry.providerID !== providerID || fresh) {
-      // Another VM (instance names repeat: a replacement, a new Proxy of the same name): its console and its boot log start afresh.
+      // Another VM: its console and its boot log start afresh. Instance names come from the Proxy's
+      // name, so a replacement, or a new Proxy of a deleted one's name, has the same providerID.
       await this.release(entry, 'the Proxy has a new VM');
       entry.buffer.clear();
       entry.providerID = providerID;

@@ -112,7 +112,7 @@ describe('the gateway over real Squid upstreams', () => {
     const { address, clientBytes } = await ipThroughTunnel();
     expect(squidAddresses()).toContain(address);
     const [id] = [...tunnels.keys()].filter((key) => !before.has(key));
-    await expect.poll(() => tunnels.get(id!)?.result).toBe('ok');
+    await expect.poll(() => tunnels.get(id!)?.result, { timeout: 10_000 }).toBe('ok');
     // Squid's "HTTP/1.1 200 Connection established" and proxy-chain's are the same length, so the
     // tunnel's bytes in are exactly what the crawler read.
     expect(tunnels.get(id!)).toMatchObject({ bytesIn: clientBytes, result: 'ok' });
@@ -187,7 +187,9 @@ describe('the gateway over real Squid upstreams', () => {
   });
 
   it('holds no socket once the crawlers are done', async () => {
-    await expect.poll(() => [gateway.clientConnections(), ...squids.map((squid) => gateway.openTunnels(squid.name))]).toEqual([0, 0, 0, 0]);
+    await expect
+      .poll(() => [gateway.clientConnections(), ...squids.map((squid) => gateway.openTunnels(squid.name))], { timeout: 10_000 })
+      .toEqual([0, 0, 0, 0]);
     expect([...tunnels.values()].filter((tunnel) => tunnel.result === undefined)).toEqual([]);
   });
 });

@@ -29,7 +29,7 @@ afterAll(async () => {
 
 describe('a leader that loses its lease mid-download', () => {
   it('deletes nothing afterwards: the half-written base stays, without its marker, and no connection is dialled', async () => {
-    const url = `${lab.imageServer.url}/variants/slow.qcow2?chunk=16384&intervalMs=100`;
+    const url = `${lab.imageServer.url}/variants/slow.qcow2?chunk=16384&intervalMs=500`;
     const name = run.domainName('fenced');
     const controller = new AbortController();
     const create = failureOf(

@@ -298,11 +298,11 @@ describe('in the browser (findings 1 and 4)', () => {
       const refusals: string[] = [];
       page.on('console', (message) => refusals.push(message.text()));
       await page.goto(`http://127.0.0.1:${port}/`);
-      await page.waitForTimeout(2_000);
+      // The refusal is logged once the frame's answer arrived: only then is its content final.
+      await expect.poll(() => refusals.join('\n'), { timeout: 15_000 }).toMatch(/frame-ancestors|X-Frame-Options/);
       const frame = page.frames().find((candidate) => candidate !== page.mainFrame());
       const shown = frame ? await frame.evaluate(() => document.body?.innerText ?? '').catch(() => '') : '';
       expect(shown).not.toMatch(/kvm2|Settings|password|Log in/i);
-      expect(refusals.join('\n')).toMatch(/frame-ancestors|X-Frame-Options/);
       await page.close();
     } finally {
       framer.close();

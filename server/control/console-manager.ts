@@ -84,10 +84,9 @@ export class ConsoleManager {
     const entry = this.entries.get(proxy);
     if (!entry) return;
     this.entries.delete(proxy);
-    this.cancelIdle(entry);
-    Promise.resolve(entry.opening)
-      .then(() => this.release(entry, 'the Proxy is gone'))
-      .catch((err: unknown) => this.options.logger.warn({ proxy, error: errorMessage(err) }, 'releasing the console of a deleted Proxy failed'));
+    this.releaseOnceOpened(entry, 'the Proxy is gone').catch((err: unknown) =>
+      this.options.logger.warn({ proxy, error: errorMessage(err) }, 'releasing the console of a deleted Proxy failed'),
+    );
   }
 
   /**
@@ -146,14 +145,14 @@ export class ConsoleManager {
   /** Releases every console (runtime stop). */
   async stop(): Promise<void> {
     this.stopped = true;
-    const entries = [...this.entries.values()];
-    await Promise.all(
-      entries.map(async (entry) => {
-        this.cancelIdle(entry);
-        await entry.opening;
-        await this.release(entry, 'the server is stopping');
-      }),
-    );
+    await Promise.all([...this.entries.values()].map((entry) => this.releaseOnceOpened(entry, 'the server is stopping')));
+  }
+
+  /** Releases the entry's session after the open in flight, if any, has settled (it may be opening one). */
+  private async releaseOnceOpened(entry: ConsoleEntry, message: string): Promise<void> {
+    this.cancelIdle(entry);
+    await entry.opening;
+    await this.release(entry, message);
   }
 
   private entry(proxy: string): ConsoleEntry {

@@ -185,6 +185,15 @@ describe('release', () => {
 });
 
 describe('boot capture', () => {
+  /** alpha's VM just started and is booting; its console, captured, has printed TEXT. */
+  async function capturedBoot(text: string): Promise<void> {
+    booting.add('alpha');
+    manager.capture('alpha', providerID);
+    await settle();
+    device().print(text);
+    await settle();
+  }
+
   it('captures from the start while booting, holds it past the idle period, releases it the idle period after boot', async () => {
     booting.add('alpha');
     manager.capture('alpha', providerID);
@@ -211,11 +220,7 @@ describe('boot capture', () => {
   });
 
   it('a new VM (a replacement) starts a new log', async () => {
-    booting.add('alpha');
-    manager.capture('alpha', providerID);
-    await settle();
-    device().print('old boot');
-    await settle();
+    await capturedBoot('old boot');
     const replacement = 'fake/proxy-alpha-2';
     provider.put({ providerID: replacement, name: 'proxy-alpha', state: 'Running', managed: true, uid: 'u1' });
     manager.capture('alpha', replacement);
@@ -227,11 +232,7 @@ describe('boot capture', () => {
   });
 
   it('a VM started again under the same providerID (instance names repeat: a replacement, a new Proxy of the same name) starts a new log', async () => {
-    booting.add('alpha');
-    manager.capture('alpha', providerID);
-    await settle();
-    device().print('old boot');
-    await settle();
+    await capturedBoot('old boot');
     manager.capture('alpha', providerID);
     await settle();
     expect(device().held).toBe(true);
@@ -241,11 +242,7 @@ describe('boot capture', () => {
   });
 
   it("forgets a deleted Proxy's console: released, its log gone", async () => {
-    booting.add('alpha');
-    manager.capture('alpha', providerID);
-    await settle();
-    device().print('a boot');
-    await settle();
+    await capturedBoot('a boot');
     manager.forget('alpha');
     await settle();
     expect(device().held).toBe(false);

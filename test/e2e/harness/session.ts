@@ -15,6 +15,13 @@ export interface Session {
   close(): Promise<void>;
 }
 
+/**
+ * Headers for requests a test makes beside the browser. Playwright's request context keeps an idle
+ * socket without end and the app's server closes it after 5 s idle, so a request written just as the
+ * server closes it is reset (ECONNRESET, as CI once saw). Closing each connection leaves none to reuse.
+ */
+export const freshConnection = { connection: 'close' };
+
 /** Checks and stats samples every 2 s, so tests see a changed host within seconds instead of a minute. */
 export const fastLoops: Record<string, string> = {
   PROVIDER_CHECK_INTERVAL: '2s',
@@ -39,7 +46,7 @@ export async function openSession(options: StartAppOptions & { logInNow?: boolea
       api: (method, path, body) =>
         page.request.fetch(`${app.url}${path}`, {
           method,
-          headers: { origin: app.url, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: { ...freshConnection, origin: app.url, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
           ...(body === undefined ? {} : { data: JSON.stringify(body) }),
         }),
       async close() {

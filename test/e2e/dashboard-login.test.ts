@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { seriousAxeViolations, screenshot } from './harness/browser';
 import { logIn, waitForData } from './harness/dashboard';
-import { freshConnection, openSession, type Session } from './harness/session';
+import { openSession, type Session } from './harness/session';
 
 let session: Session;
 let configDir: string;
@@ -39,7 +39,7 @@ describe('login', () => {
     await page.goto(`${app.url}/login`);
     const href = await page.locator('link[rel="icon"]').first().getAttribute('href');
     expect(href).toMatch(/^\/icon\.svg/);
-    const icon = await page.request.get(`${app.url}${href}`, { headers: freshConnection });
+    const icon = await session.api('GET', href!);
     expect(icon.status()).toBe(200);
     expect(icon.headers()['content-type']).toContain('image/svg+xml');
     expect(await icon.text()).toContain('<title>kvm2 proxies</title>');
@@ -78,7 +78,7 @@ describe('login', () => {
     await page.goto(`${app.url}/`);
     await page.getByRole('button', { name: 'Log out' }).click();
     await page.waitForURL((url) => url.pathname === '/login');
-    const response = await page.request.get(`${app.url}/api/proxies`, { headers: freshConnection });
+    const response = await session.api('GET', '/api/proxies');
     expect(response.status()).toBe(401);
     await page.goto(`${app.url}/hosts`);
     await page.waitForURL((url) => url.pathname === '/login', { timeout: 30_000 });

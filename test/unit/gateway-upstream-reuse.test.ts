@@ -44,7 +44,6 @@ async function startUpstream(name: string) {
 
 type Upstream = Awaited<ReturnType<typeof startUpstream>>;
 
-/** POST through the proxy, the body in two writes (as a streaming client sends it); milliseconds to the answer's end. */
 /** A POST through the proxy, its body written in two pieces (or, as the reference, one); its answer's time. */
 function timedPost(proxy: { host: string; port: number; credentials: string }, url: string, body: 'in pieces' | 'at once' = 'in pieces'): Promise<number> {
   return new Promise((resolve, reject) => {

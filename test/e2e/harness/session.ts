@@ -15,13 +15,6 @@ export interface Session {
   close(): Promise<void>;
 }
 
-/**
- * Headers for requests a test makes beside the browser. Playwright's request context keeps an idle
- * socket without end and the app's server closes it after 5 s idle, so a request written just as the
- * server closes it is reset (ECONNRESET, as CI once saw). Closing each connection leaves none to reuse.
- */
-export const freshConnection = { connection: 'close' };
-
 /** Checks and stats samples every 2 s, so tests see a changed host within seconds instead of a minute. */
 export const fastLoops: Record<string, string> = {
   PROVIDER_CHECK_INTERVAL: '2s',
@@ -43,10 +36,13 @@ export async function openSession(options: StartAppOptions & { logInNow?: boolea
       app,
       browser: opened,
       page,
+      // Tests make every request beside the browser here. Each closes its connection: Playwright's
+      // request context keeps an idle socket without end and the app's server closes it after 5 s,
+      // so a request written just as the server closes it is reset (ECONNRESET, as CI once saw).
       api: (method, path, body) =>
         page.request.fetch(`${app.url}${path}`, {
           method,
-          headers: { ...freshConnection, origin: app.url, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          headers: { connection: 'close', origin: app.url, accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
           ...(body === undefined ? {} : { data: JSON.stringify(body) }),
         }),
       async close() {
